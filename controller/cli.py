@@ -1,0 +1,249 @@
+"""`smartboard`: the daemon and the commands that talk to it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller.config import ConfigError, load_config
+from controller.control import ControlError, request
+from controller.daemon import (
+    Daemon,
+    RunOptions,
+    StartupError,
+    client_socket_path,
+    daemon_socket_path,
+    default_state_dir,
+    install_signal_handlers,
+)
+from controller.journal import Journal, JournalError
+from controller.rules import GAMES, get_game
+from controller.rules.api import JSON, HistoryError
+from controller.session import describe_state
+from controller.simulate import simulate
+from hardware.profile import ProfileError
+
+EX_DATAERR = 65  # a journal that does not replay: restarting will not help
+EX_CONFIG = 78  # systemd's RestartPreventExitStatus= names it, so a bad config is not retried
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        code: int = args.command(args)
+        return code
+    except ControlError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smartboard",
+        description="The daemon of an instrumented games table, and commands to talk to it.",
+    )
+    parser.add_argument(
+        "--log-level", default="warning", choices=["debug", "info", "warning", "error"]
+    )
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    state_help = (
+        "directory of the game journal (default: $STATE_DIRECTORY, else ~/.local/state/smartboard)"
+    )
+
+    run = sub.add_parser("run", help="run the table: sense, apply the rules, light the LEDs")
+    run.add_argument("--config", type=Path, help="TOML config overriding the built-in defaults")
+    run.add_argument("--game", choices=sorted(GAMES), help="game to start (default: from config)")
+    run.add_argument(
+        "--sim", action="store_true", help="simulate every backend: mock pins, recorded LEDs"
+    )
+    run.add_argument(
+        "--bots", action="store_true", help="scripted players play every side (needs --sim)"
+    )
+    run.add_argument(
+        "--pace",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause between bot actions (default 0.5)",
+    )
+    run.add_argument(
+        "--until-end", action="store_true", help="exit 0 when the game ends, printing the result"
+    )
+    run.add_argument("--state-dir", type=Path, help=state_help)
+    run.add_argument("--seed", type=int, help="seed for the bots and virtual dice")
+    run.add_argument(
+        "--show",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="draw the table after each change (default: on a terminal or with --sim)",
+    )
+    run.set_defaults(command=_run)
+
+    sim = sub.add_parser("simulate", help="play random games through the rules alone")
+    sim.add_argument("game", choices=sorted(GAMES))
+    sim.add_argument("--games", type=int, default=1000)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.set_defaults(command=_simulate)
+
+    status = sub.add_parser("status", help="describe the journal's game (no daemon needed)")
+    status.add_argument("--state-dir", type=Path, help=state_help)
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(command=_status)
+
+    actions = sub.add_parser("actions", help="list the legal actions, from the running daemon")
+    actions.add_argument("--state-dir", type=Path, help=state_help)
+    actions.add_argument("--json", action="store_true")
+    actions.set_defaults(command=_actions)
+
+    act = sub.add_parser("act", help="apply a legal action by its id, through the running daemon")
+    act.add_argument("id", help="an id from `smartboard actions`, e.g. place_trap:5")
+    act.add_argument("--state-dir", type=Path, help=state_help)
+    act.set_defaults(command=_act)
+
+    for name, text in (
+        ("roll", "enter a roll the table did not read"),
+        ("correct", "replace the last, misread, roll"),
+    ):
+        dice = sub.add_parser(name, help=text)
+        dice.add_argument("values", nargs="+", help="die faces, e.g. 3 4, or voyage")
+        dice.add_argument("--state-dir", type=Path, help=state_help)
+        dice.set_defaults(command=_dice, op=name)
+    return parser  # fmt: skip
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    if args.sim:
+        config = config.simulated()
+    if args.pace < 0:
+        print("smartboard: --pace must not be negative", file=sys.stderr)
+        return 2
+    state_dir = args.state_dir or default_state_dir()
+    show = args.show if args.show is not None else (sys.stdout.isatty() or args.sim)
+    options = RunOptions(
+        state_dir=state_dir,
+        socket_path=daemon_socket_path(state_dir),
+        game=args.game,
+        bots=args.bots,
+        pace=args.pace,
+        until_end=args.until_end,
+        seed=args.seed,
+        show=sys.stdout if show else None,
+        colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ,
+    )
+    daemon = Daemon(config, options)
+    try:
+        daemon.open()
+    except (ConfigError, ProfileError) as error:
+        daemon.close()
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    except StartupError as error:
+        daemon.close()
+        print(f"smartboard: {error}", file=sys.stderr)
+        cause = error.__cause__
+        return EX_DATAERR if isinstance(cause, JournalError | HistoryError) else 1
+    except RuntimeError as error:  # a backend that cannot open here, e.g. NeoPixels off a Pi
+        daemon.close()
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    install_signal_handlers(daemon)
+    try:
+        code = daemon.run()
+        if args.until_end and daemon.session.state.is_terminal():
+            result = daemon.game.result(daemon.session.state)
+            print(f"result: {json.dumps(result)}")
+        return code
+    finally:
+        daemon.close()
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    if args.games < 0:
+        print("smartboard: --games must not be negative", file=sys.stderr)
+        return 2
+    report = simulate(get_game(args.game), args.games, args.seed)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        wins = ", ".join(f"{side} {n}" for side, n in report["wins"].items())
+        print(
+            f"{report['finished']}/{report['games']} {args.game} games finished "
+            f"({wins}); {report['mean_actions']:.1f} actions a game; "
+            f"{report['seconds']} s, {report['games_per_second']} games/s"
+        )
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    journal = Journal(args.state_dir or default_state_dir())
+    if not journal.exists():
+        print(f"smartboard: no game journal in {journal.path.parent}", file=sys.stderr)
+        return 1
+    try:
+        record = journal.read()
+        game = get_game(record.game)
+        state = game.replay(record.history(), record.options)
+    except (JournalError, HistoryError, ValueError) as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_DATAERR
+    summary = describe_state(game, state)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        result = summary["result"]
+        where = (
+            "over: " + ", ".join(result["winners"]) + " won"
+            if result
+            else f"to move: {summary['to_move']}"
+        )
+        print(
+            f"{summary['game']}, turn {summary['turn']}, {len(summary['history'])} actions; {where}"
+        )
+    return 0
+
+
+def _call(args: argparse.Namespace, message: JSON) -> JSON:
+    reply = request(client_socket_path(args.state_dir), message)
+    if not reply.get("ok"):
+        raise ControlError(str(reply.get("error", "refused")))
+    return reply
+
+
+def _actions(args: argparse.Namespace) -> int:
+    reply = _call(args, {"op": "actions"})
+    if args.json:
+        print(json.dumps(reply))
+    else:
+        print(f"to move: {reply['to_move']}")
+        for action in reply["actions"]:
+            print(f"  {action['id']}")
+    return 0
+
+
+def _act(args: argparse.Namespace) -> int:
+    reply = _call(args, {"op": "act", "id": args.id})
+    print("applied " + ", ".join(reply["applied"]))
+    return 0
+
+
+def _dice(args: argparse.Namespace) -> int:
+    values = [int(v) if v.isdigit() else v for v in args.values]
+    reply = _call(args, {"op": args.op, "values": values})
+    print("applied " + ", ".join(reply["applied"]))
+    return 0

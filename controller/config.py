@@ -1,0 +1,117 @@
+"""The daemon's configuration: built-in defaults overridden by a TOML file, checked up front."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hardware.leds import RGB
+
+
+class ConfigError(ValueError):
+    """A config that cannot run the table, with the file and key at fault."""
+
+
+@dataclass(frozen=True)
+class Config:
+    game: str
+    profile: Path | None
+    reeds_backend: str
+    debounce_s: float
+    leds_backend: str
+    led_pin: str
+    pixel_order: str
+    brightness_cap: float
+    power_budget_ma: float
+    settle_s: float
+    blink_hz: float
+    palette: dict[str, RGB]
+    source: str
+
+    def simulated(self) -> Config:
+        return replace(self, reeds_backend="sim", leds_backend="sim")
+
+
+def _defaults() -> dict[str, Any]:
+    text = (resources.files("controller") / "default_config.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def load_config(path: Path | None) -> Config:
+    data = _defaults()
+    source = "built-in defaults"
+    if path is not None:
+        source = str(path)
+        try:
+            overrides = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ConfigError(f"cannot read config {path}: {error.strerror}") from error
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"config {path} is not valid TOML: {error}") from error
+        _merge(data, overrides, source)
+    return _build(data, source)
+
+
+def _merge(base: dict[str, Any], overrides: dict[str, Any], source: str) -> None:
+    for section, values in overrides.items():
+        if section not in base:
+            raise ConfigError(f"{source}: unknown section [{section}]; known: {sorted(base)}")
+        if not isinstance(values, dict):
+            raise ConfigError(f"{source}: [{section}] must be a table")
+        for key, value in values.items():
+            # Palette roles may be added by later games; other keys are fixed.
+            if key not in base[section] and section != "palette":
+                known = ", ".join(sorted(base[section]))
+                raise ConfigError(f"{source}: unknown key {section}.{key}; known: {known}")
+            base[section][key] = value
+
+
+def _build(data: dict[str, Any], source: str) -> Config:
+    def get(section: str, key: str, kind: type | tuple[type, ...]) -> Any:
+        value = data[section][key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise ConfigError(f"{source}: {section}.{key} has the wrong type: {value!r}")
+        return value
+
+    def choice(section: str, key: str, options: tuple[str, ...]) -> str:
+        value = get(section, key, str)
+        if value not in options:
+            raise ConfigError(f"{source}: {section}.{key} must be one of {options}, not {value!r}")
+        return str(value)
+
+    def number(section: str, key: str, low: float, high: float) -> float:
+        value = float(get(section, key, (int, float)))
+        if not low <= value <= high:
+            raise ConfigError(f"{source}: {section}.{key} must be in {low}..{high}, not {value}")
+        return value
+
+    profile = get("table", "profile", str)
+    return Config(
+        game=get("table", "game", str),
+        profile=Path(profile) if profile else None,
+        reeds_backend=choice("reeds", "backend", ("gpio", "sim")),
+        debounce_s=number("reeds", "debounce_ms", 0, 1000) / 1000,
+        leds_backend=choice("leds", "backend", ("neopixel", "sim")),
+        led_pin=get("leds", "pin", str),
+        pixel_order=choice("leds", "pixel_order", ("RGB", "GRB")),
+        brightness_cap=number("leds", "brightness_cap", 0, 1),
+        power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000),
+        settle_s=number("session", "settle_s", 0, 60),
+        blink_hz=number("session", "blink_hz", 0.1, 20),
+        palette={role: parse_colour(value, f"{source}: palette.{role}")
+                 for role, value in data["palette"].items()},
+        source=source,
+    )  # fmt: skip
+
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def parse_colour(value: object, where: str) -> RGB:
+    if not isinstance(value, str) or not _HEX.fullmatch(value):
+        raise ConfigError(f'{where} must be a colour like "#ff8000", not {value!r}')
+    return (int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16))

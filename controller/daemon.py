@@ -1,0 +1,341 @@
+"""The daemon: sense -> decide -> show, in one thread that alone touches the session.
+
+gpiozero callbacks, the control socket and the bots only put events on a queue. The loop sleeps
+until the next event or deadline (a debounce, the settle time, a blink, a watchdog ping).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import random
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.bots import Bots
+from controller.config import Config
+from controller.control import ControlServer
+from controller.journal import Journal, JournalError
+from controller.lights import render
+from controller.notify import notify, watchdog_interval
+from controller.rules import get_game
+from controller.rules.api import JSON, Game, GameState, HistoryError, IllegalActionError
+from controller.session import Session, describe_state
+from controller.terminal import draw
+from hardware.leds import Frame, LedStrip, NeoPixelStrip, SimStrip, limit_frame
+from hardware.profile import BoardProfile, builtin_profile_path, load_profile
+from hardware.reeds import Debouncer, ReedBank, gpio_factories, mock_factories
+from vision.dice_sources import DiceReading, VirtualDice
+
+log = logging.getLogger(__name__)
+
+
+class StartupError(RuntimeError):
+    """The daemon cannot start: bad profile, unreadable journal, missing hardware."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    state_dir: Path
+    socket_path: Path
+    game: str | None = None
+    bots: bool = False
+    pace: float = 0.5
+    until_end: bool = False
+    seed: int | None = None
+    show: TextIO | None = None
+    colour: bool = False
+
+
+Event = tuple[Any, ...]
+
+
+class Daemon:
+    def __init__(self, config: Config, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.events: queue.Queue[Event] = queue.Queue()
+        self.clock: Callable[[], float] = time.monotonic
+        self.stopping = False
+        self._opened: list[Any] = []
+        self._last_frame: Frame | None = None
+        self._last_drawn: object = None
+
+    # -- start-up -------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Resume or start the game, then open the hardware; READY is sent after this."""
+        self.journal = Journal(self.options.state_dir)
+        try:
+            self.journal.lock()
+        except JournalError as error:
+            raise StartupError(str(error)) from error
+        self.game, state = self._resume()
+        self.profile = self._profile(self.game)
+        self.session = Session(self.game, state, self.journal, self.config.settle_s)
+        self.strip = self._strip()
+        self._opened.append(self.strip)
+        self.reeds = self._reeds()
+        self._opened.append(self.reeds)
+        if self.config.reeds_backend == "sim":
+            # Pieces outlive a restart on a real table; the simulated one starts as it was left.
+            for spot in self.session.expected:
+                self.reeds.drive(spot, True)
+        self._drain_edges()
+        self.debouncer = Debouncer(self.config.debounce_s, self.reeds.read())
+        self.session.on_layout(self.debouncer.occupied(), self.clock())
+        self.control = ControlServer(self.options.socket_path, self._submit_control)
+        self._opened.append(self.control)
+        self.bots: Bots | None = None
+        if self.options.bots:
+            if self.config.reeds_backend != "sim":
+                raise StartupError("--bots moves simulated pieces: use it with --sim")
+            rng = random.Random(self.options.seed)
+            self.bots = Bots(self.session, self.reeds, self._submit_dice, rng, self.options.pace)
+
+    def _resume(self) -> tuple[Game, GameState]:
+        chosen = self.options.game or self.config.game
+        try:
+            if self.journal.exists():
+                record = self.journal.recover()
+                if self.options.game and record.game != self.options.game:
+                    raise StartupError(
+                        f"{self.journal.path} holds a {record.game} game; finish it, or use "
+                        "another --state-dir for a new game"
+                    )
+                game = get_game(record.game)
+                state = game.replay(record.history(), record.options)
+                if not state.is_terminal():
+                    log.info("resumed %s after %d actions", game.name, len(state.actions()))
+                    return game, state
+            game = get_game(chosen)
+            state = game.new_initial_state()
+            self.journal.start(game.name, state.options)
+            return game, state
+        except (JournalError, HistoryError, ValueError, OSError) as error:
+            raise StartupError(f"cannot open the game journal: {error}") from error
+
+    def _profile(self, game: Game) -> BoardProfile:
+        path = self.config.profile or builtin_profile_path(game.name)
+        profile = load_profile(path, game.spots())
+        if profile.game != game.name:
+            raise StartupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
+        return profile
+
+    def _strip(self) -> LedStrip:
+        count = self.profile.led_count
+        if self.config.leds_backend == "sim":
+            return SimStrip(count)
+        return NeoPixelStrip(count, self.config.led_pin, self.config.pixel_order)
+
+    def _reeds(self) -> ReedBank:
+        factories = mock_factories() if self.config.reeds_backend == "sim" else gpio_factories()
+        return ReedBank(
+            self.profile.reed_channels(),
+            factories,
+            self._on_edge,
+            self.clock,
+            pull_up=self.profile.pull_up,
+        )
+
+    def _drain_edges(self) -> None:
+        while not self.events.empty():
+            self.events.get_nowait()
+
+    # -- event sources (any thread) ---------------------------------------------------------
+
+    def _on_edge(self, spot: str, occupied: bool, at: float) -> None:
+        self.events.put(("edge", spot, occupied, at))
+
+    def _submit_dice(self, reading: DiceReading) -> None:
+        self.events.put(("dice", reading))
+
+    def _submit_control(self, request: JSON, reply: queue.Queue[JSON]) -> None:
+        self.events.put(("control", request, reply))
+
+    def stop(self) -> None:
+        self.events.put(("stop",))
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Serve until stopped (0), or with until_end until the game is over (0)."""
+        watchdog = watchdog_interval()
+        next_ping = self.clock()
+        self._show(self.clock())
+        notify("READY=1")
+        while not self.stopping:
+            now = self.clock()
+            if watchdog is not None and now >= next_ping:
+                notify("WATCHDOG=1")
+                next_ping = now + watchdog
+            timeout = self._timeout(now, next_ping if watchdog else None)
+            try:
+                event = self.events.get(timeout=timeout)
+            except queue.Empty:
+                event = None
+            while event is not None:
+                self._handle(event)
+                try:
+                    event = self.events.get_nowait()
+                except queue.Empty:
+                    event = None
+            now = self.clock()
+            changes = self.debouncer.poll(now)
+            if changes:
+                self.session.on_layout(self.debouncer.occupied(), now)
+            if self.bots is not None:
+                busy = not self.events.empty() or self.debouncer.next_deadline() is not None
+                self.bots.step(now, busy)
+            self._show(now)
+            if self.options.until_end and self.session.state.is_terminal():
+                return 0
+        return 0
+
+    def _timeout(self, now: float, next_ping: float | None) -> float:
+        deadlines = [now + 1.0]
+        for deadline in (self.debouncer.next_deadline(), self.session.next_deadline(), next_ping):
+            if deadline is not None:
+                deadlines.append(deadline)
+        if self.session.fixes(now):
+            deadlines.append(now + 0.5 / self.config.blink_hz)
+        if self.bots is not None:
+            deadlines.append(self.bots.next_step)
+        return max(0.0, min(deadlines) - now)
+
+    def _handle(self, event: Event) -> None:
+        kind = event[0]
+        now = self.clock()
+        if kind == "edge":
+            _, spot, occupied, at = event
+            self.debouncer.edge(spot, occupied, at)
+        elif kind == "dice":
+            reading: DiceReading = event[1]
+            try:
+                self.session.on_dice(reading.values, now)
+            except IllegalActionError as error:
+                self.session.message = f"dice not applied: {error}"
+                log.warning("%s", self.session.message)
+        elif kind == "control":
+            _, request, reply = event
+            reply.put(self._control(request, now))
+        elif kind == "stop":
+            self.stopping = True
+
+    def _control(self, request: JSON, now: float) -> JSON:
+        op = request.get("op")
+        session = self.session
+        try:
+            if op == "status":
+                return {"ok": True, **self.status(now)}
+            if op == "actions":
+                state = session.state
+                actions = [
+                    {"id": a.id, "action": a.to_json()} for a in state.legal_actions()
+                ]  # fmt: skip
+                to_move = None if state.is_terminal() else state.player_name(state.current_player())
+                return {"ok": True, "to_move": to_move, "actions": actions}
+            if op == "act":
+                action = session.act(str(request.get("id")), now)
+                return {"ok": True, "applied": [action.id]}
+            if op in ("roll", "correct"):
+                values = request.get("values")
+                if not isinstance(values, list) or not values:
+                    return {"ok": False, "error": '"values" must be a non-empty list of die faces'}
+                typed = VirtualDice.typed(values).values
+                if op == "roll":
+                    applied = session.on_dice(typed, now)
+                else:
+                    applied = session.correct_dice(typed, now)
+                return {"ok": True, "applied": [a.id for a in applied]}
+        except IllegalActionError as error:
+            return {"ok": False, "error": str(error)}
+        known = "status, actions, act, roll, correct"
+        return {"ok": False, "error": f"unknown op {op!r}; known: {known}"}
+
+    def status(self, now: float) -> JSON:
+        session = self.session
+        return {
+            **describe_state(self.game, session.state),
+            "sensed": sorted(session.sensed),
+            "expected": sorted(session.expected),
+            "fix": sorted(session.fixes(now)),
+            "candidates": [a.id for a in session.candidates()],
+            "message": session.message,
+        }
+
+    def _show(self, now: float) -> None:
+        view = self.session.view(now)
+        blink_on = int(now * self.config.blink_hz * 2) % 2 == 0
+        frame = render(view, self.profile, self.config.palette, blink_on)
+        frame = limit_frame(frame, self.config.brightness_cap, self.config.power_budget_ma)
+        if frame != self._last_frame:
+            self.strip.show(frame)
+            self._last_frame = frame
+        out = self.options.show
+        if out is None:
+            return
+        drawn = (len(self.session.state.actions()), view.roles, view.blinking, self.session.message)
+        if drawn != self._last_drawn:
+            self._last_drawn = drawn
+            text = draw(
+                self.game,
+                self.session.state,
+                view,
+                self.config.palette,
+                self.options.colour,
+                self.session.message,
+            )
+            out.write(text + "\n\n")
+            out.flush()
+
+    def close(self) -> None:
+        for part in reversed(self._opened):
+            try:
+                part.close()
+            except Exception:  # closing must go on for the rest of the hardware
+                log.exception("closing %s", type(part).__name__)
+        self._opened.clear()
+        self.journal.close()
+
+
+def install_signal_handlers(daemon: Daemon) -> None:
+    def handler(signum: int, _frame: Any) -> None:
+        log.info("signal %d: stopping", signum)
+        daemon.stop()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+
+
+def default_state_dir() -> Path:
+    """systemd's StateDirectory= as a service, else the user's state directory."""
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return Path(base) / "smartboard"
+
+
+def daemon_socket_path(state_dir: Path) -> Path:
+    """systemd's RuntimeDirectory= as a service, else beside the journal."""
+    runtime = os.environ.get("RUNTIME_DIRECTORY")
+    if runtime:
+        return Path(runtime.split(":")[0]) / "control.sock"
+    return state_dir / "control.sock"
+
+
+SERVICE_SOCKET = Path("/run/smartboard/control.sock")
+
+
+def client_socket_path(state_dir: Path | None) -> Path:
+    """The daemon of --state-dir if given, else the service's, else the user's own."""
+    if state_dir is not None:
+        return state_dir / "control.sock"
+    if SERVICE_SOCKET.exists():
+        return SERVICE_SOCKET
+    return default_state_dir() / "control.sock"

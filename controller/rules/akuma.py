@@ -1,0 +1,412 @@
+"""Capture the Akuma (`capture-the-akuma.txt`, clarifications AK-1 to AK-10).
+
+Players: 0 is Team Hawk Moth, 1 is Team Ladybug (AK-2). A side's turn is: choose one die or two
+(AK-3), roll, then act on the roll (AK-4, AK-5, AK-6).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from controller.rules.api import (
+    CHANCE,
+    JSON,
+    TERMINAL,
+    Action,
+    DiceRequest,
+    Game,
+    GameState,
+    IllegalActionError,
+)
+
+HAWK_MOTH = 0
+LADYBUG = 1
+SQUARES = tuple(range(1, 10))
+# AK-1: keypad numbering, so rows are 1-2-3, 4-5-6, 7-8-9.
+LINES: tuple[tuple[int, int, int], ...] = (
+    (1, 2, 3), (4, 5, 6), (7, 8, 9),
+    (1, 4, 7), (2, 5, 8), (3, 6, 9),
+    (1, 5, 9), (3, 5, 7),
+)  # fmt: skip
+POWERS = ("cataclysm", "shellter", "venom", "deevilize", "second_chance", "voyage")  # AK-6
+D6 = (1, 2, 3, 4, 5, 6)
+PIECES = ("hawkmoth", "ladybug", "trap", "shellter", "akuma")
+# Civilian and akumatized names are data (AK-10); the rulebook gives only Luka / Silencer.
+DEFAULT_NAMES = {1: ("Luka", "Silencer")}
+
+
+@dataclass(frozen=True)
+class ChooseDice(Action):
+    """AK-3: roll one die (1-6) or two (2-12)."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class Roll(Action):
+    """The chance outcome of the regular dice: their total."""
+
+    total: int
+
+
+@dataclass(frozen=True)
+class PlaceTrap(Action):
+    """AK-4: after a 10 or 12, Hawk Moth puts a trap on a square."""
+
+    square: int
+
+
+@dataclass(frozen=True)
+class DeEvilize(Action):
+    """AK-4: after an 11, Ladybug chooses an akuma to de-evilize."""
+
+    square: int
+
+
+@dataclass(frozen=True)
+class Power(Action):
+    """AK-6: the chance outcome of the Miraculous Powers die."""
+
+    face: str
+
+
+@dataclass(frozen=True)
+class Voyage(Action):
+    """AK-7: the Ladybug marker moves to another square of Ladybug's choice."""
+
+    square: int
+
+
+class Phase(enum.Enum):
+    CHOOSE_DICE = "choose_dice"
+    ROLL = "roll"
+    PLACE_TRAP = "place_trap"
+    CHOOSE_DEEVILIZE = "choose_deevilize"
+    MIRACULOUS = "miraculous"
+    VOYAGE = "voyage"
+    OVER = "over"
+
+
+def _two_dice_odds(total: int) -> float:
+    return (6 - abs(7 - total)) / 36
+
+
+class AkumaState(GameState):
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.akumatized: set[int] = set()
+        self.traps: set[int] = set()
+        self.tiles: set[int] = set()
+        self.hawkmoth_at: int | None = None  # markers start beside the board
+        self.ladybug_at: int | None = None
+        self.side = HAWK_MOTH  # AK-2: Hawk Moth moves first
+        self.turn = 1
+        self.phase = Phase.CHOOSE_DICE
+        self.dice_count = 0
+        self.last_roll: int | None = None
+        self.rolled_square: int | None = None
+        self.voyaged = False
+        self.venom_pending = False
+        self.last_placement: tuple[str, int] | None = None  # for 2nd Chance (AK-7)
+        self.winner: int | None = None
+        self.winning_line: tuple[int, int, int] | None = None
+
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    @property
+    def trap_supply(self) -> int:
+        return int(self.options["traps"]) - len(self.traps)
+
+    @property
+    def tile_supply(self) -> int:
+        return int(self.options["tiles"]) - len(self.tiles)
+
+    def current_player(self) -> int:
+        match self.phase:
+            case Phase.OVER:
+                return TERMINAL
+            case Phase.ROLL | Phase.MIRACULOUS:
+                return CHANCE
+            case Phase.PLACE_TRAP:
+                return HAWK_MOTH  # AK-4: whichever side rolled
+            case Phase.CHOOSE_DEEVILIZE | Phase.VOYAGE:
+                return LADYBUG
+            case Phase.CHOOSE_DICE:
+                return self.side
+
+    def trap_targets(self) -> list[int]:
+        # AK-4 / AK-8: a civilian with no trap, and only while the supply lasts.
+        if self.trap_supply <= 0:
+            return []
+        return [sq for sq in SQUARES if sq not in self.traps]
+
+    def deevilize_targets(self) -> list[int]:
+        # AK-7: a trapped akuma cannot be de-evilized until Cataclysm destroys its trap.
+        return sorted(self.akumatized - self.traps)
+
+    def legal_actions(self) -> list[Action]:
+        match self.phase:
+            case Phase.CHOOSE_DICE:
+                return [ChooseDice(1), ChooseDice(2)]
+            case Phase.PLACE_TRAP:
+                return [PlaceTrap(sq) for sq in self.trap_targets()]
+            case Phase.CHOOSE_DEEVILIZE:
+                return [DeEvilize(sq) for sq in self.deevilize_targets()]
+            case Phase.VOYAGE:
+                return [Voyage(sq) for sq in SQUARES if sq != self.ladybug_at]
+            case _:
+                return []
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase is Phase.ROLL:
+            if self.dice_count == 1:
+                return [(Roll(n), 1 / 6) for n in range(1, 7)]
+            return [(Roll(n), _two_dice_odds(n)) for n in range(2, 13)]
+        if self.phase is Phase.MIRACULOUS:
+            return [(Power(face), 1 / 6) for face in POWERS]
+        return []
+
+    def returns(self) -> list[float]:
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0 if p == self.winner else -1.0 for p in range(2)]
+
+    def _apply(self, action: Action) -> None:
+        match action:
+            case ChooseDice(count):
+                self.dice_count = count
+                self.phase = Phase.ROLL
+            case Roll(total):
+                self._after_roll(total)
+            case PlaceTrap(square):
+                self.traps.add(square)
+                self.last_placement = ("trap", square)
+                self._end_turn()
+            case DeEvilize(square):
+                self.akumatized.discard(square)
+                self._ladybug_removed_something()
+            case Power(face):
+                self._power(face)
+            case Voyage(square):
+                self.ladybug_at = square
+                self.voyaged = True
+                self.phase = Phase.MIRACULOUS
+
+    def _after_roll(self, total: int) -> None:
+        self.last_roll = total
+        self.rolled_square = total if total <= 9 else None
+        if total in (10, 12):
+            self.phase = Phase.PLACE_TRAP
+            if not self.trap_targets():  # AK-4: no legal target, nothing happens
+                self._end_turn()
+        elif total == 11:
+            self.phase = Phase.CHOOSE_DEEVILIZE
+            if not self.deevilize_targets():
+                self._end_turn()
+        elif self.side == HAWK_MOTH:
+            self._hawk_moth_lands(total)
+        else:
+            self.ladybug_at = total  # AK-6
+            self.voyaged = False
+            self.phase = Phase.MIRACULOUS
+
+    def _hawk_moth_lands(self, square: int) -> None:
+        # AK-5
+        self.hawkmoth_at = square
+        if square in self.tiles:
+            self.tiles.discard(square)
+        elif square not in self.akumatized:
+            self.akumatized.add(square)
+            self.last_placement = ("akuma", square)
+            for line in LINES:
+                if all(sq in self.akumatized for sq in line):
+                    self._win(HAWK_MOTH, line)
+                    return
+        self._end_turn()
+
+    def _power(self, face: str) -> None:
+        square = self.ladybug_at
+        assert square is not None
+        match face:
+            case "cataclysm":
+                if square in self.traps:
+                    self.traps.discard(square)
+                    self._ladybug_removed_something()
+                    return
+            case "shellter":
+                # AK-7 / AK-8: not on an akuma, not on a tile, not beyond the supply.
+                free = square not in self.akumatized and square not in self.tiles
+                if free and self.tile_supply > 0:
+                    self.tiles.add(square)
+            case "venom":
+                self.venom_pending = True
+            case "deevilize":
+                if square in self.akumatized and square not in self.traps:
+                    self.akumatized.discard(square)
+                    self._ladybug_removed_something()
+                    return
+            case "second_chance":
+                if self._second_chance():
+                    self._ladybug_removed_something()
+                    return
+            case "voyage":
+                # AK-7: the first Voyage moves the marker; a repeated one is just rolled again.
+                self.phase = Phase.MIRACULOUS if self.voyaged else Phase.VOYAGE
+                return
+        self._end_turn()
+
+    def _second_chance(self) -> bool:
+        """AK-7: undo only the single most recent placement, if it is still on the board."""
+        placement, self.last_placement = self.last_placement, None
+        if placement is None:
+            return False
+        kind, square = placement
+        if kind == "trap" and square in self.traps:
+            self.traps.discard(square)
+            return True
+        # Undoing an akuma de-evilizes it, which a trap forbids (AK-7 "Trapped akuma").
+        if kind == "akuma" and square in self.akumatized and square not in self.traps:
+            self.akumatized.discard(square)
+            return True
+        return False
+
+    def _ladybug_removed_something(self) -> None:
+        # AK-9: Ladybug wins when its action leaves no akuma and no trap.
+        if not self.akumatized and not self.traps:
+            self._win(LADYBUG, None)
+        else:
+            self._end_turn()
+
+    def _win(self, side: int, line: tuple[int, int, int] | None) -> None:
+        self.winner = side
+        self.winning_line = line
+        self.phase = Phase.OVER
+
+    def _end_turn(self) -> None:
+        if self.side == HAWK_MOTH:
+            self.side = LADYBUG
+        elif self.venom_pending:  # AK-7 Venom: Hawk Moth skips its next turn
+            self.venom_pending = False
+        else:
+            self.side = HAWK_MOTH
+        self.turn += 1
+        self.phase = Phase.CHOOSE_DICE
+        self.dice_count = 0
+
+
+class AkumaGame(Game):
+    name: ClassVar[str] = "akuma"
+    player_names: ClassVar[tuple[str, ...]] = ("hawkmoth", "ladybug")
+    action_types: ClassVar[tuple[type[Action], ...]] = (
+        ChooseDice,
+        Roll,
+        PlaceTrap,
+        DeEvilize,
+        Power,
+        Voyage,
+    )
+    # AK-8: the supply is configurable.
+    default_options: ClassVar[Mapping[str, Any]] = {"traps": 5, "tiles": 5}
+
+    def _new_state(self, options: Mapping[str, Any]) -> AkumaState:
+        for key in ("traps", "tiles"):
+            if not 0 <= options[key] <= len(SQUARES):
+                raise ValueError(f"option {key!r} must be between 0 and 9: {options[key]}")
+        return AkumaState(options)
+
+    def layout(self, state: GameState) -> frozenset[str]:
+        s = _akuma(state)
+        spots = {f"{sq}.akuma" for sq in s.akumatized}
+        spots |= {f"{sq}.trap" for sq in s.traps}
+        spots |= {f"{sq}.shellter" for sq in s.tiles}
+        if s.hawkmoth_at is not None:
+            spots.add(f"{s.hawkmoth_at}.hawkmoth")
+        if s.ladybug_at is not None:
+            spots.add(f"{s.ladybug_at}.ladybug")
+        return frozenset(spots)
+
+    def lights(self, state: GameState) -> dict[str, str]:
+        s = _akuma(state)
+        roles: dict[str, str] = {}
+        for sq in SQUARES:
+            roles[str(sq)] = "akumatized" if sq in s.akumatized else "civilian"
+        if s.rolled_square is not None and s.phase is not Phase.OVER:
+            roles[str(s.rolled_square)] = "rolled"
+        for sq in s.winning_line or ():
+            roles[str(sq)] = "winning"
+        for spot in self.layout(state):
+            roles[spot] = spot.split(".")[1]
+        return roles
+
+    def board_rows(self) -> list[list[str]]:
+        return [[str(sq) for sq in line] for line in LINES[:3]]
+
+    def spots(self) -> dict[str, bool]:
+        squares = {str(sq): False for sq in SQUARES}
+        return squares | {f"{sq}.{piece}": True for sq in SQUARES for piece in PIECES}
+
+    def dice_wanted(self, state: GameState) -> DiceRequest | None:
+        s = _akuma(state)
+        if s.phase is Phase.ROLL:
+            return DiceRequest("d6", s.dice_count, D6)
+        if s.phase is Phase.MIRACULOUS:
+            return DiceRequest("miraculous", 1, POWERS)
+        return None
+
+    def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        s = _akuma(state)
+        if s.phase is Phase.MIRACULOUS:
+            if len(reading) != 1 or reading[0] not in POWERS:
+                raise IllegalActionError(
+                    f"the Miraculous Powers die is wanted (one of {', '.join(POWERS)}), "
+                    f"not {list(reading)}"
+                )
+            return [Power(str(reading[0]))]
+        pips = [v for v in reading if isinstance(v, int) and 1 <= v <= 6]
+        if len(pips) != len(reading) or len(reading) not in (1, 2):
+            raise IllegalActionError(f"one or two dice showing 1-6 are wanted, not {list(reading)}")
+        total = sum(pips)
+        if s.phase is Phase.CHOOSE_DICE:
+            # AK-3: how many dice lie in the tray tells the choice made before the roll.
+            return [ChooseDice(len(pips)), Roll(total)]
+        if s.phase is Phase.ROLL:
+            if len(pips) != s.dice_count:
+                raise IllegalActionError(f"{s.dice_count} dice were chosen, {len(pips)} were read")
+            return [Roll(total)]
+        raise IllegalActionError(f"no dice roll is expected now ({s.phase.value})")
+
+    def describe(self, state: GameState) -> JSON:
+        s = _akuma(state)
+        return {
+            "turn": s.turn,
+            "phase": s.phase.value,
+            "side": self.player_names[s.side],
+            "last_roll": s.last_roll,
+            "akumatized": sorted(s.akumatized),
+            "traps": sorted(s.traps),
+            "tiles": sorted(s.tiles),
+            "hawkmoth_at": s.hawkmoth_at,
+            "ladybug_at": s.ladybug_at,
+            "venom_pending": s.venom_pending,
+        }
+
+    def result(self, state: GameState) -> JSON | None:
+        summary = super().result(state)
+        if summary is not None:
+            summary["winning_line"] = list(_akuma(state).winning_line or ())
+        return summary
+
+
+def _akuma(state: GameState) -> AkumaState:
+    if not isinstance(state, AkumaState):
+        raise TypeError(f"not a Capture the Akuma state: {type(state).__name__}")
+    return state
+
+
+GAME = AkumaGame()
+AkumaState.game = GAME

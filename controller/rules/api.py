@@ -1,0 +1,215 @@
+"""The rules-engine API shared by every game, modelled on OpenSpiel (DESIGN.md §3).
+
+A game is a tree of decisions and chance nodes. States are mutable, cloneable and replayable:
+their history of immutable actions is the save format.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+CHANCE = -1
+TERMINAL = -2
+
+JSON = dict[str, Any]
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state; the state is left unchanged."""
+
+
+class HistoryError(ValueError):
+    """A saved history that does not replay."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """A small immutable move or chance outcome. Subclasses add typed fields."""
+
+    def to_json(self) -> JSON:
+        return {"type": type(self).__name__, **dataclasses.asdict(self)}
+
+    @property
+    def id(self) -> str:
+        """A stable short name, used by `smartboard act ID` and the control socket."""
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+        values = [str(v) for v in dataclasses.astuple(self)]
+        return ":".join([name, *values]) if values else name
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def action_from_json(data: Mapping[str, Any], kinds: Iterable[type[Action]]) -> Action:
+    """Rebuild an action from `Action.to_json`, refusing unknown types and fields."""
+    by_name = {kind.__name__: kind for kind in kinds}
+    if not isinstance(data, Mapping) or "type" not in data:
+        raise HistoryError(f"not an action: {data!r}")
+    kind = by_name.get(str(data["type"]))
+    if kind is None:
+        raise HistoryError(f"unknown action type {data['type']!r}; known: {sorted(by_name)}")
+    fields = {k: v for k, v in data.items() if k != "type"}
+    try:
+        return kind(**fields)
+    except TypeError as error:
+        raise HistoryError(f"bad fields for {kind.__name__}: {fields!r} ({error})") from error
+
+
+@dataclass(frozen=True)
+class DiceRequest:
+    """What a chance node wants read from the table: `count` dice of one kind."""
+
+    kind: str
+    count: int
+    faces: tuple[int | str, ...]
+
+
+class GameState(ABC):
+    """One position of a game. Subclasses implement the underscored hooks."""
+
+    game: ClassVar[Game]
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.options: dict[str, Any] = dict(options)
+        self._history: list[Action] = []
+
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """A player index, CHANCE or TERMINAL."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """The decisions open to the player to move; empty at chance and terminal nodes."""
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """(outcome, probability) pairs at a chance node; empty elsewhere."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Each player's result: +1 a win, -1 a loss, 0 while the game goes on."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Play an action already known to be legal."""
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def apply(self, action: Action) -> None:
+        """Play a decision or a chance outcome; an illegal one raises and changes nothing."""
+        if self.is_terminal():
+            raise IllegalActionError(f"{action} after the game has ended")
+        if self.is_chance_node():
+            allowed = [outcome for outcome, _ in self.chance_outcomes()]
+            where = "chance outcome"
+        else:
+            allowed = self.legal_actions()
+            where = f"action for {self.player_name(self.current_player())}"
+        if action not in allowed:
+            listed = ", ".join(a.id for a in allowed)
+            raise IllegalActionError(f"{action} is not a legal {where}; legal now: {listed}")
+        self._apply(action)
+        self._history.append(action)
+
+    def history(self) -> list[JSON]:
+        return [action.to_json() for action in self._history]
+
+    def actions(self) -> Sequence[Action]:
+        return tuple(self._history)
+
+    def clone(self) -> Self:
+        return copy.deepcopy(self)
+
+    def player_name(self, player: int) -> str:
+        if player == CHANCE:
+            return "chance"
+        if player == TERMINAL:
+            return "nobody"
+        return self.game.player_names[player]
+
+
+class Game(ABC):
+    """A game's rules plus what its pieces look like to the table's sensors and lights."""
+
+    name: ClassVar[str]
+    player_names: ClassVar[tuple[str, ...]]
+    action_types: ClassVar[tuple[type[Action], ...]]
+    default_options: ClassVar[Mapping[str, Any]]
+
+    @abstractmethod
+    def _new_state(self, options: Mapping[str, Any]) -> GameState: ...
+
+    def new_initial_state(self, options: Mapping[str, Any] | None = None) -> GameState:
+        merged = dict(self.default_options)
+        for key, value in (options or {}).items():
+            if key not in merged:
+                raise ValueError(f"unknown option {key!r} for {self.name}; known: {sorted(merged)}")
+            if type(value) is not type(merged[key]):
+                expected = type(merged[key]).__name__
+                raise ValueError(f"option {key!r} for {self.name} must be {expected}: {value!r}")
+            merged[key] = value
+        return self._new_state(merged)
+
+    def action_from_json(self, data: Mapping[str, Any]) -> Action:
+        return action_from_json(data, self.action_types)
+
+    def replay(self, history: Iterable[Mapping[str, Any]], options: Mapping[str, Any]) -> GameState:
+        """Rebuild a state from its JSON history; a step that no longer applies is an error."""
+        state = self.new_initial_state(options)
+        for step, data in enumerate(history):
+            action = self.action_from_json(data)
+            try:
+                state.apply(action)
+            except IllegalActionError as error:
+                raise HistoryError(f"history step {step} does not replay: {error}") from error
+        return state
+
+    @abstractmethod
+    def layout(self, state: GameState) -> frozenset[str]:
+        """The spots whose sensors should feel a piece in this state."""
+
+    @abstractmethod
+    def lights(self, state: GameState) -> dict[str, str]:
+        """A palette role for each lit spot; unlisted spots are dark."""
+
+    @abstractmethod
+    def board_rows(self) -> list[list[str]]:
+        """The board's square spots, row by row as the players see them, for text displays."""
+
+    @abstractmethod
+    def spots(self) -> dict[str, bool]:
+        """Every spot the game uses, mapped to whether a sensor must feel pieces there."""
+
+    @abstractmethod
+    def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        """The actions that a settled dice reading stands for here, or IllegalActionError."""
+
+    @abstractmethod
+    def dice_wanted(self, state: GameState) -> DiceRequest | None:
+        """At a chance node read from dice, which dice; None if no dice apply."""
+
+    def result(self, state: GameState) -> JSON | None:
+        """A JSON summary of the outcome once the game is over."""
+        if not state.is_terminal():
+            return None
+        returns = state.returns()
+        winners = [self.player_names[p] for p, r in enumerate(returns) if r > 0]
+        return {"winners": winners, "returns": returns}
+
+    def describe(self, state: GameState) -> JSON:
+        """Extra public facts for status displays; games add to it."""
+        return {}

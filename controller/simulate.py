@@ -1,0 +1,62 @@
+"""Random playouts through the rules alone, for `smartboard simulate` and the tests."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from controller.rules.api import JSON, Game, GameState
+
+
+def random_step(state: GameState, rng: random.Random) -> None:
+    """Play one uniformly random decision, or a chance outcome drawn with its odds."""
+    if state.is_chance_node():
+        outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+        state.apply(rng.choices(outcomes, weights)[0])
+    else:
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def play_random_game(
+    game: Game,
+    rng: random.Random,
+    options: Mapping[str, Any] | None = None,
+    max_actions: int = 100_000,
+    check: Callable[[GameState], None] | None = None,
+) -> GameState:
+    state = game.new_initial_state(options)
+    for _ in range(max_actions):
+        if state.is_terminal():
+            break
+        random_step(state, rng)
+        if check is not None:
+            check(state)
+    return state
+
+
+def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | None = None) -> JSON:
+    rng = random.Random(seed)
+    wins = dict.fromkeys(game.player_names, 0)
+    finished = 0
+    actions = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state = play_random_game(game, rng, options)
+        actions += len(state.actions())
+        if state.is_terminal():
+            finished += 1
+            for player, value in enumerate(state.returns()):
+                if value > 0:
+                    wins[game.player_names[player]] += 1
+    seconds = time.perf_counter() - start
+    return {
+        "game": game.name,
+        "games": games,
+        "finished": finished,
+        "wins": wins,
+        "mean_actions": actions / games if games else 0.0,
+        "seconds": round(seconds, 3),
+        "games_per_second": round(games / seconds, 1) if seconds else None,
+    }

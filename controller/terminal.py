@@ -1,0 +1,80 @@
+"""The table drawn in a terminal: each square in its light's colour, with its piece spots."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from controller.rules.api import Game, GameState
+from controller.session import View
+from hardware.leds import RGB
+
+RESET = "\x1b[0m"
+# Without colour, the square's card light shows as a mark after its name.
+MARKS = {"akumatized": "*", "rolled": "+", "winning": "#", "candidate": "?", "fix": "!"}
+
+
+def _bg(rgb: RGB) -> str:
+    return f"\x1b[48;2;{rgb[0]};{rgb[1]};{rgb[2]}m"
+
+
+def _fg(rgb: RGB) -> str:
+    return f"\x1b[38;2;{rgb[0]};{rgb[1]};{rgb[2]}m"
+
+
+def draw(
+    game: Game,
+    state: GameState,
+    view: View,
+    palette: Mapping[str, RGB],
+    colour: bool,
+    message: str = "",
+) -> str:
+    pieces: dict[str, list[str]] = {}
+    for spot in sorted(game.spots()):
+        square, _, piece = spot.partition(".")
+        if piece:
+            pieces.setdefault(square, []).append(spot)
+    lines = []
+    for row in game.board_rows():
+        cells = []
+        for square in row:
+            role = view.roles.get(square, "")
+            marks: list[tuple[str, str | None]] = []
+            for spot in pieces.get(square, []):
+                spot_role = view.roles.get(spot)
+                letter = spot.partition(".")[2][0].upper()
+                if spot_role is None:
+                    marks.append(("." if colour else " ", None))
+                elif spot_role in ("fix", "changed", "candidate"):
+                    marks.append((letter if colour else "!", spot_role))
+                elif spot_role == "legal":
+                    marks.append(("o", spot_role))
+                else:
+                    marks.append((letter, spot_role))
+            if colour:
+                body = "".join(
+                    _fg(palette.get(r, (200, 200, 200))) + ch if r else _fg((90, 90, 90)) + ch
+                    for ch, r in marks
+                )
+                bg = _bg(_dim(palette.get(role, (0, 0, 0))))
+                cells.append(f"{bg} {square} {body} {RESET}")
+            else:
+                body = "".join(ch for ch, _ in marks)
+                cells.append(f"{square}{MARKS.get(role, ' ')}[{body}]")
+        lines.append(" ".join(cells))
+    player = state.current_player()
+    who = "game over" if state.is_terminal() else f"to move: {state.player_name(player)}"
+    details = game.describe(state)
+    status = f"turn {details.get('turn', '?')} · {who}"
+    if message:
+        status += f" · {message}"
+    if view.blinking:
+        status += f" · put right: {', '.join(sorted(view.blinking))}"
+    lines.append(status)
+    return "\n".join(lines)
+
+
+def _dim(rgb: RGB) -> RGB:
+    # Full palette colours as backgrounds would drown the piece letters.
+    r, g, b = rgb
+    return (r // 2, g // 2, b // 2)
