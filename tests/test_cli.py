@@ -1,0 +1,110 @@
+"""The command line, run as a user would: simulate, run, status, crash and resume, bad config."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.journal import Journal
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def smartboard(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_simulate_reports_finished_games() -> None:
+    done = smartboard("simulate", "akuma", "--games", "300", "--seed", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["games"] == report["finished"] == 300
+    assert sum(report["wins"].values()) == 300
+    assert set(report["wins"]) == {"hawkmoth", "ladybug"}
+    assert report["mean_actions"] > 3 and report["seconds"] >= 0
+
+
+def test_run_until_end_prints_a_winner_and_status_agrees(tmp_path: Path) -> None:
+    args = ("--sim", "--bots", "--game", "akuma", "--until-end", "--pace", "0")
+    done = smartboard("run", *args, "--state-dir", str(tmp_path), "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.rsplit("result: ", 1)[1])
+    assert len(result["winners"]) == 1
+    status = smartboard("status", "--state-dir", str(tmp_path), "--json")
+    summary = json.loads(status.stdout)
+    assert summary["game"] == "akuma"
+    assert summary["result"]["winners"] == result["winners"]
+    assert summary["to_move"] is None
+    assert summary["history"][0]["type"] == "ChooseDice"
+
+
+def test_killed_daemon_resumes_the_same_game(tmp_path: Path) -> None:
+    args = ["run", "--sim", "--bots", "--game", "akuma", "--pace", "0.05", "--seed", "11"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", *args, "--state-dir", str(tmp_path)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    journal = Journal(tmp_path)
+    deadline = time.monotonic() + 30
+    before: list[dict[str, object]] = []
+    while time.monotonic() < deadline and len(before) < 6:
+        time.sleep(0.2)
+        if journal.exists():
+            before = journal.read().history()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert len(before) >= 6, "the game did not get going before the kill"
+    before = journal.read().history()  # everything applied before the kill
+    done = smartboard(*args[:-2], "--pace", "0", "--until-end", "--state-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    final = journal.read().history()
+    assert final[: len(before)] == before
+    status = json.loads(smartboard("status", "--state-dir", str(tmp_path), "--json").stdout)
+    assert status["result"] is not None
+
+
+def test_bad_config_exits_78_with_a_clear_message(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[leds]\nbrightness_cap = 3\n")
+    done = smartboard("run", "--sim", "--config", str(config), "--state-dir", str(tmp_path))
+    assert done.returncode == 78
+    assert "leds.brightness_cap" in done.stderr and str(config) in done.stderr
+
+
+def test_neopixel_backend_off_a_pi_is_a_clear_error(tmp_path: Path) -> None:
+    config = tmp_path / "pi.toml"
+    config.write_text('[reeds]\nbackend = "sim"\n')
+    done = smartboard("run", "--config", str(config), "--state-dir", str(tmp_path))
+    assert done.returncode == 78
+    assert "neopixel" in done.stderr and "pi" in done.stderr
+
+
+def test_status_without_a_journal_says_so(tmp_path: Path) -> None:
+    done = smartboard("status", "--state-dir", str(tmp_path), "--json")
+    assert done.returncode == 1
+    assert "no game journal" in done.stderr
+
+
+def test_actions_without_a_daemon_says_so(tmp_path: Path) -> None:
+    done = smartboard("actions", "--state-dir", str(tmp_path))
+    assert done.returncode == 1
+    assert "is `smartboard run` running?" in done.stderr
+
+
+def test_help_lists_every_command() -> None:
+    done = smartboard("--help")
+    for command in ("run", "simulate", "status", "actions", "act", "roll", "correct"):
+        assert command in done.stdout
