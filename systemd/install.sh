@@ -27,7 +27,7 @@ readonly HW_GROUPS=(gpio spi video dialout)
 # it comes from apt and reaches the venv through --system-site-packages.
 readonly APT_PACKAGES=(python3-venv python3-picamera2 python3-lgpio)
 
-SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]:-$0}")" && pwd)
 REPO_DIR=$(dirname -- "$SCRIPT_DIR")
 readonly SCRIPT_DIR REPO_DIR
 readonly UNIT_SRC=${SCRIPT_DIR}/${SERVICE}.service
