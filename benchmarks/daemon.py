@@ -76,7 +76,7 @@ def main() -> None:
     )
     rss = max(r[1] for r in runs) / 1024
     peak = max(r[2] for r in runs) / 1024
-    print(f"resident memory after {args.play:.0f} s of bot play: {rss:.1f} MiB, peak {peak:.1f} MiB")
+    print(f"resident memory after {args.play:.0f} s of bots: {rss:.1f} MiB, peak {peak:.1f} MiB")
 
 
 if __name__ == "__main__":
