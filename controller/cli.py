@@ -247,3 +247,9 @@ def _dice(args: argparse.Namespace) -> int:
     reply = _call(args, {"op": args.op, "values": values})
     print("applied " + ", ".join(reply["applied"]))
     return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    reply = _call(args, {"op": "new", "abandon": args.abandon})
+    print(f"new {reply['game']} game started")
+    return 0

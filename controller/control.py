@@ -8,6 +8,7 @@ handed to the daemon's main loop, which alone touches the session.
   {"op": "act", "id": "place_trap:5"} apply a decision by id
   {"op": "roll", "values": [3, 4]}    a roll typed in (the camera did not see it)
   {"op": "correct", "values": [3, 5]} replace a misread roll
+  {"op": "new", "abandon": false}     start a new game once this one is over (or abandon it)
 """
 
 from __future__ import annotations

@@ -243,6 +243,11 @@ class Daemon:
             if op == "act":
                 action = session.act(str(request.get("id")), now)
                 return {"ok": True, "applied": [action.id]}
+            if op == "new":
+                if not session.state.is_terminal() and not request.get("abandon"):
+                    return {"ok": False, "error": "a game is in progress; abandon it to start anew"}
+                self._new_game(now)
+                return {"ok": True, "game": self.game.name}
             if op in ("roll", "correct"):
                 values = request.get("values")
                 if not isinstance(values, list) or not values:
@@ -255,8 +260,17 @@ class Daemon:
                 return {"ok": True, "applied": [a.id for a in applied]}
         except IllegalActionError as error:
             return {"ok": False, "error": str(error)}
-        known = "status, actions, act, roll, correct"
+        known = "status, actions, act, roll, correct, new"
         return {"ok": False, "error": f"unknown op {op!r}; known: {known}"}
+
+    def _new_game(self, now: float) -> None:
+        """Start the same game afresh; the old journal is kept under a dated name."""
+        state = self.game.new_initial_state()
+        self.journal.start(self.game.name, state.options)
+        self.session = Session(self.game, state, self.journal, self.config.settle_s)
+        self.session.on_layout(self.debouncer.occupied(), now)
+        if self.bots is not None:
+            self.bots.session = self.session
 
     def status(self, now: float) -> JSON:
         session = self.session

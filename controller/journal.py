@@ -138,7 +138,12 @@ class Journal:
             self._file.close()
         if self.path.exists():
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            self.path.rename(self.path.with_name(f"journal-{stamp}.jsonl"))
+            kept = self.path.with_name(f"journal-{stamp}.jsonl")
+            serial = 1
+            while kept.exists():  # never overwrite an earlier game
+                serial += 1
+                kept = self.path.with_name(f"journal-{stamp}-{serial}.jsonl")
+            self.path.rename(kept)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("ab")
         self._write({"game": game, "options": dict(options), "started": time.time()})

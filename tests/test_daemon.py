@@ -71,6 +71,16 @@ def test_control_socket_lists_applies_and_corrects(running: Daemon) -> None:
     assert not call(running, op="nonsense")["ok"]
 
 
+def test_new_game_needs_the_old_one_over_or_abandoned(running: Daemon, tmp_path: Path) -> None:
+    call(running, op="roll", values=[2])
+    refused = call(running, op="new")
+    assert not refused["ok"] and "in progress" in str(refused["error"])
+    assert call(running, op="new", abandon=True)["ok"]
+    assert call(running, op="status")["history"] == []
+    kept = list(tmp_path.glob("journal-*.jsonl"))
+    assert len(kept) == 1  # the abandoned game is kept, not lost
+
+
 def test_a_trap_put_on_the_table_is_seen_and_lit(running: Daemon) -> None:
     call(running, op="roll", values=[5, 5])  # a 10: Hawk Moth places a trap (AK-4)
     running.reeds.drive("8.trap", True)

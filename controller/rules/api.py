@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -55,10 +56,15 @@ def action_from_json(data: Mapping[str, Any], kinds: Iterable[type[Action]]) -> 
     if kind is None:
         raise HistoryError(f"unknown action type {data['type']!r}; known: {sorted(by_name)}")
     fields = {k: v for k, v in data.items() if k != "type"}
-    try:
-        return kind(**fields)
-    except TypeError as error:
-        raise HistoryError(f"bad fields for {kind.__name__}: {fields!r} ({error})") from error
+    hints = typing.get_type_hints(kind)
+    names = {f.name for f in dataclasses.fields(kind)}
+    if set(fields) != names:
+        raise HistoryError(f"{kind.__name__} takes fields {sorted(names)}, not {sorted(fields)}")
+    for name, value in fields.items():
+        # Exact types: True == 1 and 1.0 == 1 would pass as legal and then spoil the state.
+        if type(value) is not hints[name]:
+            raise HistoryError(f"{kind.__name__}.{name} must be {hints[name].__name__}: {value!r}")
+    return kind(**fields)
 
 
 @dataclass(frozen=True)
@@ -171,10 +177,9 @@ class Game(ABC):
         """Rebuild a state from its JSON history; a step that no longer applies is an error."""
         state = self.new_initial_state(options)
         for step, data in enumerate(history):
-            action = self.action_from_json(data)
             try:
-                state.apply(action)
-            except IllegalActionError as error:
+                state.apply(self.action_from_json(data))
+            except (IllegalActionError, HistoryError) as error:
                 raise HistoryError(f"history step {step} does not replay: {error}") from error
         return state
 
