@@ -44,7 +44,10 @@ class Record:
             if "action" in entry:
                 actions.append(entry["action"])
             elif "retract" in entry:
-                del actions[len(actions) - int(entry["retract"]) :]
+                count = entry["retract"]
+                if type(count) is not int or not 0 < count <= len(actions):
+                    raise JournalError(f"cannot retract {count!r} of {len(actions)} actions")
+                del actions[len(actions) - count :]
         return actions
 
 
@@ -109,11 +112,13 @@ class Journal:
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = (self.path.parent / "daemon.lock").open("w")
+        handle = (self.path.parent / "daemon.lock").open("w")
         try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            handle.close()
             raise JournalError(f"another smartboard daemon is using {self.path.parent}") from None
+        self._lock = handle
 
     def exists(self) -> bool:
         return self.path.exists()

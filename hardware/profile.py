@@ -7,12 +7,15 @@ the Pi's header (chip 0) and on I/O expanders exposed by the kernel (e.g. MCP230
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+_CHANNEL = re.compile(r"([0-9]+):([0-9]+)", re.ASCII)
 
 
 class ProfileError(ValueError):
@@ -26,12 +29,12 @@ class Channel:
 
     @classmethod
     def parse(cls, text: object, where: str) -> Channel:
-        chip, sep, line = str(text).partition(":")
-        if not (sep and chip.isdigit() and line.isdigit()):
+        match = _CHANNEL.fullmatch(text) if isinstance(text, str) else None
+        if match is None:
             raise ProfileError(
                 f"{where}: reed channel must be 'CHIP:LINE', like '0:17', not {text!r}"
             )
-        return cls(int(chip), int(line))
+        return cls(int(match[1]), int(match[2]))
 
     def __str__(self) -> str:
         return f"{self.chip}:{self.line}"
@@ -78,10 +81,15 @@ def parse_profile(
     def fail(message: str) -> ProfileError:
         return ProfileError(f"board profile {source}: {message}")
 
-    leds = data.get("leds", {})
-    reeds = data.get("reeds", {})
+    def table(value: object, name: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise fail(f"{name} must be a table, not {value!r}")
+        return value
+
+    leds = table(data.get("leds", {}), "[leds]")
+    reeds = table(data.get("reeds", {}), "[reeds]")
     count = leds.get("count")
-    if not isinstance(count, int) or count < 1:
+    if type(count) is not int or count < 1:
         raise fail(f"[leds] count must be a positive integer, not {count!r}")
     pull_up = reeds.get("pull_up", True)
     if not isinstance(pull_up, bool):
@@ -89,7 +97,8 @@ def parse_profile(
 
     spots: dict[str, Spot] = {}
     channel_owner: dict[Channel, str] = {}
-    for index, entry in enumerate(data.get("spots", [])):
+    for index, item in enumerate(data.get("spots", [])):
+        entry = table(item, f"spots[{index}]")
         spot_id = str(entry.get("id", ""))
         where = f"spot {spot_id!r}" if spot_id else f"spots[{index}]"
         if spot_id not in game_spots:
@@ -99,7 +108,11 @@ def parse_profile(
         unknown = set(entry) - {"id", "reed", "leds"}
         if unknown:
             raise fail(f"{where} has unknown keys {sorted(unknown)}")
-        reed = Channel.parse(entry["reed"], f"{source} {where}") if "reed" in entry else None
+        reed = (
+            Channel.parse(entry["reed"], f"board profile {source}: {where}")
+            if "reed" in entry
+            else None
+        )
         if reed is not None:
             if reed in channel_owner:
                 raise fail(
@@ -109,7 +122,7 @@ def parse_profile(
         if game_spots[spot_id] and reed is None:
             raise fail(f"{where} needs a reed channel: pieces are sensed there")
         indices = entry.get("leds", [])
-        if not isinstance(indices, list) or not all(isinstance(i, int) for i in indices):
+        if not isinstance(indices, list) or not all(type(i) is int for i in indices):
             raise fail(f"{where}: leds must be a list of integers, not {indices!r}")
         for i in indices:
             if not 0 <= i < count:

@@ -114,9 +114,10 @@ def test_actions_are_hashable_and_equal_by_value(action: Action) -> None:
 
 
 def test_actions_of_different_types_or_values_differ() -> None:
-    assert ChooseDice(2) != Roll(2)
-    assert PlaceTrap(5) != DeEvilize(5)
-    assert PlaceTrap(5) != Voyage(5)
+    same_values: list[Action] = [ChooseDice(2), Roll(2), PlaceTrap(2), DeEvilize(2), Voyage(2)]
+    for a, b in itertools.combinations(same_values, 2):
+        assert a != b
+        assert len({a, b}) == 2
     assert Roll(6) != Roll(7)
     assert Power("venom") != Power("voyage")
     assert len(set(EXAMPLE_ACTIONS)) == len(EXAMPLE_ACTIONS)
@@ -407,6 +408,27 @@ def test_illegal_action_is_a_value_error() -> None:
     assert issubclass(HistoryError, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("make", "data"),
+    [
+        (at_roll_two, {"type": "Roll", "total": 7.0}),
+        (at_roll_one, {"type": "Roll", "total": True}),
+        (at_place_trap, {"type": "PlaceTrap", "square": True}),
+        (at_place_trap, {"type": "PlaceTrap", "square": 1.0}),
+    ],
+    ids=["float-total", "bool-total", "bool-square", "float-square"],
+)
+def test_a_wrongly_typed_action_is_illegal(make: Any, data: JSON) -> None:
+    """Roll(7.0) and PlaceTrap(True), as JSON from a client, compare equal to Roll(7) and
+    PlaceTrap(1), but they are not legal actions: applied, they put 7.0 or True in the state as a
+    square, and the layout then names spots like "7.0.hawkmoth" or "True.trap"."""
+    state: GameState = make()
+    before = snapshot(state)
+    with pytest.raises((IllegalActionError, HistoryError)):
+        state.apply(GAME.action_from_json(data))
+    assert snapshot(state) == before
+
+
 @pytest.mark.parametrize("action", [*EXAMPLE_ACTIONS, ChooseDice(1), Power("venom")], ids=str)
 def test_any_action_after_the_end_is_illegal(action: Action) -> None:
     state = finished_game()
@@ -510,7 +532,8 @@ def test_two_dice_odds_are_the_2d6_distribution() -> None:
 
 def test_one_die_odds_are_uniform() -> None:
     outcomes = at_roll_one().chance_outcomes()
-    assert outcomes == [(Roll(n), pytest.approx(1 / 6)) for n in range(1, 7)]
+    assert [a for a, _ in outcomes] == [Roll(n) for n in range(1, 7)]
+    assert all(p == pytest.approx(1 / 6) for _, p in outcomes)
 
 
 def test_miraculous_odds_are_uniform() -> None:

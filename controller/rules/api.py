@@ -56,15 +56,32 @@ def action_from_json(data: Mapping[str, Any], kinds: Iterable[type[Action]]) -> 
     if kind is None:
         raise HistoryError(f"unknown action type {data['type']!r}; known: {sorted(by_name)}")
     fields = {k: v for k, v in data.items() if k != "type"}
-    hints = typing.get_type_hints(kind)
-    names = {f.name for f in dataclasses.fields(kind)}
+    names = set(_field_types(kind))
     if set(fields) != names:
         raise HistoryError(f"{kind.__name__} takes fields {sorted(names)}, not {sorted(fields)}")
-    for name, value in fields.items():
-        # Exact types: True == 1 and 1.0 == 1 would pass as legal and then spoil the state.
-        if type(value) is not hints[name]:
-            raise HistoryError(f"{kind.__name__}.{name} must be {hints[name].__name__}: {value!r}")
-    return kind(**fields)
+    action = kind(**fields)
+    problem = _type_problem(action)
+    if problem:
+        raise HistoryError(problem)
+    return action
+
+
+_FIELD_TYPES: dict[type[Action], dict[str, type]] = {}
+
+
+def _field_types(kind: type[Action]) -> dict[str, type]:
+    if kind not in _FIELD_TYPES:
+        _FIELD_TYPES[kind] = typing.get_type_hints(kind)
+    return _FIELD_TYPES[kind]
+
+
+def _type_problem(action: Action) -> str | None:
+    """Exact field types: True == 1 and 1.0 == 1 would pass as legal and then spoil the state."""
+    for name, kind in _field_types(type(action)).items():
+        value = getattr(action, name)
+        if type(value) is not kind:
+            return f"{type(action).__name__}.{name} must be {kind.__name__}: {value!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -125,7 +142,7 @@ class GameState(ABC):
         else:
             allowed = self.legal_actions()
             where = f"action for {self.player_name(self.current_player())}"
-        if action not in allowed:
+        if action not in allowed or _type_problem(action):
             listed = ", ".join(a.id for a in allowed)
             raise IllegalActionError(f"{action} is not a legal {where}; legal now: {listed}")
         self._apply(action)

@@ -1,0 +1,277 @@
+"""The daemon's configuration (controller/config.py): defaults, overrides and ConfigError."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.config import Config, ConfigError, load_config, parse_colour
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "smartboard.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def config_error(tmp_path: Path, text: str) -> tuple[Path, str]:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert str(path) in message, message
+    return path, message
+
+
+# Defaults.
+
+
+def test_defaults() -> None:
+    config = load_config(None)
+    assert config.source == "built-in defaults"
+    assert config.game == "akuma"
+    assert config.profile is None
+    assert config.reeds_backend == "gpio"
+    assert config.debounce_s == pytest.approx(0.030)
+    assert config.leds_backend == "neopixel"
+    assert config.led_pin == "D10"
+    assert config.pixel_order == "GRB"
+    assert config.brightness_cap == pytest.approx(0.35)
+    assert config.power_budget_ma == 2000
+    assert isinstance(config.power_budget_ma, float)
+    assert config.settle_s == pytest.approx(1.5)
+    assert config.blink_hz == pytest.approx(2.0)
+
+
+def test_default_palette_is_parsed_to_rgb() -> None:
+    palette = load_config(None).palette
+    assert palette["ladybug"] == (255, 0, 0)
+    assert palette["akumatized"] == (0x80, 0x00, 0xFF)
+    assert palette["civilian"] == (0x30, 0x30, 0x30)
+    assert palette["winning"] == (0xFF, 0xB0, 0x00)
+    assert {"hawkmoth", "ladybug", "trap", "shellter", "akuma", "legal", "fix"} <= set(palette)
+    for rgb in palette.values():
+        assert isinstance(rgb, tuple)
+        assert len(rgb) == 3
+        assert all(type(c) is int and 0 <= c <= 255 for c in rgb)
+
+
+# Overrides.
+
+
+def test_file_overrides_only_its_keys(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        [table]
+        profile = "/etc/smartboard/akuma.toml"
+        [reeds]
+        debounce_ms = 45
+        [leds]
+        brightness_cap = 0.2
+        pixel_order = "RGB"
+        power_budget_ma = 3500.5
+        [palette]
+        ladybug = "#FF1020"
+        """,
+    )
+    config = load_config(path)
+    defaults = load_config(None)
+    assert config.source == str(path)
+    assert config.profile == Path("/etc/smartboard/akuma.toml")
+    assert config.debounce_s == pytest.approx(0.045)
+    assert config.brightness_cap == pytest.approx(0.2)
+    assert config.pixel_order == "RGB"
+    assert config.power_budget_ma == pytest.approx(3500.5)
+    assert config.palette["ladybug"] == (0xFF, 0x10, 0x20)
+    # Everything else is as the defaults have it.
+    assert config.game == defaults.game
+    assert config.reeds_backend == defaults.reeds_backend
+    assert config.led_pin == defaults.led_pin
+    assert config.settle_s == defaults.settle_s
+    assert config.palette["hawkmoth"] == defaults.palette["hawkmoth"]
+    assert set(config.palette) == set(defaults.palette)
+
+
+def test_empty_file_gives_the_defaults(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "# nothing\n"))
+    defaults = load_config(None)
+    assert dataclasses.replace(config, source=defaults.source) == defaults
+
+
+def test_overrides_do_not_leak_into_later_loads(tmp_path: Path) -> None:
+    load_config(write(tmp_path, "[reeds]\ndebounce_ms = 500\n[palette]\nextra = '#010203'\n"))
+    defaults = load_config(None)
+    assert defaults.debounce_s == pytest.approx(0.030)
+    assert "extra" not in defaults.palette
+
+
+def test_palette_may_gain_new_roles(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[palette]\nportal = "#00a0ff"\n'))
+    assert config.palette["portal"] == (0, 0xA0, 0xFF)
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("[reeds]\ndebounce_ms = 0", "debounce_s", 0.0),
+        ("[reeds]\ndebounce_ms = 1000", "debounce_s", 1.0),
+        ("[reeds]\ndebounce_ms = 12.5", "debounce_s", 0.0125),
+        ("[leds]\nbrightness_cap = 0", "brightness_cap", 0.0),
+        ("[leds]\nbrightness_cap = 1", "brightness_cap", 1.0),
+        ("[leds]\npower_budget_ma = 0", "power_budget_ma", 0.0),
+        ("[session]\nblink_hz = 0.1", "blink_hz", 0.1),
+        ("[session]\nsettle_s = 60", "settle_s", 60.0),
+    ],
+)
+def test_range_limits_are_inclusive(tmp_path: Path, text: str, field: str, value: float) -> None:
+    config = load_config(write(tmp_path, text))
+    assert getattr(config, field) == pytest.approx(value)
+
+
+def test_backends_and_pin_override(tmp_path: Path) -> None:
+    text = '[reeds]\nbackend = "sim"\n[leds]\nbackend = "sim"\npin = "D18"\n'
+    config = load_config(write(tmp_path, text))
+    assert (config.reeds_backend, config.leds_backend, config.led_pin) == ("sim", "sim", "D18")
+
+
+# Errors naming the file and the key.
+
+
+def test_unknown_section(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, "[lights]\nbrightness_cap = 0.5\n")
+    assert "unknown section [lights]" in message
+    assert "'leds'" in message  # the known ones are listed
+
+
+def test_unknown_key(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, "[reeds]\ndebounce = 30\n")
+    assert "unknown key reeds.debounce" in message
+    assert "debounce_ms" in message
+
+
+def test_section_that_is_not_a_table(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, 'reeds = "sim"\n')
+    assert "[reeds] must be a table" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('[reeds]\ndebounce_ms = "fast"', "reeds.debounce_ms"),
+        ("[reeds]\ndebounce_ms = true", "reeds.debounce_ms"),
+        ("[leds]\nbrightness_cap = false", "leds.brightness_cap"),
+        ("[leds]\npower_budget_ma = [2000]", "leds.power_budget_ma"),
+        ("[session]\nsettle_s = {a = 1}", "session.settle_s"),
+        ("[table]\ngame = 5", "table.game"),
+        ("[table]\nprofile = false", "table.profile"),
+        ("[leds]\npin = 10", "leds.pin"),
+        ("[reeds]\nbackend = true", "reeds.backend"),
+    ],
+)
+def test_wrong_type(tmp_path: Path, text: str, key: str) -> None:
+    _, message = config_error(tmp_path, text)
+    assert f"{key} has the wrong type" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[leds]\nbrightness_cap = 2", "leds.brightness_cap"),
+        ("[leds]\nbrightness_cap = -0.1", "leds.brightness_cap"),
+        ("[leds]\nbrightness_cap = nan", "leds.brightness_cap"),
+        ("[reeds]\ndebounce_ms = -1", "reeds.debounce_ms"),
+        ("[reeds]\ndebounce_ms = 1001", "reeds.debounce_ms"),
+        ("[leds]\npower_budget_ma = inf", "leds.power_budget_ma"),
+        ("[session]\nblink_hz = 0", "session.blink_hz"),
+        ("[session]\nsettle_s = 61", "session.settle_s"),
+    ],
+)
+def test_out_of_range(tmp_path: Path, text: str, key: str) -> None:
+    _, message = config_error(tmp_path, text)
+    assert f"{key} must be in " in message
+
+
+def test_out_of_range_message_gives_the_range_and_value(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, "[leds]\nbrightness_cap = 2\n")
+    assert message.endswith("leds.brightness_cap must be in 0..1, not 2.0")
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ('[reeds]\nbackend = "lgpio"', "reeds.backend", "lgpio"),
+        ('[leds]\nbackend = "ws2812"', "leds.backend", "ws2812"),
+        ('[leds]\nbackend = "SIM"', "leds.backend", "SIM"),
+        ('[leds]\npixel_order = "BGR"', "leds.pixel_order", "BGR"),
+    ],
+)
+def test_bad_choice(tmp_path: Path, text: str, key: str, value: str) -> None:
+    _, message = config_error(tmp_path, text)
+    assert f"{key} must be one of" in message
+    assert repr(value) in message
+
+
+@pytest.mark.parametrize("colour", ["#12345", "#1234567", "123456", "#12345g", "red", "#"])
+def test_bad_colour(tmp_path: Path, colour: str) -> None:
+    _, message = config_error(tmp_path, f'[palette]\nladybug = "{colour}"\n')
+    assert f'palette.ladybug must be a colour like "#ff8000", not {colour!r}' in message
+
+
+def test_colour_that_is_not_a_string(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, "[palette]\nnew_role = 0xff0000\n")
+    assert "palette.new_role must be a colour" in message
+
+
+def test_invalid_toml(tmp_path: Path) -> None:
+    path, message = config_error(tmp_path, "[reeds\ndebounce_ms = 30\n")
+    assert message.startswith(f"config {path} is not valid TOML")
+
+
+def test_duplicate_key_is_invalid_toml(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, "[reeds]\ndebounce_ms = 30\ndebounce_ms = 40\n")
+    assert "is not valid TOML" in message
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "absent.toml"
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"cannot read config {path}: No such file or directory"
+
+
+def test_directory_instead_of_a_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=re.escape(f"cannot read config {tmp_path}")):
+        load_config(tmp_path)
+
+
+def test_config_error_is_a_value_error() -> None:
+    assert issubclass(ConfigError, ValueError)
+
+
+def test_parse_colour() -> None:
+    assert parse_colour("#00Ff80", "here") == (0, 255, 128)
+    with pytest.raises(ConfigError, match=r"^there must be a colour"):
+        parse_colour("#0", "there")
+
+
+# Simulation.
+
+
+def test_simulated_switches_both_backends_only(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[leds]\nbrightness_cap = 0.5\npin = "D18"\n'))
+    assert (config.reeds_backend, config.leds_backend) == ("gpio", "neopixel")
+    sim = config.simulated()
+    assert isinstance(sim, Config)
+    assert (sim.reeds_backend, sim.leds_backend) == ("sim", "sim")
+    assert dataclasses.replace(sim, reeds_backend="gpio", leds_backend="neopixel") == config
+    assert (config.reeds_backend, config.leds_backend) == ("gpio", "neopixel")  # not mutated
+
+
+def test_config_is_frozen() -> None:
+    config = load_config(None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.game = "other"  # type: ignore[misc]

@@ -1,0 +1,336 @@
+"""Board profiles (hardware/profile.py): the built-in Akuma profile and every validation error."""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.rules.akuma import GAME
+from hardware.profile import (
+    BoardProfile,
+    Channel,
+    ProfileError,
+    builtin_profile_path,
+    load_profile,
+    parse_profile,
+)
+
+PIECES = ("hawkmoth", "ladybug", "trap", "shellter", "akuma")
+SQUARES = [str(square) for square in range(1, 10)]
+SOURCE = "test.toml"
+
+
+@pytest.fixture(scope="module")
+def akuma_data() -> dict[str, Any]:
+    with builtin_profile_path("akuma").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@pytest.fixture
+def data(akuma_data: dict[str, Any]) -> dict[str, Any]:
+    """A fresh, mutable copy of the built-in profile's TOML data."""
+    return copy.deepcopy(akuma_data)
+
+
+@pytest.fixture(scope="module")
+def builtin() -> BoardProfile:
+    return load_profile(builtin_profile_path("akuma"), GAME.spots())
+
+
+def spot_entry(data: dict[str, Any], spot_id: str) -> dict[str, Any]:
+    entries: list[dict[str, Any]] = [e for e in data["spots"] if e["id"] == spot_id]
+    assert len(entries) == 1, spot_id
+    return entries[0]
+
+
+def parse(data: dict[str, Any]) -> BoardProfile:
+    return parse_profile(data, GAME.spots(), SOURCE)
+
+
+def parse_error(data: dict[str, Any]) -> str:
+    with pytest.raises(ProfileError) as caught:
+        parse(data)
+    message = str(caught.value)
+    assert SOURCE in message, message
+    return message
+
+
+# The built-in profile.
+
+
+def test_builtin_profile_loads_with_its_header(builtin: BoardProfile) -> None:
+    assert builtin.game == "akuma"
+    assert builtin.name == "Capture the Akuma, 3x3 board"
+    assert builtin.led_count == 63
+    assert builtin.pull_up is True
+    assert builtin.source == str(builtin_profile_path("akuma"))
+
+
+def test_builtin_profile_covers_exactly_the_games_spots(builtin: BoardProfile) -> None:
+    expected = set(SQUARES) | {f"{sq}.{piece}" for sq in SQUARES for piece in PIECES}
+    assert set(GAME.spots()) == expected
+    assert set(builtin.spots) == expected
+    assert len(builtin.spots) == 9 * 6
+
+
+@pytest.mark.parametrize("square", SQUARES)
+@pytest.mark.parametrize("piece", PIECES)
+def test_every_piece_spot_has_a_reed_and_one_led(
+    builtin: BoardProfile, square: str, piece: str
+) -> None:
+    spot = builtin.spots[f"{square}.{piece}"]
+    assert spot.id == f"{square}.{piece}"
+    assert isinstance(spot.reed, Channel)
+    assert len(spot.leds) == 1
+    assert 0 <= spot.leds[0] < builtin.led_count
+
+
+@pytest.mark.parametrize("square", SQUARES)
+def test_every_square_has_card_leds_and_no_reed(builtin: BoardProfile, square: str) -> None:
+    spot = builtin.spots[square]
+    assert spot.reed is None
+    assert len(spot.leds) == 2
+    assert all(0 <= index < builtin.led_count for index in spot.leds)
+
+
+def test_builtin_reeds_and_leds_are_all_distinct(builtin: BoardProfile) -> None:
+    channels = builtin.reed_channels()
+    assert len(channels) == 45
+    assert len(set(channels.values())) == 45
+    assert {channel.chip for channel in channels.values()} == {2, 3, 4}
+    assert all(0 <= channel.line < 16 for channel in channels.values())  # MCP23017 lines
+    leds = [index for spot in builtin.spots.values() for index in spot.leds]
+    assert sorted(leds) == list(range(63))
+
+
+def test_reed_channels_leaves_out_unsensed_spots(builtin: BoardProfile) -> None:
+    channels = builtin.reed_channels()
+    assert not set(channels) & set(SQUARES)
+    assert channels["1.hawkmoth"] == Channel(2, 0)
+    assert channels["5.ladybug"] == Channel(3, 5)
+    assert str(channels["9.akuma"]) == "4:12"
+
+
+def test_parse_profile_of_unchanged_data_matches_load_profile(
+    data: dict[str, Any], builtin: BoardProfile
+) -> None:
+    parsed = parse(data)
+    assert parsed.spots == builtin.spots
+    assert parsed.source == SOURCE
+
+
+def test_channel_parse_reads_chip_and_line() -> None:
+    assert Channel.parse("0:17", "here") == Channel(0, 17)
+    assert Channel.parse("12:3", "here") == Channel(12, 3)
+    assert str(Channel(3, 5)) == "3:5"
+
+
+# Validation errors, each naming its culprit.
+
+
+def test_unknown_spot_is_named(data: dict[str, Any]) -> None:
+    data["spots"].append({"id": "10.akuma", "reed": "5:0", "leds": [1]})
+    message = parse_error(data)
+    assert "unknown spot '10.akuma'" in message
+    assert "'akuma'" in message  # the game
+
+
+def test_spot_without_id_is_unknown(data: dict[str, Any]) -> None:
+    data["spots"].append({"reed": "5:0"})
+    assert "unknown spot ''" in parse_error(data)
+
+
+def test_reed_channel_used_twice_names_both_spots(data: dict[str, Any]) -> None:
+    spot_entry(data, "9.akuma")["reed"] = "2:3"  # 1.shellter's reed
+    message = parse_error(data)
+    assert "reed channel 2:3 is used twice" in message
+    assert "'1.shellter'" in message
+    assert "'9.akuma'" in message
+
+
+def test_same_reed_written_differently_is_still_a_duplicate(data: dict[str, Any]) -> None:
+    spot_entry(data, "2.trap")["reed"] = "02:00"  # 1.hawkmoth's "2:0"
+    message = parse_error(data)
+    assert "used twice" in message
+    assert "'1.hawkmoth'" in message
+    assert "'2.trap'" in message
+
+
+@pytest.mark.parametrize("index", [63, 100, -1])
+def test_led_index_out_of_range(data: dict[str, Any], index: int) -> None:
+    spot_entry(data, "4.trap")["leds"] = [index]
+    message = parse_error(data)
+    assert "'4.trap'" in message
+    assert f"LED index {index} is out of range 0..62" in message
+
+
+def test_led_range_follows_the_led_count(data: dict[str, Any]) -> None:
+    data["leds"]["count"] = 62  # LED 62 belongs to 9.akuma
+    message = parse_error(data)
+    assert "'9.akuma'" in message
+    assert "LED index 62 is out of range 0..61" in message
+
+
+def test_spot_listed_twice(data: dict[str, Any]) -> None:
+    data["spots"].append(dict(spot_entry(data, "3.ladybug")))
+    message = parse_error(data)
+    assert "'3.ladybug' is listed twice" in message
+
+
+def test_missing_spots_are_all_named(data: dict[str, Any]) -> None:
+    data["spots"] = [e for e in data["spots"] if e["id"] not in ("9.akuma", "6")]
+    message = parse_error(data)
+    assert "spots missing for game 'akuma': 6, 9.akuma" in message
+
+
+def test_no_spots_at_all_names_every_spot(data: dict[str, Any]) -> None:
+    del data["spots"]
+    message = parse_error(data)
+    assert "spots missing" in message
+    assert all(spot in message for spot in GAME.spots())
+
+
+def test_sensed_spot_without_reed(data: dict[str, Any]) -> None:
+    del spot_entry(data, "5.trap")["reed"]
+    message = parse_error(data)
+    assert "'5.trap' needs a reed channel" in message
+
+
+def test_unsensed_spot_may_have_a_reed(data: dict[str, Any]) -> None:
+    spot_entry(data, "5")["reed"] = "4:15"
+    profile = parse(data)
+    assert profile.spots["5"].reed == Channel(4, 15)
+
+
+@pytest.mark.parametrize("text", ["17", "a:b", "2:", ":3", "-1:2", "2:3:4", "2 : 3", 17, ""])
+def test_malformed_reed_channel(data: dict[str, Any], text: object) -> None:
+    spot_entry(data, "7.trap")["reed"] = text
+    message = parse_error(data)
+    assert "'7.trap'" in message
+    assert "must be 'CHIP:LINE'" in message
+    assert repr(text) in message
+
+
+def test_reed_channel_with_non_ascii_digits_is_a_profile_error(data: dict[str, Any]) -> None:
+    # "²" passes str.isdigit() but int() cannot read it.
+    spot_entry(data, "7.trap")["reed"] = "²:0"
+    message = parse_error(data)
+    assert "'7.trap'" in message
+    assert "must be 'CHIP:LINE'" in message
+
+
+@pytest.mark.parametrize("leds", [3, "3", [1.5], ["3"], [[3]], {"a": 1}])
+def test_bad_leds_type(data: dict[str, Any], leds: object) -> None:
+    spot_entry(data, "8.shellter")["leds"] = leds
+    message = parse_error(data)
+    assert "'8.shellter'" in message
+    assert "leds must be a list of integers" in message
+
+
+def test_boolean_led_index_is_rejected(data: dict[str, Any]) -> None:
+    # TOML `true` is a Python bool, which isinstance(..., int) accepts.
+    spot_entry(data, "8.shellter")["leds"] = [True]
+    message = parse_error(data)
+    assert "'8.shellter'" in message
+    assert "leds must be a list of integers" in message
+
+
+def test_spot_with_unknown_key(data: dict[str, Any]) -> None:
+    spot_entry(data, "1.trap")["led"] = [4]
+    message = parse_error(data)
+    assert "'1.trap' has unknown keys ['led']" in message
+
+
+def test_missing_leds_table(data: dict[str, Any]) -> None:
+    del data["leds"]
+    assert "[leds] count must be a positive integer, not None" in parse_error(data)
+
+
+def test_missing_leds_count(data: dict[str, Any]) -> None:
+    del data["leds"]["count"]
+    assert "[leds] count must be a positive integer, not None" in parse_error(data)
+
+
+@pytest.mark.parametrize("count", [0, -5, "63", 63.0])
+def test_invalid_leds_count(data: dict[str, Any], count: object) -> None:
+    data["leds"]["count"] = count
+    message = parse_error(data)
+    assert f"[leds] count must be a positive integer, not {count!r}" in message
+
+
+def test_boolean_leds_count_is_rejected(data: dict[str, Any]) -> None:
+    # `count = true` must not be taken for a strip of 1 LED.
+    data["leds"]["count"] = True
+    message = parse_error(data)
+    assert "[leds] count must be a positive integer" in message
+
+
+def test_leds_not_a_table_is_a_profile_error(data: dict[str, Any]) -> None:
+    data["leds"] = 63  # `leds = 63` instead of `[leds] count = 63`
+    message = parse_error(data)
+    assert "leds" in message
+
+
+@pytest.mark.parametrize("pull_up", ["yes", 1])
+def test_invalid_pull_up(data: dict[str, Any], pull_up: object) -> None:
+    data["reeds"]["pull_up"] = pull_up
+    assert f"[reeds] pull_up must be true or false, not {pull_up!r}" in parse_error(data)
+
+
+def test_pull_up_false_and_default(data: dict[str, Any]) -> None:
+    data["reeds"]["pull_up"] = False
+    assert parse(data).pull_up is False
+    del data["reeds"]
+    assert parse(data).pull_up is True
+
+
+def test_name_defaults_to_the_source(data: dict[str, Any]) -> None:
+    del data["name"]
+    assert parse(data).name == SOURCE
+
+
+# Loading from files.
+
+
+def test_load_profile_bad_toml(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('game = "akuma"\n[leds\ncount = 63\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match=re.escape(f"board profile {path} is not valid TOML")):
+        load_profile(path, GAME.spots())
+
+
+def test_load_profile_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.toml"
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path, GAME.spots())
+    assert str(caught.value) == f"cannot read board profile {path}: No such file or directory"
+
+
+def test_load_profile_directory(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match=re.escape(f"cannot read board profile {tmp_path}")):
+        load_profile(tmp_path, GAME.spots())
+
+
+def test_load_profile_validation_names_the_file(tmp_path: Path) -> None:
+    text = builtin_profile_path("akuma").read_text(encoding="utf-8")
+    path = tmp_path / "mine.toml"
+    path.write_text(text.replace('reed = "4:12"', 'reed = "4:11"'), encoding="utf-8")
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path, GAME.spots())
+    message = str(caught.value)
+    assert message.startswith(f"board profile {path}:")
+    assert "'9.shellter'" in message
+    assert "'9.akuma'" in message
+
+
+def test_load_profile_from_a_copy_of_the_builtin(tmp_path: Path, builtin: BoardProfile) -> None:
+    path = tmp_path / "copy.toml"
+    path.write_text(builtin_profile_path("akuma").read_text(encoding="utf-8"), encoding="utf-8")
+    profile = load_profile(path, GAME.spots())
+    assert profile.spots == builtin.spots
+    assert profile.source == str(path)
