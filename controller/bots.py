@@ -32,14 +32,20 @@ class Bots:
         self.next_step = 0.0
 
     def step(self, now: float, table_busy: bool) -> None:
-        """Take one turn of hands if it is time and the table has settled."""
+        """Take one turn of hands if it is time and the table has settled.
+
+        After the last move the hands still put the table right, so it shows the final position.
+        """
         session = self.session
-        if now < self.next_step or table_busy or session.state.is_terminal():
+        if now < self.next_step or table_busy:
             return
-        self.next_step = now + self.pace
         if session.sensed != session.expected:
+            self.next_step = now + self.pace
             self._place(session.expected)  # put the table right, as the lights ask
             return
+        if session.state.is_terminal():
+            return
+        self.next_step = now + self.pace
         state, game = session.state, session.game
         if state.is_chance_node():
             wanted = game.dice_wanted(state)

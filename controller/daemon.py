@@ -193,9 +193,18 @@ class Daemon:
                 busy = not self.events.empty() or self.debouncer.next_deadline() is not None
                 self.bots.step(now, busy)
             self._show(now)
-            if self.options.until_end and self.session.state.is_terminal():
+            if self.options.until_end and self._finished():
                 return 0
         return 0
+
+    def _finished(self) -> bool:
+        """The game is over, and with bots, their hands have left the final position in place."""
+        if not self.session.state.is_terminal():
+            return False
+        if self.bots is None:
+            return True
+        settled = self.events.empty() and self.debouncer.next_deadline() is None
+        return settled and self.session.sensed == self.session.expected
 
     def _timeout(self, now: float, next_ping: float | None) -> float:
         deadlines = [now + 1.0]

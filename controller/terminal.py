@@ -77,4 +77,4 @@ def draw(
 def _dim(rgb: RGB) -> RGB:
     # Full palette colours as backgrounds would drown the piece letters.
     r, g, b = rgb
-    return (r // 2, g // 2, b // 2)
+    return (r // 3, g // 3, b // 3)
