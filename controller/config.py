@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.leds import RGB
+from hardware.toml_files import read_toml
 
 
 class ConfigError(ValueError):
@@ -46,13 +47,7 @@ def load_config(path: Path | None) -> Config:
     source = "built-in defaults"
     if path is not None:
         source = str(path)
-        try:
-            overrides = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise ConfigError(f"cannot read config {path}: {error.strerror}") from error
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"config {path} is not valid TOML: {error}") from error
-        _merge(data, overrides, source)
+        _merge(data, read_toml(path, "config", ConfigError), source)
     return _build(data, source)
 
 

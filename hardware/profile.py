@@ -8,12 +8,13 @@ the Pi's header (chip 0) and on I/O expanders exposed by the kernel (e.g. MCP230
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from hardware.toml_files import read_toml
 
 _CHANNEL = re.compile(r"([0-9]+):([0-9]+)", re.ASCII)
 
@@ -66,12 +67,7 @@ def builtin_profile_path(game: str) -> Path:
 
 def load_profile(path: Path, game_spots: Mapping[str, bool]) -> BoardProfile:
     """Read and validate a profile against the spots its game uses (`Game.spots()`)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ProfileError(f"cannot read board profile {path}: {error.strerror}") from error
-    except tomllib.TOMLDecodeError as error:
-        raise ProfileError(f"board profile {path} is not valid TOML: {error}") from error
+    data = read_toml(path, "board profile", ProfileError)
     return parse_profile(data, game_spots, str(path))
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from akuma_play import new_state, play
 
 from controller.rules.akuma import (
     D6,
@@ -36,24 +36,7 @@ from controller.rules.akuma import (
 )
 from controller.rules.api import CHANCE, TERMINAL, Action, DiceRequest, IllegalActionError
 
-Step = Action | Sequence[Action]
-
-
 # --- Helpers -------------------------------------------------------------------------------------
-
-
-def new(options: dict[str, Any] | None = None) -> AkumaState:
-    state = GAME.new_initial_state(options)
-    assert isinstance(state, AkumaState)
-    return state
-
-
-def play(state: AkumaState, *steps: Step) -> AkumaState:
-    """Apply actions, or lists of actions, in order."""
-    for step in steps:
-        for action in [step] if isinstance(step, Action) else step:
-            state.apply(action)
-    return state
 
 
 def roll(total: int) -> list[Action]:
@@ -73,7 +56,7 @@ HM_NOTHING_TO_DEEVILIZE = roll(11)  # Hawk Moth rolls 11 while no akuma can be d
 
 def akumatize(*squares: int, options: dict[str, Any] | None = None) -> AkumaState:
     """Hawk Moth akumatizes `squares` one per turn, Ladybug idling; Ladybug is then to move."""
-    state = new(options)
+    state = new_state(options)
     for i, square in enumerate(squares):
         if i:
             play(state, LB_IDLE)
@@ -131,7 +114,7 @@ def test_ak1_the_8_winning_lines_are_the_keypad_rows_columns_and_diagonals() -> 
 
 def test_setup_place_one_civilian_card_in_each_of_the_nine_squares() -> None:
     """Set-up: "Place one civilian card (red border) in each of the nine squares"."""
-    state = new()
+    state = new_state()
     assert GAME.lights(state) == {str(sq): "civilian" for sq in SQUARES}
     assert GAME.layout(state) == frozenset()  # markers, traps and tiles lie beside the board
     facts = GAME.describe(state)
@@ -182,7 +165,7 @@ def test_ak9_hawk_moth_wins_the_moment_the_line_is_completed_among_other_akumas(
 
 def test_ak2_two_sides_seen_as_two_players() -> None:
     """AK-2: "the program sees a side as one player"; 0 is Hawk Moth, 1 is Ladybug."""
-    state = new()
+    state = new_state()
     assert state.num_players == 2
     assert GAME.player_names == ("hawkmoth", "ladybug")
     assert (HAWK_MOTH, LADYBUG) == (0, 1)
@@ -193,13 +176,13 @@ def test_ak2_two_sides_seen_as_two_players() -> None:
 
 def test_ak2_hawk_moth_always_goes_first() -> None:
     """AK-2 / rulebook: "Team Hawk Moth always goes first"."""
-    assert_turn(new(), HAWK_MOTH)
+    assert_turn(new_state(), HAWK_MOTH)
 
 
 def test_rulebook_alternate_turns() -> None:
     """Rulebook: "After Team Hawk Moth completes their turn, Team Ladybug will roll" and
     "Alternate turns until ..."."""
-    state = new()
+    state = new_state()
     sides = []
     for turn in [roll(1), LB_IDLE, roll(5), lb(8, "shellter"), roll(6), LB_IDLE]:
         sides.append(state.current_player())
@@ -214,7 +197,7 @@ def test_rulebook_alternate_turns() -> None:
 @pytest.mark.parametrize("side", [HAWK_MOTH, LADYBUG], ids=["hawkmoth", "ladybug"])
 def test_ak3_the_dice_choice_is_a_decision_before_the_chance_event(side: int) -> None:
     """AK-3: "This choice is a decision of the player, taken before the chance event"."""
-    state = new() if side == HAWK_MOTH else akumatize(1)
+    state = new_state() if side == HAWK_MOTH else akumatize(1)
     assert state.current_player() == side
     assert not state.is_chance_node()
     assert state.legal_actions() == [ChooseDice(1), ChooseDice(2)]
@@ -228,7 +211,7 @@ def test_ak3_the_dice_choice_is_a_decision_before_the_chance_event(side: int) ->
 @pytest.mark.parametrize("side", [HAWK_MOTH, LADYBUG], ids=["hawkmoth", "ladybug"])
 def test_ak3_one_die_gives_1_to_6(side: int) -> None:
     """AK-3: "One die gives 1-6"."""
-    state = play(new() if side == HAWK_MOTH else akumatize(1), ChooseDice(1))
+    state = play(new_state() if side == HAWK_MOTH else akumatize(1), ChooseDice(1))
     odds = outcomes(state)
     assert list(odds) == [Roll(n) for n in range(1, 7)]
     assert all(p == pytest.approx(1 / 6) for p in odds.values())
@@ -238,7 +221,7 @@ def test_ak3_one_die_gives_1_to_6(side: int) -> None:
 @pytest.mark.parametrize("side", [HAWK_MOTH, LADYBUG], ids=["hawkmoth", "ladybug"])
 def test_ak3_two_dice_give_the_sum_2_to_12(side: int) -> None:
     """AK-3: "two dice give the sum, 2-12", with the odds of two dice."""
-    state = play(new() if side == HAWK_MOTH else akumatize(1), ChooseDice(2))
+    state = play(new_state() if side == HAWK_MOTH else akumatize(1), ChooseDice(2))
     odds = outcomes(state)
     assert list(odds) == [Roll(n) for n in range(2, 13)]
     counts = Counter(a + b for a, b in itertools.product(range(1, 7), repeat=2))
@@ -249,12 +232,12 @@ def test_ak3_two_dice_give_the_sum_2_to_12(side: int) -> None:
 
 def test_ak3_a_one_die_roll_of_1_is_possible_and_two_dice_never_give_1() -> None:
     """AK-3: with one die a 1 can be rolled (square 1); two dice cannot make it."""
-    play(state := new(), ChooseDice(1), Roll(1))
+    play(state := new_state(), ChooseDice(1), Roll(1))
     assert state.akumatized == {1}
     with pytest.raises(IllegalActionError):
-        play(new(), ChooseDice(2), Roll(1))
+        play(new_state(), ChooseDice(2), Roll(1))
     with pytest.raises(IllegalActionError):
-        play(new(), ChooseDice(1), Roll(10))
+        play(new_state(), ChooseDice(1), Roll(10))
 
 
 # --- AK-4 Rolls that act for either side ---------------------------------------------------------
@@ -264,7 +247,7 @@ def test_ak3_a_one_die_roll_of_1_is_possible_and_two_dice_never_give_1() -> None
 def test_ak4_hawk_moth_rolls_10_or_12_and_places_a_trap_then_the_turn_ends(total: int) -> None:
     """AK-4 "10 or 12: Hawk Moth places a trap on a civilian with no trap. Then the turn ends";
     rulebook: "put a trap on any civilian on the board"."""
-    state = play(new(), roll(total))
+    state = play(new_state(), roll(total))
     assert state.current_player() == HAWK_MOTH
     assert not state.is_chance_node()
     assert state.legal_actions() == [PlaceTrap(sq) for sq in SQUARES]
@@ -292,7 +275,7 @@ def test_ak4_ladybug_rolls_10_or_12_and_hawk_moth_places_a_trap(total: int) -> N
 
 def test_ak4_no_more_than_1_trap_per_person() -> None:
     """Rulebook "(no more than 1 trap per person)"; AK-4 "a civilian with no trap"."""
-    state = play(new(), roll(10), PlaceTrap(5), roll(12))
+    state = play(new_state(), roll(10), PlaceTrap(5), roll(12))
     assert state.current_player() == HAWK_MOTH
     assert PlaceTrap(5) not in state.legal_actions()
     assert state.legal_actions() == [PlaceTrap(sq) for sq in SQUARES if sq != 5]
@@ -304,7 +287,7 @@ def test_ak4_no_more_than_1_trap_per_person() -> None:
 
 def test_ak4_no_civilian_without_a_trap_means_nothing_happens_and_the_turn_ends() -> None:
     """AK-4 "when no legal target exists, nothing happens and the turn ends" (all 9 trapped)."""
-    state = new({"traps": 9})
+    state = new_state({"traps": 9})
     for sq in SQUARES:  # one trap per turn, sides alternating
         play(state, roll(10 if sq % 2 else 12), PlaceTrap(sq))
     assert state.traps == set(SQUARES)
@@ -336,7 +319,7 @@ def test_ak4_an_11_lets_ladybug_de_evilize_an_akuma_of_its_choice(side: int) -> 
 @pytest.mark.parametrize("side", [HAWK_MOTH, LADYBUG], ids=["hawkmoth-rolled", "ladybug-rolled"])
 def test_ak4_an_11_with_no_akuma_does_nothing_and_the_turn_ends(side: int) -> None:
     """AK-4 "when no legal target exists, nothing happens and the turn ends"."""
-    state = new()
+    state = new_state()
     if side == LADYBUG:
         play(state, HM_NOTHING_TO_DEEVILIZE)
     play(state, roll(11))
@@ -370,7 +353,7 @@ def test_ak4_ak7_an_11_cannot_de_evilize_a_trapped_akuma() -> None:
 def test_ak5_hawk_moth_moves_its_marker_and_akumatizes_the_civilian(square: int) -> None:
     """AK-5 "The Hawk Moth marker moves to that square ... else, the civilian becomes
     akumatized"; rulebook "put the Hawk Moth marker in the corner of that square"."""
-    state = play(new(), roll(square))
+    state = play(new_state(), roll(square))
     assert state.hawkmoth_at == square
     assert state.akumatized == {square}
     assert state.last_roll == square
@@ -382,7 +365,7 @@ def test_ak5_a_shellter_tile_is_removed_and_nothing_else_happens() -> None:
     """AK-5 "if the square has a Shell-ter tile, the tile is removed and nothing else happens";
     rulebook "remove the Shell-ter tile after Hawk Moth rolls that number once. The civilian will
     then be vulnerable once again"."""
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, lb(5, "shellter"))
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, lb(5, "shellter"))
     assert state.tiles == {5}
     play(state, roll(5))
     assert state.hawkmoth_at == 5
@@ -422,7 +405,7 @@ def test_rulebook_an_akuma_piece_may_be_placed_on_the_akumatized_card() -> None:
 def test_ak6_ladybug_moves_its_marker_and_rolls_the_miraculous_die(square: int) -> None:
     """AK-6 "The Ladybug marker moves to that square, and Ladybug rolls the Miraculous Powers
     die"."""
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, roll(square))
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, roll(square))
     assert state.ladybug_at == square
     assert f"{square}.ladybug" in GAME.layout(state)
     assert state.akumatized == set()  # Ladybug never akumatizes
@@ -497,7 +480,7 @@ def test_ak7_shellter_does_nothing_on_an_akumatized_square() -> None:
 
 def test_ak7_ak8_shellter_does_nothing_on_a_square_that_already_has_a_tile() -> None:
     """AK-7 "or on a square that already has a tile"; AK-8 "at most one ... tile per square"."""
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, lb(5, "shellter"), HM_NOTHING_TO_DEEVILIZE)
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, lb(5, "shellter"), HM_NOTHING_TO_DEEVILIZE)
     play(state, lb(5, "shellter"))
     assert state.tiles == {5}
     assert state.tile_supply == 4
@@ -611,7 +594,7 @@ def test_ak7_second_chance_twice_does_not_walk_back() -> None:
 
 def test_ak7_second_chance_cannot_undo_a_trapped_akuma() -> None:
     """AK-7 "Trapped akuma" (design: undoing an akuma de-evilizes it, which a trap forbids)."""
-    state = play(new(), roll(10), PlaceTrap(3), LB_IDLE, roll(3))
+    state = play(new_state(), roll(10), PlaceTrap(3), LB_IDLE, roll(3))
     assert state.akumatized == {3}
     assert state.traps == {3}
     play(state, lb(9, "second_chance"))
@@ -622,7 +605,7 @@ def test_ak7_second_chance_cannot_undo_a_trapped_akuma() -> None:
 
 def test_ak7_second_chance_with_nothing_placed_yet_does_nothing() -> None:
     """AK-7 2nd Chance "if that piece is still on the board. Otherwise it does nothing"."""
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, lb(5, "second_chance"))
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, lb(5, "second_chance"))
     assert state.akumatized == state.traps == set()
     assert_going_on(state)
     assert_turn(state, HAWK_MOTH)
@@ -671,7 +654,7 @@ def test_ak7_a_repeated_voyage_is_rolled_again_without_another_move() -> None:
 
 def test_ak8_the_box_holds_5_traps_and_5_tiles() -> None:
     """AK-8 "The box holds 5 traps and 5 Shell-ter tiles"."""
-    state = new()
+    state = new_state()
     assert state.options == {"traps": 5, "tiles": 5}
     assert state.trap_supply == 5
     assert state.tile_supply == 5
@@ -679,7 +662,7 @@ def test_ak8_the_box_holds_5_traps_and_5_tiles() -> None:
 
 def test_ak8_a_trap_beyond_the_supply_does_nothing() -> None:
     """AK-8 "A placement beyond the supply does nothing" (and the turn ends, AK-4)."""
-    state = new()
+    state = new_state()
     for sq in range(1, 6):
         play(state, roll(10), PlaceTrap(sq))
     assert state.traps == {1, 2, 3, 4, 5}
@@ -695,7 +678,7 @@ def test_ak8_a_trap_beyond_the_supply_does_nothing() -> None:
 
 def test_ak8_a_tile_beyond_the_supply_does_nothing() -> None:
     """AK-8 "A placement beyond the supply does nothing": a sixth Shell-ter."""
-    state = new()
+    state = new_state()
     for sq in range(1, 7):
         play(state, HM_NOTHING_TO_DEEVILIZE, lb(sq, "shellter"))
     assert state.tiles == {1, 2, 3, 4, 5}
@@ -717,7 +700,7 @@ def test_ak8_a_destroyed_trap_returns_to_the_supply() -> None:
 
 def test_ak8_a_removed_tile_returns_to_the_supply() -> None:
     """AK-8 counts pieces on the board: a tile removed by Hawk Moth's roll can be placed again."""
-    state = new({"tiles": 1})
+    state = new_state({"tiles": 1})
     play(state, HM_NOTHING_TO_DEEVILIZE, lb(5, "shellter"))
     play(state, HM_NOTHING_TO_DEEVILIZE, lb(6, "shellter"))
     assert state.tiles == {5}
@@ -727,7 +710,7 @@ def test_ak8_a_removed_tile_returns_to_the_supply() -> None:
 
 def test_ak8_the_supply_is_configurable() -> None:
     """AK-8 **Configurable**: traps=2, tiles=1."""
-    state = new({"traps": 2, "tiles": 1})
+    state = new_state({"traps": 2, "tiles": 1})
     play(state, roll(10), PlaceTrap(1), roll(10), PlaceTrap(2), roll(10))
     assert state.traps == {1, 2}
     assert_turn(state, LADYBUG)
@@ -737,7 +720,7 @@ def test_ak8_the_supply_is_configurable() -> None:
 
 def test_ak8_an_empty_supply_means_no_trap_and_no_tile_ever() -> None:
     """AK-8 configurable down to zero: every 10 or 12 and every Shell-ter does nothing."""
-    state = new({"traps": 0, "tiles": 0})
+    state = new_state({"traps": 0, "tiles": 0})
     play(state, roll(10))
     assert_turn(state, LADYBUG)
     play(state, lb(5, "shellter"), roll(12))
@@ -747,7 +730,7 @@ def test_ak8_an_empty_supply_means_no_trap_and_no_tile_ever() -> None:
 
 def test_ak8_at_most_one_trap_per_square() -> None:
     """AK-8 "There is at most one trap and one tile per square"."""
-    state = play(new(), roll(10), PlaceTrap(4), roll(10))
+    state = play(new_state(), roll(10), PlaceTrap(4), roll(10))
     with pytest.raises(IllegalActionError):
         state.apply(PlaceTrap(4))
     assert state.traps == {4}
@@ -771,7 +754,7 @@ def test_ak9_ladybug_wins_when_de_evilize_leaves_no_akuma_and_no_trap() -> None:
 
 def test_ak9_ladybug_wins_when_cataclysm_destroys_the_last_trap() -> None:
     """AK-9 counted action: Cataclysm."""
-    state = play(new(), roll(10), PlaceTrap(5))
+    state = play(new_state(), roll(10), PlaceTrap(5))
     play(state, lb(5, "cataclysm"))
     assert_won(state, LADYBUG)
 
@@ -785,7 +768,7 @@ def test_ak9_ladybug_wins_when_second_chance_removes_the_last_akuma() -> None:
 
 def test_ak9_ladybug_wins_when_second_chance_removes_the_last_trap() -> None:
     """AK-9 counted action: 2nd Chance (undoing a trap)."""
-    state = play(new(), roll(12), PlaceTrap(5))
+    state = play(new_state(), roll(12), PlaceTrap(5))
     play(state, lb(9, "second_chance"))
     assert_won(state, LADYBUG)
 
@@ -829,7 +812,7 @@ def test_ak9_no_ladybug_win_while_an_akuma_remains() -> None:
 
 def test_ak9_shellter_tiles_do_not_stop_a_ladybug_win() -> None:
     """AK-9 counts akumas and traps only; Shell-ter tiles may stay on the board."""
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, lb(3, "shellter"), roll(5))
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, lb(3, "shellter"), roll(5))
     play(state, lb(5, "deevilize"))
     assert state.tiles == {3}
     assert_won(state, LADYBUG)
@@ -837,7 +820,7 @@ def test_ak9_shellter_tiles_do_not_stop_a_ladybug_win() -> None:
 
 def test_ak9_the_empty_board_at_the_start_is_no_win() -> None:
     """AK-9 "A board that is merely still empty, as at the start, is no win"."""
-    state = new()
+    state = new_state()
     assert_going_on(state)
     play(state, HM_NOTHING_TO_DEEVILIZE)
     assert_going_on(state)
@@ -848,7 +831,7 @@ def test_ak9_the_empty_board_at_the_start_is_no_win() -> None:
 @pytest.mark.parametrize("face", ["cataclysm", "deevilize", "second_chance", "shellter", "venom"])
 def test_ak9_a_power_on_an_empty_board_is_no_win(face: str) -> None:
     """AK-9 "merely still empty ... is no win": e.g. Ladybug's Cataclysm on an empty board."""
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, lb(5, face))
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, lb(5, face))
     assert state.akumatized == state.traps == set()
     assert_going_on(state)
 
@@ -893,7 +876,7 @@ def test_ak10_civilian_and_akumatized_cards_have_their_own_light_roles() -> None
 def busy_board() -> AkumaState:
     """Akumas on 1 and 2, a trap on 5, a tile on 6, Hawk Moth on 2, Ladybug on 9."""
     return play(
-        new(),
+        new_state(),
         roll(1),
         lb(6, "shellter"),
         roll(10),
@@ -991,7 +974,7 @@ def test_dice_read_at_the_choose_dice_node_stand_for_the_choice_and_the_roll(
     reading: list[int], expected: list[Action]
 ) -> None:
     """AK-3: the number of dice in the tray tells the choice made before the roll."""
-    state = new()
+    state = new_state()
     actions = GAME.dice_actions(state, reading)
     assert actions == expected
     assert_turn(state, HAWK_MOTH)  # reading changes nothing
@@ -1000,14 +983,14 @@ def test_dice_read_at_the_choose_dice_node_stand_for_the_choice_and_the_roll(
 
 
 def test_dice_read_after_the_choice_stand_for_the_roll() -> None:
-    state = play(new(), ChooseDice(2))
+    state = play(new_state(), ChooseDice(2))
     assert GAME.dice_actions(state, [2, 6]) == [Roll(8)]
-    state = play(new(), ChooseDice(1))
+    state = play(new_state(), ChooseDice(1))
     assert GAME.dice_actions(state, [6]) == [Roll(6)]
 
 
 def test_the_miraculous_die_reading_stands_for_the_power() -> None:
-    state = play(new(), HM_NOTHING_TO_DEEVILIZE, roll(5))
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, roll(5))
     for face in POWERS:
         assert GAME.dice_actions(state, [face]) == [Power(face)]
 
@@ -1015,18 +998,18 @@ def test_the_miraculous_die_reading_stands_for_the_power() -> None:
 @pytest.mark.parametrize(
     ("make", "reading", "message"),
     [
-        (lambda: play(new(), ChooseDice(2)), [3], "2 dice were chosen, 1 were read"),
-        (lambda: play(new(), ChooseDice(1)), [3, 4], "1 dice were chosen, 2 were read"),
-        (new, ["venom"], "1-6"),
-        (new, [7], "1-6"),
-        (new, [0], "1-6"),
-        (new, [1, 2, 3], "1-6"),
-        (new, [], "1-6"),
-        (lambda: play(new(), ChooseDice(2)), ["voyage", 3], "1-6"),
-        (lambda: play(new(), roll(11), roll(5)), [3], "Miraculous"),
-        (lambda: play(new(), roll(11), roll(5)), ["venom", "voyage"], "Miraculous"),
-        (lambda: play(new(), roll(11), roll(5)), ["bogus"], "Miraculous"),
-        (lambda: play(new(), roll(10)), [3, 4], "no dice roll is expected"),
+        (lambda: play(new_state(), ChooseDice(2)), [3], "2 dice were chosen, 1 were read"),
+        (lambda: play(new_state(), ChooseDice(1)), [3, 4], "1 dice were chosen, 2 were read"),
+        (new_state, ["venom"], "1-6"),
+        (new_state, [7], "1-6"),
+        (new_state, [0], "1-6"),
+        (new_state, [1, 2, 3], "1-6"),
+        (new_state, [], "1-6"),
+        (lambda: play(new_state(), ChooseDice(2)), ["voyage", 3], "1-6"),
+        (lambda: play(new_state(), roll(11), roll(5)), [3], "Miraculous"),
+        (lambda: play(new_state(), roll(11), roll(5)), ["venom", "voyage"], "Miraculous"),
+        (lambda: play(new_state(), roll(11), roll(5)), ["bogus"], "Miraculous"),
+        (lambda: play(new_state(), roll(10)), [3, 4], "no dice roll is expected"),
         (lambda: akumatize(1, 2, 3), [3, 4], "no dice roll is expected"),
     ],
     ids=[
@@ -1056,7 +1039,7 @@ def test_a_wrong_dice_reading_is_refused_with_a_clear_message(
 
 
 def test_dice_wanted_only_at_dice_chance_nodes() -> None:
-    state = new()
+    state = new_state()
     assert GAME.dice_wanted(state) is None
     play(state, ChooseDice(2))
     assert GAME.dice_wanted(state) == DiceRequest("d6", 2, D6)

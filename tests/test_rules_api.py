@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from akuma_play import new_state, play
 
 from controller.rules.akuma import (
     GAME,
@@ -43,18 +44,6 @@ EXAMPLES: list[tuple[Action, str]] = [
     (Voyage(4), "voyage:4"),
 ]
 EXAMPLE_ACTIONS = [action for action, _ in EXAMPLES]
-
-
-def new_state(options: dict[str, Any] | None = None) -> AkumaState:
-    state = GAME.new_initial_state(options)
-    assert isinstance(state, AkumaState)
-    return state
-
-
-def play(state: GameState, *actions: Action) -> GameState:
-    for action in actions:
-        state.apply(action)
-    return state
 
 
 def snapshot(state: GameState) -> JSON:
