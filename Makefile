@@ -12,7 +12,7 @@ RUN_ARGS :=
 else
 VENV_FLAGS :=
 EXTRAS := dev
-RUN_ARGS := --sim --bots --pace 0.4 --until-end
+RUN_ARGS := --sim --bots --pace 0.4 --until-end --new-game
 endif
 
 comma := ,

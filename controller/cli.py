@@ -79,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--until-end", action="store_true", help="exit 0 when the game ends, printing the result"
     )
+    run.add_argument(
+        "--new-game",
+        action="store_true",
+        help="start a new game even if the journal holds one (that journal is kept, renamed)",
+    )
     run.add_argument("--state-dir", type=Path, help=state_help)
     run.add_argument("--seed", type=int, help="seed for the bots and virtual dice")
     run.add_argument(
@@ -142,6 +147,7 @@ def _run(args: argparse.Namespace) -> int:
         bots=args.bots,
         pace=args.pace,
         until_end=args.until_end,
+        new_game=args.new_game,
         seed=args.seed,
         show=sys.stdout if show else None,
         colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ,

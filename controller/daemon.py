@@ -47,6 +47,7 @@ class RunOptions:
     bots: bool = False
     pace: float = 0.5
     until_end: bool = False
+    new_game: bool = False
     seed: int | None = None
     show: TextIO | None = None
     colour: bool = False
@@ -101,7 +102,7 @@ class Daemon:
     def _resume(self) -> tuple[Game, GameState]:
         chosen = self.options.game or self.config.game
         try:
-            if self.journal.exists():
+            if self.journal.exists() and not self.options.new_game:
                 record = self.journal.recover()
                 if self.options.game and record.game != self.options.game:
                     raise StartupError(
@@ -110,9 +111,9 @@ class Daemon:
                     )
                 game = get_game(record.game)
                 state = game.replay(record.history(), record.options)
-                if not state.is_terminal():
-                    log.info("resumed %s after %d actions", game.name, len(state.actions()))
-                    return game, state
+                # A finished game stays on the table, showing its result, until `smartboard new`.
+                log.info("resumed %s after %d actions", game.name, len(state.actions()))
+                return game, state
             game = get_game(chosen)
             state = game.new_initial_state()
             self.journal.start(game.name, state.options)
@@ -170,6 +171,8 @@ class Daemon:
         self._show(self.clock())
         notify("READY=1")
         while not self.stopping:
+            if self.options.until_end and self._finished():
+                return 0
             now = self.clock()
             if watchdog is not None and now >= next_ping:
                 notify("WATCHDOG=1")
@@ -193,8 +196,6 @@ class Daemon:
                 busy = not self.events.empty() or self.debouncer.next_deadline() is not None
                 self.bots.step(now, busy)
             self._show(now)
-            if self.options.until_end and self._finished():
-                return 0
         return 0
 
     def _finished(self) -> bool:

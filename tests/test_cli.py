@@ -108,3 +108,17 @@ def test_help_lists_every_command() -> None:
     done = smartboard("--help")
     for command in ("run", "simulate", "status", "actions", "act", "roll", "correct"):
         assert command in done.stdout
+
+
+def test_a_finished_game_stays_until_a_new_one_is_asked_for(tmp_path: Path) -> None:
+    args = ("run", "--sim", "--bots", "--until-end", "--pace", "0", "--state-dir", str(tmp_path))
+    first = smartboard(*args, "--seed", "4")
+    assert first.returncode == 0, first.stderr
+    history = Journal(tmp_path).read().history()
+    again = smartboard(*args)  # the game is over: the result again, nothing new played
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.rsplit("result: ", 1)[1] == first.stdout.rsplit("result: ", 1)[1]
+    assert Journal(tmp_path).read().history() == history
+    fresh = smartboard(*args, "--new-game", "--seed", "5")
+    assert fresh.returncode == 0, fresh.stderr
+    assert len(list(tmp_path.glob("journal-*.jsonl"))) == 1
