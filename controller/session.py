@@ -166,9 +166,6 @@ class Session:
         self._mismatch_since = None
         self._reconcile(now)
 
-    def status(self) -> JSON:
-        return describe_state(self.game, self.state)
-
 
 def describe_state(game: Game, state: GameState) -> JSON:
     """The public summary that `smartboard status` and the control socket give."""
