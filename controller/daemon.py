@@ -245,9 +245,7 @@ class Daemon:
                 return {"ok": True, **self.status(now)}
             if op == "actions":
                 state = session.state
-                actions = [
-                    {"id": a.id, "action": a.to_json()} for a in state.legal_actions()
-                ]  # fmt: skip
+                actions = [{"id": a.id, "action": a.to_json()} for a in state.legal_actions()]
                 to_move = None if state.is_terminal() else state.player_name(state.current_player())
                 return {"ok": True, "to_move": to_move, "actions": actions}
             if op == "act":

@@ -36,6 +36,7 @@ class Session:
         self.message = ""
         self._mismatch_since: float | None = None
         self._candidates: list[Action] = []
+        self._layouts_after: dict[Action, frozenset[str]] = {}
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
 
     # -- what happened on the table -------------------------------------------------------
@@ -115,9 +116,12 @@ class Session:
     # -- internals ------------------------------------------------------------------------
 
     def _layout_after(self, action: Action) -> frozenset[str]:
-        after = self.state.clone()
-        after.apply(action)
-        return self.game.layout(after)
+        # The lights are redrawn on every loop turn; clone and lay out once per state.
+        if action not in self._layouts_after:
+            after = self.state.clone()
+            after.apply(action)
+            self._layouts_after[action] = self.game.layout(after)
+        return self._layouts_after[action]
 
     def _legal_spots(self) -> set[str]:
         """Where a legal decision would put or take a piece, less the spots all of them share."""
@@ -162,6 +166,7 @@ class Session:
         self._changed(now)
 
     def _changed(self, now: float) -> None:
+        self._layouts_after.clear()
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
         self._reconcile(now)

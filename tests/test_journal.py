@@ -177,12 +177,17 @@ def test_truncated_last_record_is_dropped_and_cut_off(
     _check_torn_then_recovered(path, caplog, ACTIONS[:-1])
 
 
-def test_garbage_without_newline_is_dropped(
-    journal: Journal, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    "tail",
+    [b'{"crc":12345,"bo', b"\x00\x00\x00\n"],
+    ids=["garbage-without-newline", "unparseable-complete-line"],
+)
+def test_torn_tail_is_dropped(
+    journal: Journal, caplog: pytest.LogCaptureFixture, tail: bytes
 ) -> None:
     path = written(journal)
     with path.open("ab") as handle:
-        handle.write(b'{"crc":12345,"bo')
+        handle.write(tail)
     _check_torn_then_recovered(path, caplog, ACTIONS)
 
 
@@ -195,15 +200,6 @@ def test_complete_last_line_with_bad_crc_is_dropped(
     rows[-2] = rows[-2].replace(b'"count":1', b'"count":2')  # body changed, CRC kept
     path.write_bytes(b"\n".join(rows))
     _check_torn_then_recovered(path, caplog, ACTIONS[:-1])
-
-
-def test_complete_last_line_unparseable_is_dropped(
-    journal: Journal, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = written(journal)
-    with path.open("ab") as handle:
-        handle.write(b"\x00\x00\x00\n")
-    _check_torn_then_recovered(path, caplog, ACTIONS)
 
 
 def test_recover_leaves_a_whole_journal_alone(
