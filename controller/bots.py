@@ -1,7 +1,9 @@
 """Scripted players for the simulated table: they act as hands would.
 
-They move pieces by driving the simulated reed pins, roll the virtual dice, and use the control
-interface only for decisions that no sensor could see. Every side plays uniformly at random.
+They move pieces by driving the simulated reed pins and laying out the board under the simulated
+camera, roll the virtual dice, and use the control interface only for decisions that no sensor
+could see. Every side plays uniformly at random; chance read from the board (dice placed on
+cells at set-up) is drawn with its odds.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from controller.rules.api import Action, Layout
 from controller.session import Session
 from hardware.reeds import ReedBank
+from vision.board_camera import SimBoardCamera
 from vision.dice_sources import DiceReading, VirtualDice
 
 
@@ -19,17 +23,20 @@ class Bots:
         self,
         session: Session,
         reeds: ReedBank,
+        camera: SimBoardCamera | None,
         submit_dice: Callable[[DiceReading], None],
         rng: random.Random,
         pace: float,
     ) -> None:
         self.session = session
         self.reeds = reeds
+        self.camera = camera
         self.submit_dice = submit_dice
         self.rng = rng
         self.dice = VirtualDice(rng)
         self.pace = pace
         self.next_step = 0.0
+        self._placed: Action | None = None  # the decision whose layout the hands laid out
 
     def step(self, now: float, table_busy: bool) -> None:
         """Take one turn of hands if it is time and the table has settled.
@@ -39,9 +46,14 @@ class Bots:
         session = self.session
         if now < self.next_step or table_busy:
             return
+        placed, self._placed = self._placed, None
         if session.sensed != session.expected:
             self.next_step = now + self.pace
-            self._place(session.expected)  # put the table right, as the lights ask
+            if placed is not None and placed in session.candidates():
+                # Several moves look alike on the board: the player names theirs on the dashboard.
+                session.act(placed.id, now)
+            else:
+                self._place(session.expected)  # put the table right, as the lights ask
             return
         if session.state.is_terminal():
             return
@@ -49,24 +61,33 @@ class Bots:
         state, game = session.state, session.game
         if state.is_chance_node():
             wanted = game.dice_wanted(state)
-            if wanted is None:
-                raise RuntimeError(f"{game.name}: a chance node the bots cannot roll for")
-            self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
+            if wanted is not None:
+                self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
+                return
+            # No dice stand for it: the outcome is laid on the board for the session to see.
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            outcome = self.rng.choices(outcomes, weights)[0]
+            layout = game.layout(state.child(outcome))
+            if session.outcome_shown(layout) != outcome:
+                raise RuntimeError(f"{game.name}: the board cannot show chance outcome {outcome}")
+            self._place(layout)
             return
         action = self.rng.choice(state.legal_actions())
-        after = state.clone()
-        after.apply(action)
+        after = state.child(action)
         layout = game.layout(after)
         wanted = game.dice_wanted(after)
         if layout != session.expected:
             self._place(layout)
+            self._placed = action
         elif wanted is not None:
             # The number of dice thrown tells the choice (AK-3).
             self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
         else:
             session.act(action.id, now)
 
-    def _place(self, layout: frozenset[str]) -> None:
+    def _place(self, layout: Layout) -> None:
         for spot, occupied in self.reeds.read().items():
             if (spot in layout) != occupied:
                 self.reeds.drive(spot, spot in layout)
+        if self.camera is not None:
+            self.camera.show(layout)

@@ -16,6 +16,7 @@ from controller.daemon import (
     Daemon,
     RunOptions,
     StartupError,
+    UnavailableError,
     client_socket_path,
     daemon_socket_path,
     default_state_dir,
@@ -23,7 +24,7 @@ from controller.daemon import (
 )
 from controller.journal import Journal, JournalError
 from controller.rules import GAMES, get_game
-from controller.rules.api import JSON, HistoryError
+from controller.rules.api import JSON, Game, HistoryError
 from controller.session import describe_state
 from controller.simulate import simulate
 from hardware.profile import ProfileError
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the table: sense, apply the rules, light the LEDs")
     run.add_argument("--config", type=Path, help="TOML config overriding the built-in defaults")
     run.add_argument("--game", choices=sorted(GAMES), help="game to start (default: from config)")
+    _add_game_options(run)
     run.add_argument(
         "--sim", action="store_true", help="simulate every backend: mock pins, recorded LEDs"
     )
@@ -96,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="play random games through the rules alone")
     sim.add_argument("game", choices=sorted(GAMES))
+    _add_game_options(sim)
     sim.add_argument("--games", type=int, default=1000)
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--json", action="store_true", help="print one JSON object")
@@ -124,7 +127,35 @@ def _parser() -> argparse.ArgumentParser:
         dice.add_argument("values", nargs="+", help="die faces, e.g. 3 4, or voyage")
         dice.add_argument("--state-dir", type=Path, help=state_help)
         dice.set_defaults(command=_dice, op=name)
+
+    new = sub.add_parser("new", help="start a new game once this one is over, through the daemon")
+    new.add_argument("--abandon", action="store_true", help="give up the game in progress")
+    new.add_argument("--state-dir", type=Path, help=state_help)
+    new.set_defaults(command=_new)
     return parser  # fmt: skip
+
+
+def _add_game_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--players", type=int, metavar="N", help="number of players, for games that vary it"
+    )
+    command.add_argument(
+        "--teams", action="store_true", help="play in teams, for games that have them"
+    )
+
+
+def _game_options(game: Game, args: argparse.Namespace) -> JSON:
+    """The game options given on the command line; a ValueError names any the game refuses."""
+    options: JSON = {}
+    if args.players is not None:
+        options["players"] = args.players
+    if args.teams:
+        options["teams"] = True
+    for key in options:
+        if key not in game.default_options:
+            raise ValueError(f"{game.name} takes no --{key} option")
+    game.new_initial_state(options)  # the game's own checks, e.g. how many players
+    return options
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -138,12 +169,18 @@ def _run(args: argparse.Namespace) -> int:
     if args.pace < 0:
         print("smartboard: --pace must not be negative", file=sys.stderr)
         return 2
+    try:
+        game_options = _game_options(get_game(args.game or config.game), args)
+    except ValueError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 2
     state_dir = args.state_dir or default_state_dir()
     show = args.show if args.show is not None else (sys.stdout.isatty() or args.sim)
     options = RunOptions(
         state_dir=state_dir,
         socket_path=daemon_socket_path(state_dir),
         game=args.game,
+        options=game_options,
         bots=args.bots,
         pace=args.pace,
         until_end=args.until_end,
@@ -162,6 +199,8 @@ def _run(args: argparse.Namespace) -> int:
     except StartupError as error:
         daemon.close()
         print(f"smartboard: {error}", file=sys.stderr)
+        if isinstance(error, UnavailableError):
+            return EX_CONFIG
         cause = error.__cause__
         return EX_DATAERR if isinstance(cause, JournalError | HistoryError) else 1
     except RuntimeError as error:  # a backend that cannot open here, e.g. NeoPixels off a Pi
@@ -183,15 +222,23 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.games < 0:
         print("smartboard: --games must not be negative", file=sys.stderr)
         return 2
-    report = simulate(get_game(args.game), args.games, args.seed)
+    game = get_game(args.game)
+    try:
+        options = _game_options(game, args)
+    except ValueError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 2
+    report = simulate(game, args.games, args.seed, options)
     if args.json:
         print(json.dumps(report))
     else:
         wins = ", ".join(f"{side} {n}" for side, n in report["wins"].items())
+        scores = ", ".join(f"{side} {n:.1f}" for side, n in report.get("mean_scores", {}).items())
         print(
             f"{report['finished']}/{report['games']} {args.game} games finished "
             f"({wins}); {report['mean_actions']:.1f} actions a game; "
-            f"{report['seconds']} s, {report['games_per_second']} games/s"
+            + (f"mean scores: {scores}; " if scores else "")
+            + f"{report['seconds']} s, {report['games_per_second']} games/s"
         )
     return 0
 
@@ -214,10 +261,12 @@ def _status(args: argparse.Namespace) -> int:
     else:
         result = summary["result"]
         where = (
-            "over: " + ", ".join(result["winners"]) + " won"
+            "over: " + (", ".join(result["winners"]) or "nobody") + " won"
             if result
             else f"to move: {summary['to_move']}"
         )
+        if result and "scores" in result:
+            where += " (" + ", ".join(f"{p} {n}" for p, n in result["scores"].items()) + ")"
         print(
             f"{summary['game']}, turn {summary['turn']}, {len(summary['history'])} actions; {where}"
         )

@@ -30,11 +30,16 @@ class Config:
     power_budget_ma: float
     settle_s: float
     blink_hz: float
+    camera_backend: str
+    camera_fps: float
+    stable_frames: int
+    sim_noise: float
+    sim_delay_s: float
     palette: dict[str, RGB]
     source: str
 
     def simulated(self) -> Config:
-        return replace(self, reeds_backend="sim", leds_backend="sim")
+        return replace(self, reeds_backend="sim", leds_backend="sim", camera_backend="sim")
 
 
 def _defaults() -> dict[str, Any]:
@@ -84,6 +89,12 @@ def _build(data: dict[str, Any], source: str) -> Config:
             raise ConfigError(f"{source}: {section}.{key} must be in {low}..{high}, not {value}")
         return value
 
+    def integer(section: str, key: str, low: int, high: int) -> int:
+        value = int(get(section, key, int))
+        if not low <= value <= high:
+            raise ConfigError(f"{source}: {section}.{key} must be in {low}..{high}, not {value}")
+        return value
+
     profile = get("table", "profile", str)
     return Config(
         game=get("table", "game", str),
@@ -97,6 +108,11 @@ def _build(data: dict[str, Any], source: str) -> Config:
         power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000),
         settle_s=number("session", "settle_s", 0, 60),
         blink_hz=number("session", "blink_hz", 0.1, 20),
+        camera_backend=choice("camera", "backend", ("sim",)),
+        camera_fps=number("camera", "fps", 1, 120),
+        stable_frames=integer("camera", "stable_frames", 1, 100),
+        sim_noise=number("camera", "sim_noise", 0, 0.5),
+        sim_delay_s=number("camera", "sim_delay_ms", 0, 10_000) / 1000,
         palette={role: parse_colour(value, f"{source}: palette.{role}")
                  for role, value in data["palette"].items()},
         source=source,

@@ -1,7 +1,8 @@
 """The daemon: sense -> decide -> show, in one thread that alone touches the session.
 
-gpiozero callbacks, the control socket and the bots only put events on a queue. The loop sleeps
-until the next event or deadline (a debounce, the settle time, a blink, a watchdog ping).
+gpiozero callbacks, camera frames, the control socket and the bots only put events on a queue.
+The loop sleeps until the next event or deadline (a debounce, the settle time, a blink, a
+watchdog ping). What the session senses is the debounced reeds and the camera's settled board.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import random
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,12 +25,21 @@ from controller.journal import Journal, JournalError
 from controller.lights import render
 from controller.notify import notify, watchdog_interval
 from controller.rules import get_game
-from controller.rules.api import JSON, Game, GameState, HistoryError, IllegalActionError
+from controller.rules.api import (
+    JSON,
+    PRESENT,
+    Game,
+    GameState,
+    HistoryError,
+    IllegalActionError,
+    Layout,
+)
 from controller.session import Session, describe_state
 from controller.terminal import draw
 from hardware.leds import Frame, LedStrip, NeoPixelStrip, SimStrip, limit_frame
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
 from hardware.reeds import Debouncer, ReedBank, gpio_factories, mock_factories
+from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
 from vision.dice_sources import DiceReading, VirtualDice
 
 log = logging.getLogger(__name__)
@@ -39,11 +49,16 @@ class StartupError(RuntimeError):
     """The daemon cannot start: bad profile, unreadable journal, missing hardware."""
 
 
+class UnavailableError(StartupError):
+    """The game needs a sensor that this table cannot read yet: restarting will not help."""
+
+
 @dataclass(frozen=True)
 class RunOptions:
     state_dir: Path
     socket_path: Path
     game: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # game options for a new game
     bots: bool = False
     pace: float = 0.5
     until_end: bool = False
@@ -83,13 +98,30 @@ class Daemon:
         self._opened.append(self.strip)
         self.reeds = self._reeds()
         self._opened.append(self.reeds)
+        camera_spots = set(self.profile.camera_regions())
+        # Until the camera settles, its spots are taken to be as the journal left them, as the
+        # session takes every spot at start-up.
+        self.camera_board: Board = {
+            s: t for s, t in self.session.expected.items() if s in camera_spots
+        }
+        self.settler = FrameSettler(self.config.stable_frames)
+        self.camera: BoardCamera | None = None
+        self.sim_camera: SimBoardCamera | None = None
+        if camera_spots:
+            self.camera = self.sim_camera = self._sim_camera(camera_spots)
+            self._opened.append(self.camera)
         if self.config.reeds_backend == "sim":
             # Pieces outlive a restart on a real table; the simulated one starts as it was left.
             for spot in self.session.expected:
-                self.reeds.drive(spot, True)
+                if spot in self.reeds.channels:
+                    self.reeds.drive(spot, True)
+        if self.sim_camera is not None:
+            self.sim_camera.show(self.session.expected)
         self._drain_edges()
         self.debouncer = Debouncer(self.config.debounce_s, self.reeds.read())
-        self.session.on_layout(self.debouncer.occupied(), self.clock())
+        self.session.on_layout(self.sensed(), self.clock())
+        if self.camera is not None:
+            self.camera.start()
         self.control = ControlServer(self.options.socket_path, self._submit_control)
         self._opened.append(self.control)
         self.bots: Bots | None = None
@@ -97,7 +129,9 @@ class Daemon:
             if self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
             rng = random.Random(self.options.seed)
-            self.bots = Bots(self.session, self.reeds, self._submit_dice, rng, self.options.pace)
+            self.bots = Bots(
+                self.session, self.reeds, self.sim_camera, self._submit_dice, rng, self.options.pace
+            )
 
     def _resume(self) -> tuple[Game, GameState]:
         chosen = self.options.game or self.config.game
@@ -109,13 +143,21 @@ class Daemon:
                         f"{self.journal.path} holds a {record.game} game; finish it, or use "
                         "another --state-dir for a new game"
                     )
+                changed = {
+                    k: v for k, v in self.options.options.items() if record.options.get(k) != v
+                }
+                if changed:
+                    raise StartupError(
+                        f"{self.journal.path} holds a {record.game} game played with "
+                        f"{record.options}, not {changed}; finish it, or start a new game"
+                    )
                 game = get_game(record.game)
                 state = game.replay(record.history(), record.options)
                 # A finished game stays on the table, showing its result, until `smartboard new`.
                 log.info("resumed %s after %d actions", game.name, len(state.actions()))
                 return game, state
             game = get_game(chosen)
-            state = game.new_initial_state()
+            state = game.new_initial_state(self.options.options)
             self.journal.start(game.name, state.options)
             return game, state
         except (JournalError, HistoryError, ValueError, OSError) as error:
@@ -133,6 +175,24 @@ class Daemon:
         if self.config.leds_backend == "sim":
             return SimStrip(count)
         return NeoPixelStrip(count, self.config.led_pin, self.config.pixel_order)
+
+    def _sim_camera(self, spots: set[str]) -> SimBoardCamera:
+        # "sim" is the only camera backend so far (camera.backend), and over a real table it
+        # would watch a board that nobody lays out.
+        if self.config.reeds_backend != "sim":
+            raise UnavailableError(
+                f"{self.game.name} is read by the camera over the board, and the camera reader "
+                "is not available yet: play it on the simulated table with --sim"
+            )
+        seed = self.options.seed
+        return SimBoardCamera(
+            spots,
+            self._on_frame,
+            self.config.camera_fps,
+            noise=self.config.sim_noise,
+            delay_s=self.config.sim_delay_s,
+            rng=random.Random(None if seed is None else f"camera {seed}"),
+        )
 
     def _reeds(self) -> ReedBank:
         factories = mock_factories() if self.config.reeds_backend == "sim" else gpio_factories()
@@ -152,6 +212,9 @@ class Daemon:
 
     def _on_edge(self, spot: str, occupied: bool, at: float) -> None:
         self.events.put(("edge", spot, occupied, at))
+
+    def _on_frame(self, board: Board) -> None:
+        self.events.put(("frame", board))
 
     def _submit_dice(self, reading: DiceReading) -> None:
         self.events.put(("dice", reading))
@@ -191,21 +254,36 @@ class Daemon:
             now = self.clock()
             changes = self.debouncer.poll(now)
             if changes:
-                self.session.on_layout(self.debouncer.occupied(), now)
+                self.session.on_layout(self.sensed(), now)
             if self.bots is not None:
-                busy = not self.events.empty() or self.debouncer.next_deadline() is not None
-                self.bots.step(now, busy)
+                self.bots.step(now, self._table_busy())
             self._show(now)
         return 0
 
+    def sensed(self) -> Layout:
+        """The debounced reeds and the camera's settled board, as one layout."""
+        reeds = dict.fromkeys(sorted(self.debouncer.occupied()), PRESENT)
+        return {**reeds, **self.camera_board}
+
+    def _table_busy(self) -> bool:
+        """Pieces are still on their way to the session: edges, debouncing or camera settling."""
+        if not self.events.empty() or self.debouncer.next_deadline() is not None:
+            return True
+        if self.camera is None:
+            return False
+        settled = self.settler.settled
+        if settled is None:
+            return True
+        return self.sim_camera is not None and self.sim_camera.truth != settled
+
     def _finished(self) -> bool:
-        """The game is over, and with bots, their hands have left the final position in place."""
+        """The game is over, and with bots, their hands have left the final position in place
+        and every sensor, the camera too, has settled on it."""
         if not self.session.state.is_terminal():
             return False
         if self.bots is None:
             return True
-        settled = self.events.empty() and self.debouncer.next_deadline() is None
-        return settled and self.session.sensed == self.session.expected
+        return not self._table_busy() and self.session.sensed == self.session.expected
 
     def _timeout(self, now: float, next_ping: float | None) -> float:
         deadlines = [now + 1.0]
@@ -214,7 +292,8 @@ class Daemon:
                 deadlines.append(deadline)
         if self.session.fixes(now):
             deadlines.append(now + 0.5 / self.config.blink_hz)
-        if self.bots is not None:
+        if self.bots is not None and not self._table_busy():
+            # While busy, the bots wait for the table: its events and deadlines wake the loop.
             deadlines.append(self.bots.next_step)
         return max(0.0, min(deadlines) - now)
 
@@ -224,6 +303,11 @@ class Daemon:
         if kind == "edge":
             _, spot, occupied, at = event
             self.debouncer.edge(spot, occupied, at)
+        elif kind == "frame":
+            settled = self.settler.feed(event[1])
+            if settled is not None:
+                self.camera_board = settled
+                self.session.on_layout(self.sensed(), now)
         elif kind == "dice":
             reading: DiceReading = event[1]
             try:
@@ -273,10 +357,11 @@ class Daemon:
 
     def _new_game(self, now: float) -> None:
         """Start the same game afresh; the old journal is kept under a dated name."""
-        state = self.game.new_initial_state()
+        # The options of the game just played: `smartboard new` takes none.
+        state = self.game.new_initial_state(self.session.state.options)
         self.journal.start(self.game.name, state.options)
         self.session = Session(self.game, state, self.journal, self.config.settle_s)
-        self.session.on_layout(self.debouncer.occupied(), now)
+        self.session.on_layout(self.sensed(), now)
         if self.bots is not None:
             self.bots.session = self.session
 
@@ -284,8 +369,8 @@ class Daemon:
         session = self.session
         return {
             **describe_state(self.game, session.state),
-            "sensed": sorted(session.sensed),
-            "expected": sorted(session.expected),
+            "sensed": dict(sorted(session.sensed.items())),
+            "expected": dict(sorted(session.expected.items())),
             "fix": sorted(session.fixes(now)),
             "candidates": [a.id for a in session.candidates()],
             "message": session.message,

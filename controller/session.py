@@ -1,8 +1,10 @@
 """The session: reconciles what the table senses with what the rules allow (DESIGN.md §2).
 
-A chance event's observation is its outcome. A decision is inferred by comparing the sensed
-layout with the layout after each legal action, as PicoChess does for chess. A layout that
-matches nothing is left alone for a settle time, then the spots that differ blink.
+A chance event's observation is its outcome: a dice reading, or for a chance node that no dice
+stand for, the board itself once exactly one outcome fits it. A decision is inferred by comparing
+the sensed layout with the layout after each legal action, as PicoChess does for chess. A layout
+that matches nothing is left alone for a settle time, then the spots that differ blink; a piece
+held in the air mid-move never blinks, and the spots where it may land are lit.
 """
 
 from __future__ import annotations
@@ -12,9 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.journal import Journal
-from controller.rules.api import JSON, Action, Game, GameState, IllegalActionError
+from controller.rules.api import JSON, Action, Game, GameState, IllegalActionError, Layout
 
 log = logging.getLogger(__name__)
+
+
+def differing(a: Layout, b: Layout) -> frozenset[str]:
+    """The spots whose tokens differ between two layouts (absent counts as empty)."""
+    return frozenset(spot for spot in a.keys() | b.keys() if a.get(spot) != b.get(spot))
 
 
 @dataclass(frozen=True)
@@ -31,18 +38,19 @@ class Session:
         self.state = state
         self.journal = journal
         self.settle_s = settle_s
-        self.expected = game.layout(state)
-        self.sensed = self.expected
+        self.expected: Layout = game.layout(state)
+        self.sensed: Layout = dict(self.expected)
         self.message = ""
         self._mismatch_since: float | None = None
         self._candidates: list[Action] = []
-        self._layouts_after: dict[Action, frozenset[str]] = {}
+        self._landing: frozenset[str] = frozenset()
+        self._layouts_after: dict[Action, Layout] = {}
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
 
     # -- what happened on the table -------------------------------------------------------
 
-    def on_layout(self, sensed: frozenset[str], now: float) -> None:
-        self.sensed = sensed
+    def on_layout(self, sensed: Layout, now: float) -> None:
+        self.sensed = dict(sensed)
         self._reconcile(now)
 
     def on_dice(self, values: Sequence[int | str], now: float) -> list[Action]:
@@ -70,7 +78,8 @@ class Session:
             self.journal.append_action(action.to_json())
         self.state = trial
         self._last_reading = (before, len(actions))
-        self._changed(now)
+        self._changed()
+        self._reconcile(now)
         self.message = f"corrected the dice to {', '.join(map(str, values))}"
         return actions
 
@@ -96,17 +105,19 @@ class Session:
         deadline = self.next_deadline()
         if deadline is None or now < deadline:
             return frozenset()
-        return self.sensed ^ self.expected
+        return differing(self.sensed, self.expected)
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
         for spot in self._legal_spots():
             roles.setdefault(spot, "legal")
+        for spot in self._landing:
+            roles[spot] = "landing"
         fixes = self.fixes(now)
-        for spot in self.sensed ^ self.expected:
+        for spot in differing(self.sensed, self.expected):
             roles[spot] = "fix" if spot in fixes else "changed"
         for action in self._candidates:
-            for spot in self._layout_after(action) ^ self.expected:
+            for spot in differing(self._layout_after(action), self.expected):
                 roles[spot] = "candidate"
         return View(roles, fixes)
 
@@ -115,61 +126,131 @@ class Session:
 
     # -- internals ------------------------------------------------------------------------
 
-    def _layout_after(self, action: Action) -> frozenset[str]:
+    def _layout_after(self, action: Action) -> Layout:
         # The lights are redrawn on every loop turn; clone and lay out once per state.
         if action not in self._layouts_after:
-            after = self.state.clone()
-            after.apply(action)
-            self._layouts_after[action] = self.game.layout(after)
+            self._layouts_after[action] = self.game.layout(self.state.child(action))
         return self._layouts_after[action]
 
+    def _board_chance(self) -> bool:
+        """A chance node whose outcome is read from the board, not from dice."""
+        return self.state.is_chance_node() and self.game.dice_wanted(self.state) is None
+
     def _legal_spots(self) -> set[str]:
-        """Where a legal decision would put or take a piece, less the spots all of them share."""
+        """Where a legal decision would put or take a piece, less the spots all of them share.
+
+        At a chance node read from the board, every spot an outcome would change: where the
+        next piece goes.
+        """
+        if self._board_chance():
+            outcomes = [outcome for outcome, _ in self.state.chance_outcomes()]
+            return {s for o in outcomes for s in differing(self._layout_after(o), self.expected)}
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
-        diffs = [self._layout_after(a) ^ self.expected for a in self.state.legal_actions()]
+        diffs = [
+            differing(self._layout_after(a), self.expected) for a in self.state.legal_actions()
+        ]
         diffs = [d for d in diffs if d]
         if not diffs:
             return set()
         return set(frozenset.union(*diffs) - frozenset.intersection(*diffs))
 
+    def outcome_shown(self, board: Layout) -> Action | None:
+        """At a chance node read from the board, the one outcome that `board` shows: it changes
+        some spots, each as the board has it. None if no outcome or several fit."""
+        if not self._board_chance():
+            return None
+        fits = []
+        for outcome, _ in self.state.chance_outcomes():
+            after = self._layout_after(outcome)
+            changed = differing(after, self.expected)
+            if changed and all(after.get(s) == board.get(s) for s in changed):
+                fits.append(outcome)
+        return fits[0] if len(fits) == 1 else None
+
+    def _landing_spots(self) -> frozenset[str] | None:
+        """If the only difference is a piece lifted off one spot, where legal moves put it.
+
+        None when that is not what the table shows, or no legal move takes that piece anywhere:
+        then it is a mistake to put right, not a move under way.
+        """
+        diff = differing(self.sensed, self.expected)
+        if len(diff) != 1 or self.state.is_terminal() or self.state.is_chance_node():
+            return None
+        (lifted_from,) = diff
+        lifted = self.game.lifted(self.state)
+        if self.sensed.get(lifted_from) != lifted.get(lifted_from):
+            return None
+        piece = self.expected.get(lifted_from)
+        landing: set[str] = set()
+        for action in self.state.legal_actions():
+            after = self._layout_after(action)
+            if after.get(lifted_from) != lifted.get(lifted_from):
+                continue
+            landing.update(
+                spot
+                for spot in differing(after, self.expected)
+                if spot != lifted_from and after.get(spot) == piece
+            )
+        return frozenset(landing) if landing else None
+
     def _reconcile(self, now: float) -> None:
-        self._candidates = []
-        if self.sensed == self.expected:
-            self._mismatch_since = None
-            return
-        matches: list[Action] = []
-        if not self.state.is_terminal() and not self.state.is_chance_node():
-            matches = [
-                a for a in self.state.legal_actions() if self._layout_after(a) == self.sensed
-            ]
-        if len(matches) == 1:
-            self._apply(matches, now)
-            self.message = f"{matches[0].id} (seen on the table)"
-            return
+        # Each outcome or move seen is applied in turn: a board filled ahead of the rules (cells
+        # of a set-up filled in any order) catches up as far as it can.
+        while True:
+            self._candidates = []
+            self._landing = frozenset()
+            if self.sensed == self.expected:
+                self._mismatch_since = None
+                return
+            outcome = self.outcome_shown(self.sensed)
+            if outcome is not None:
+                self._commit([outcome])
+                self.message = f"{outcome.id} (seen on the table)"
+                continue
+            matches: list[Action] = []
+            if not self.state.is_terminal() and not self.state.is_chance_node():
+                matches = [
+                    a for a in self.state.legal_actions() if self._layout_after(a) == self.sensed
+                ]
+            if len(matches) == 1:
+                self._commit(matches)
+                self.message = f"{matches[0].id} (seen on the table)"
+                continue
+            break
         if matches:
             self._candidates = matches
             self.message = "several moves fit the table: " + ", ".join(a.id for a in matches)
+        landing = self._landing_spots()
+        if landing is not None:
+            # A piece in the hand, like a lifted chess piece: no settle time, no blinking.
+            self._landing = landing
+            self._mismatch_since = None
+            return
         # Hands may still be moving pieces: the settle time runs from the latest change.
         self._mismatch_since = now
 
     def _apply(self, actions: Sequence[Action], now: float) -> None:
+        self._commit(actions)
+        self._reconcile(now)
+
+    def _commit(self, actions: Sequence[Action]) -> None:
+        """Journal and play actions; one that is illegal raises with nothing changed."""
         trial = self.state.clone()
         for action in actions:
-            trial.apply(action)  # raises with the state untouched
+            trial.apply(action)
         for action in actions:
             self.journal.append_action(action.to_json())
         self.state = trial
         self._last_reading = None
         for action in actions:
             log.info("applied %s", action.id)
-        self._changed(now)
+        self._changed()
 
-    def _changed(self, now: float) -> None:
+    def _changed(self) -> None:
         self._layouts_after.clear()
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
-        self._reconcile(now)
 
 
 def describe_state(game: Game, state: GameState) -> JSON:

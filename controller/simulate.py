@@ -37,8 +37,12 @@ def play_random_game(
 
 
 def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | None = None) -> JSON:
+    """Play random games; wins per player, and mean scores when the game keeps a score."""
     rng = random.Random(seed)
-    wins = dict.fromkeys(game.player_names, 0)
+    first = game.new_initial_state(options)  # refuses bad options before any game is played
+    wins = {first.player_name(p): 0 for p in range(first.num_players)}
+    score_totals: dict[str, float] = {}
+    score_counts: dict[str, int] = {}
     finished = 0
     actions = 0
     start = time.perf_counter()
@@ -49,9 +53,14 @@ def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | Non
             finished += 1
             for player, value in enumerate(state.returns()):
                 if value > 0:
-                    wins[game.player_names[player]] += 1
+                    name = state.player_name(player)
+                    wins[name] = wins.get(name, 0) + 1
+            result = game.result(state) or {}
+            for name, score in result.get("scores", {}).items():
+                score_totals[name] = score_totals.get(name, 0.0) + score
+                score_counts[name] = score_counts.get(name, 0) + 1
     seconds = time.perf_counter() - start
-    return {
+    report: JSON = {
         "game": game.name,
         "games": games,
         "finished": finished,
@@ -60,3 +69,6 @@ def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | Non
         "seconds": round(seconds, 3),
         "games_per_second": round(games / seconds, 1) if seconds else None,
     }
+    if score_counts:
+        report["mean_scores"] = {n: score_totals[n] / score_counts[n] for n in score_counts}
+    return report

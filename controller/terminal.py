@@ -1,16 +1,28 @@
-"""The table drawn in a terminal: each square in its light's colour, with its piece spots."""
+"""The table drawn in a terminal: each square in its light's colour, with its piece spots.
+
+A spot that the camera reads shows the token on top there, abbreviated: "yellow:steal" is Y.st.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from controller.rules.api import Game, GameState
+from controller.rules.api import CAMERA, Game, GameState
 from controller.session import View
 from hardware.leds import RGB
 
 RESET = "\x1b[0m"
 # Without colour, the square's card light shows as a mark after its name.
-MARKS = {"akumatized": "*", "rolled": "+", "winning": "#", "candidate": "?", "fix": "!"}
+MARKS = {
+    "akumatized": "*",
+    "rolled": "+",
+    "winning": "#",
+    "candidate": "?",
+    "fix": "!",
+    "changed": "~",
+    "legal": "o",
+    "landing": "v",
+}
 
 
 def _bg(rgb: RGB) -> str:
@@ -30,15 +42,20 @@ def draw(
     message: str = "",
 ) -> str:
     pieces: dict[str, list[str]] = {}
-    for spot in sorted(game.spots()):
+    sensors = game.spots()
+    for spot in sorted(sensors):
         square, _, piece = spot.partition(".")
         if piece:
             pieces.setdefault(square, []).append(spot)
+    layout = game.layout(state) if CAMERA in sensors.values() else {}
     lines = []
     for row in game.board_rows():
         cells = []
         for square in row:
             role = view.roles.get(square, "")
+            if sensors.get(square) == CAMERA:
+                cells.append(_camera_cell(layout.get(square), role, palette, colour))
+                continue
             marks: list[tuple[str, str | None]] = []
             for spot in pieces.get(square, []):
                 spot_role = view.roles.get(spot)
@@ -72,6 +89,24 @@ def draw(
         status += f" · put right: {', '.join(sorted(view.blinking))}"
     lines.append(status)
     return "\n".join(lines)
+
+
+def abbreviate(token: str | None) -> str:
+    """Four characters for a token: colour:face as C.fa ("yellow:steal" is Y.st)."""
+    if token is None:
+        return " .. "
+    colour, _, face = token.partition(":")
+    text = f"{colour[:1].upper()}.{face[:2]}" if face else token[:4]
+    return text.ljust(4)
+
+
+def _camera_cell(token: str | None, role: str, palette: Mapping[str, RGB], colour: bool) -> str:
+    text = abbreviate(token)
+    if not colour:
+        return text + MARKS.get(role, " ")
+    # The token's colour (a Loa's dice colour is a palette role) on the spot's light.
+    ink = palette.get((token or "").partition(":")[0], (200, 200, 200))
+    return f"{_bg(_dim(palette.get(role, (0, 0, 0))))}{_fg(ink)} {text} {RESET}"
 
 
 def _dim(rgb: RGB) -> RGB:

@@ -1,18 +1,21 @@
-"""Board profiles: TOML data mapping a game's spots onto reed channels and LED indices.
+"""Board profiles: TOML data mapping a game's spots onto reed channels, camera regions and LEDs.
 
 Hardware never speaks of games and games never speak of pins; the profile is the bridge
 (DESIGN.md §1). A reed channel is written "CHIP:LINE": a line of /dev/gpiochipCHIP, so reeds on
 the Pi's header (chip 0) and on I/O expanders exposed by the kernel (e.g. MCP23017) read alike.
+A camera region is `[x, y, w, h]` in millimetres on the table; calibrating the camera maps
+table millimetres to pixels.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeGuard
 
 from hardware.toml_files import read_toml
 
@@ -41,11 +44,28 @@ class Channel:
         return f"{self.chip}:{self.line}"
 
 
+class Region(NamedTuple):
+    """A rectangle of the table, in millimetres: its corner nearest the origin and its size."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+# A spot's sensor, as a game's `spots()` names it.
+REED = "reed"
+CAMERA = "camera"
+SENSORS = (REED, CAMERA, "")
+
+
 @dataclass(frozen=True)
 class Spot:
     id: str
     reed: Channel | None
     leds: tuple[int, ...]
+    sensor: str = ""
+    region: Region | None = None
 
 
 @dataclass(frozen=True)
@@ -56,23 +76,32 @@ class BoardProfile:
     pull_up: bool
     spots: Mapping[str, Spot]
     source: str
+    table_size_mm: tuple[float, float] | None = None
 
     def reed_channels(self) -> dict[str, Channel]:
         return {spot.id: spot.reed for spot in self.spots.values() if spot.reed is not None}
+
+    def camera_regions(self) -> dict[str, Region]:
+        """The region of each spot that the camera reads; empty for a board of reeds alone."""
+        return {
+            spot.id: spot.region
+            for spot in self.spots.values()
+            if spot.sensor == CAMERA and spot.region is not None
+        }
 
 
 def builtin_profile_path(game: str) -> Path:
     return Path(str(resources.files("hardware") / "profiles" / f"{game}.toml"))
 
 
-def load_profile(path: Path, game_spots: Mapping[str, bool]) -> BoardProfile:
+def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:
     """Read and validate a profile against the spots its game uses (`Game.spots()`)."""
     data = read_toml(path, "board profile", ProfileError)
     return parse_profile(data, game_spots, str(path))
 
 
 def parse_profile(
-    data: Mapping[str, Any], game_spots: Mapping[str, bool], source: str
+    data: Mapping[str, Any], game_spots: Mapping[str, str], source: str
 ) -> BoardProfile:
     def fail(message: str) -> ProfileError:
         return ProfileError(f"board profile {source}: {message}")
@@ -90,6 +119,14 @@ def parse_profile(
     pull_up = reeds.get("pull_up", True)
     if not isinstance(pull_up, bool):
         raise fail(f"[reeds] pull_up must be true or false, not {pull_up!r}")
+    size_mm = table(data.get("table", {}), "[table]").get("size_mm")
+    table_size: tuple[float, float] | None = None
+    if size_mm is not None:
+        if not _numbers(size_mm, 2) or min(size_mm) <= 0:
+            raise fail(
+                f"[table] size_mm must be [width, height], two positive numbers, not {size_mm!r}"
+            )
+        table_size = (float(size_mm[0]), float(size_mm[1]))
 
     spots: dict[str, Spot] = {}
     channel_owner: dict[Channel, str] = {}
@@ -101,7 +138,7 @@ def parse_profile(
             raise fail(f"unknown spot {spot_id!r} for game {data.get('game')!r}")
         if spot_id in spots:
             raise fail(f"{where} is listed twice")
-        unknown = set(entry) - {"id", "reed", "leds"}
+        unknown = set(entry) - {"id", "reed", "leds", "region"}
         if unknown:
             raise fail(f"{where} has unknown keys {sorted(unknown)}")
         reed = (
@@ -115,15 +152,23 @@ def parse_profile(
                     f"reed channel {reed} is used twice: {channel_owner[reed]!r} and {spot_id!r}"
                 )
             channel_owner[reed] = spot_id
-        if game_spots[spot_id] and reed is None:
+        sensor = game_spots[spot_id]
+        if sensor not in SENSORS:
+            raise fail(f"{where}: the game names an unknown sensor {sensor!r}; known: {SENSORS}")
+        if sensor == REED and reed is None:
             raise fail(f"{where} needs a reed channel: pieces are sensed there")
+        if sensor == CAMERA and reed is not None:
+            raise fail(f"{where} is read by the camera: it takes no reed channel")
+        region = _region(entry["region"], table_size, fail, where) if "region" in entry else None
+        if sensor == CAMERA and region is None:
+            raise fail(f"{where} needs a region = [x, y, w, h]: the camera reads it")
         indices = entry.get("leds", [])
         if not isinstance(indices, list) or not all(type(i) is int for i in indices):
             raise fail(f"{where}: leds must be a list of integers, not {indices!r}")
         for i in indices:
             if not 0 <= i < count:
                 raise fail(f"{where}: LED index {i} is out of range 0..{count - 1}")
-        spots[spot_id] = Spot(spot_id, reed, tuple(indices))
+        spots[spot_id] = Spot(spot_id, reed, tuple(indices), sensor, region)
 
     missing = sorted(set(game_spots) - set(spots))
     if missing:
@@ -135,4 +180,35 @@ def parse_profile(
         pull_up=pull_up,
         spots=spots,
         source=source,
+        table_size_mm=table_size,
     )
+
+
+def _numbers(value: object, count: int) -> TypeGuard[list[float]]:
+    """A list of `count` finite numbers (booleans are not numbers here)."""
+    return (
+        isinstance(value, list)
+        and len(value) == count
+        and all(type(v) in (int, float) and math.isfinite(v) for v in value)
+    )
+
+
+def _region(
+    value: object,
+    table_size: tuple[float, float] | None,
+    fail: Callable[[str], ProfileError],
+    where: str,
+) -> Region:
+    if not _numbers(value, 4):
+        raise fail(f"{where}: region must be [x, y, w, h], four numbers in mm, not {value!r}")
+    region = Region(*(float(v) for v in value))
+    if region.x < 0 or region.y < 0 or region.w <= 0 or region.h <= 0:
+        raise fail(f"{where}: region {value} needs x, y >= 0 and a positive width and height")
+    if table_size is not None:
+        width, height = table_size
+        if region.x + region.w > width or region.y + region.h > height:
+            raise fail(
+                f"{where}: region {value} reaches beyond the table, "
+                f"[table] size_mm = [{width:g}, {height:g}]"
+            )
+    return region

@@ -21,7 +21,7 @@ from controller.rules.akuma import (
     DeEvilize,
     Power,
 )
-from controller.rules.api import GameState
+from controller.rules.api import PRESENT, GameState
 from controller.simulate import play_random_game
 
 SQUARE_SET = frozenset(SQUARES)
@@ -67,7 +67,8 @@ class Invariants:
 
         # The layout: a known spot per piece, none shared.
         layout = GAME.layout(state)
-        assert layout <= KNOWN_SPOTS, layout
+        assert layout.keys() <= KNOWN_SPOTS, layout
+        assert set(layout.values()) <= {PRESENT}, layout
         markers = (state.hawkmoth_at is not None) + (state.ladybug_at is not None)
         assert len(layout) == len(akumas) + len(traps) + len(tiles) + markers, layout
 

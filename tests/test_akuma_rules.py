@@ -34,7 +34,16 @@ from controller.rules.akuma import (
     Roll,
     Voyage,
 )
-from controller.rules.api import CHANCE, TERMINAL, Action, DiceRequest, IllegalActionError
+from controller.rules.api import (
+    CHANCE,
+    PRESENT,
+    REED,
+    TERMINAL,
+    UNSENSED,
+    Action,
+    DiceRequest,
+    IllegalActionError,
+)
 
 # --- Helpers -------------------------------------------------------------------------------------
 
@@ -116,7 +125,7 @@ def test_setup_place_one_civilian_card_in_each_of_the_nine_squares() -> None:
     """Set-up: "Place one civilian card (red border) in each of the nine squares"."""
     state = new_state()
     assert GAME.lights(state) == {str(sq): "civilian" for sq in SQUARES}
-    assert GAME.layout(state) == frozenset()  # markers, traps and tiles lie beside the board
+    assert GAME.layout(state) == {}  # markers, traps and tiles lie beside the board
     facts = GAME.describe(state)
     assert facts["akumatized"] == facts["traps"] == facts["tiles"] == []
     assert facts["hawkmoth_at"] is None
@@ -357,7 +366,7 @@ def test_ak5_hawk_moth_moves_its_marker_and_akumatizes_the_civilian(square: int)
     assert state.hawkmoth_at == square
     assert state.akumatized == {square}
     assert state.last_roll == square
-    assert GAME.layout(state) == {f"{square}.hawkmoth", f"{square}.akuma"}
+    assert GAME.layout(state) == {f"{square}.hawkmoth": PRESENT, f"{square}.akuma": PRESENT}
     assert_turn(state, LADYBUG)
 
 
@@ -484,7 +493,7 @@ def test_ak7_ak8_shellter_does_nothing_on_a_square_that_already_has_a_tile() -> 
     play(state, lb(5, "shellter"))
     assert state.tiles == {5}
     assert state.tile_supply == 4
-    assert GAME.layout(state) == {"5.shellter", "5.ladybug"}
+    assert GAME.layout(state) == {"5.shellter": PRESENT, "5.ladybug": PRESENT}
     assert_turn(state, HAWK_MOTH)
 
 
@@ -734,7 +743,7 @@ def test_ak8_at_most_one_trap_per_square() -> None:
     with pytest.raises(IllegalActionError):
         state.apply(PlaceTrap(4))
     assert state.traps == {4}
-    assert GAME.layout(state) == {"4.trap"}
+    assert GAME.layout(state) == {"4.trap": PRESENT}
 
 
 # --- AK-9 Winning --------------------------------------------------------------------------------
@@ -888,7 +897,7 @@ def busy_board() -> AkumaState:
 
 def test_layout_lists_the_spot_of_every_piece_on_the_board() -> None:
     state = busy_board()
-    assert GAME.layout(state) == {
+    assert set(GAME.layout(state)) == {
         "1.akuma",
         "2.akuma",
         "5.trap",
@@ -900,13 +909,16 @@ def test_layout_lists_the_spot_of_every_piece_on_the_board() -> None:
         square, piece = spot.split(".")
         assert int(square) in SQUARES
         assert piece in PIECES
-        assert GAME.spots()[spot] is True  # a spot whose sensor feels pieces
+        assert GAME.layout(state)[spot] == PRESENT
+        assert GAME.spots()[spot] == REED  # a spot whose sensor feels pieces
 
 
 def test_spots_are_the_squares_and_a_spot_per_piece_on_each_square() -> None:
     spots = GAME.spots()
-    assert {spot for spot, sensed in spots.items() if not sensed} == {str(sq) for sq in SQUARES}
-    assert {spot for spot, sensed in spots.items() if sensed} == {
+    assert {spot for spot, sensor in spots.items() if sensor == UNSENSED} == {
+        str(sq) for sq in SQUARES
+    }
+    assert {spot for spot, sensor in spots.items() if sensor == REED} == {
         f"{sq}.{piece}" for sq in SQUARES for piece in PIECES
     }
     assert GAME.board_rows() == [["1", "2", "3"], ["4", "5", "6"], ["7", "8", "9"]]
@@ -917,7 +929,7 @@ def test_layout_follows_pieces_leaving_the_board() -> None:
     state = busy_board()
     play(state, lb(6, "voyage", Voyage(5), "cataclysm"))  # trap on 5 destroyed
     play(state, roll(6))  # Hawk Moth removes the tile on 6
-    assert GAME.layout(state) == {"1.akuma", "2.akuma", "6.hawkmoth", "5.ladybug"}
+    assert set(GAME.layout(state)) == {"1.akuma", "2.akuma", "6.hawkmoth", "5.ladybug"}
 
 
 def test_lights_show_cards_pieces_markers_and_the_rolled_square() -> None:
@@ -932,7 +944,7 @@ def test_lights_show_cards_pieces_markers_and_the_rolled_square() -> None:
     assert lights["6.shellter"] == "shellter"
     assert lights["2.hawkmoth"] == "hawkmoth"
     assert lights["9.ladybug"] == "ladybug"
-    assert set(lights) == {str(sq) for sq in SQUARES} | GAME.layout(state)
+    assert set(lights) == {str(sq) for sq in SQUARES} | set(GAME.layout(state))
     play(state, roll(7))  # Ladybug rolls 7
     assert GAME.lights(state)["7"] == "rolled"
     assert GAME.lights(state)["2"] == "akumatized"

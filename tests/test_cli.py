@@ -106,7 +106,7 @@ def test_actions_without_a_daemon_says_so(tmp_path: Path) -> None:
 
 def test_help_lists_every_command() -> None:
     done = smartboard("--help")
-    for command in ("run", "simulate", "status", "actions", "act", "roll", "correct"):
+    for command in ("run", "simulate", "status", "actions", "act", "roll", "correct", "new"):
         assert command in done.stdout
 
 
@@ -122,3 +122,23 @@ def test_a_finished_game_stays_until_a_new_one_is_asked_for(tmp_path: Path) -> N
     fresh = smartboard(*args, "--new-game", "--seed", "5")
     assert fresh.returncode == 0, fresh.stderr
     assert len(list(tmp_path.glob("journal-*.jsonl"))) == 1
+
+
+def test_players_and_teams_are_refused_for_a_game_without_them(tmp_path: Path) -> None:
+    for args in (("--players", "3"), ("--teams",)):
+        simulated = smartboard("simulate", "akuma", "--games", "1", *args)
+        assert simulated.returncode == 2
+        assert f"akuma takes no {args[0]} option" in simulated.stderr
+        run = smartboard("run", "--sim", "--game", "akuma", *args, "--state-dir", str(tmp_path))
+        assert run.returncode == 2
+        assert f"akuma takes no {args[0]} option" in run.stderr
+    assert not Journal(tmp_path).exists()  # refused before any game was started
+
+
+def test_status_text_names_the_winner(tmp_path: Path) -> None:
+    args = ("--sim", "--bots", "--until-end", "--pace", "0", "--seed", "2", "--no-show")
+    assert smartboard("run", *args, "--state-dir", str(tmp_path)).returncode == 0
+    done = smartboard("status", "--state-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("akuma, turn ")
+    assert " won" in done.stdout

@@ -44,6 +44,11 @@ def test_defaults() -> None:
     assert isinstance(config.power_budget_ma, float)
     assert config.settle_s == pytest.approx(1.5)
     assert config.blink_hz == pytest.approx(2.0)
+    assert config.camera_backend == "sim"
+    assert config.camera_fps == 10
+    assert config.stable_frames == 3
+    assert config.sim_noise == 0.0
+    assert config.sim_delay_s == 0.0
 
 
 def test_default_palette_is_parsed_to_rgb() -> None:
@@ -53,6 +58,9 @@ def test_default_palette_is_parsed_to_rgb() -> None:
     assert palette["civilian"] == (0x30, 0x30, 0x30)
     assert palette["winning"] == (0xFF, 0xB0, 0x00)
     assert {"hawkmoth", "ladybug", "trap", "shellter", "akuma", "legal", "fix"} <= set(palette)
+    voodoo = {"landing", "capturer", "protected", "power", "last_capture"}
+    loas = {"yellow", "turquoise", "red", "purple", "white"}
+    assert voodoo | loas <= set(palette)
     for rgb in palette.values():
         assert isinstance(rgb, tuple)
         assert len(rgb) == 3
@@ -125,6 +133,13 @@ def test_palette_may_gain_new_roles(tmp_path: Path) -> None:
         ("[leds]\npower_budget_ma = 0", "power_budget_ma", 0.0),
         ("[session]\nblink_hz = 0.1", "blink_hz", 0.1),
         ("[session]\nsettle_s = 60", "settle_s", 60.0),
+        ("[camera]\nfps = 1", "camera_fps", 1.0),
+        ("[camera]\nfps = 120", "camera_fps", 120.0),
+        ("[camera]\nstable_frames = 1", "stable_frames", 1),
+        ("[camera]\nstable_frames = 100", "stable_frames", 100),
+        ("[camera]\nsim_noise = 0.5", "sim_noise", 0.5),
+        ("[camera]\nsim_delay_ms = 250", "sim_delay_s", 0.25),
+        ("[camera]\nsim_delay_ms = 10000", "sim_delay_s", 10.0),
     ],
 )
 def test_range_limits_are_inclusive(tmp_path: Path, text: str, field: str, value: float) -> None:
@@ -170,6 +185,11 @@ def test_section_that_is_not_a_table(tmp_path: Path) -> None:
         ("[table]\nprofile = false", "table.profile"),
         ("[leds]\npin = 10", "leds.pin"),
         ("[reeds]\nbackend = true", "reeds.backend"),
+        ("[camera]\nstable_frames = 3.0", "camera.stable_frames"),
+        ("[camera]\nstable_frames = true", "camera.stable_frames"),
+        ('[camera]\nfps = "10"', "camera.fps"),
+        ("[camera]\nsim_noise = false", "camera.sim_noise"),
+        ("[camera]\nbackend = 1", "camera.backend"),
     ],
 )
 def test_wrong_type(tmp_path: Path, text: str, key: str) -> None:
@@ -188,6 +208,14 @@ def test_wrong_type(tmp_path: Path, text: str, key: str) -> None:
         ("[leds]\npower_budget_ma = inf", "leds.power_budget_ma"),
         ("[session]\nblink_hz = 0", "session.blink_hz"),
         ("[session]\nsettle_s = 61", "session.settle_s"),
+        ("[camera]\nfps = 0", "camera.fps"),
+        ("[camera]\nfps = 121", "camera.fps"),
+        ("[camera]\nstable_frames = 0", "camera.stable_frames"),
+        ("[camera]\nstable_frames = 101", "camera.stable_frames"),
+        ("[camera]\nsim_noise = 0.6", "camera.sim_noise"),
+        ("[camera]\nsim_noise = -0.1", "camera.sim_noise"),
+        ("[camera]\nsim_delay_ms = -1", "camera.sim_delay_ms"),
+        ("[camera]\nsim_delay_ms = 10001", "camera.sim_delay_ms"),
     ],
 )
 def test_out_of_range(tmp_path: Path, text: str, key: str) -> None:
@@ -207,6 +235,7 @@ def test_out_of_range_message_gives_the_range_and_value(tmp_path: Path) -> None:
         ('[leds]\nbackend = "ws2812"', "leds.backend", "ws2812"),
         ('[leds]\nbackend = "SIM"', "leds.backend", "SIM"),
         ('[leds]\npixel_order = "BGR"', "leds.pixel_order", "BGR"),
+        ('[camera]\nbackend = "picamera2"', "camera.backend", "picamera2"),
     ],
 )
 def test_bad_choice(tmp_path: Path, text: str, key: str, value: str) -> None:
@@ -261,12 +290,12 @@ def test_parse_colour() -> None:
 # Simulation.
 
 
-def test_simulated_switches_both_backends_only(tmp_path: Path) -> None:
+def test_simulated_switches_the_backends_only(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[leds]\nbrightness_cap = 0.5\npin = "D18"\n'))
     assert (config.reeds_backend, config.leds_backend) == ("gpio", "neopixel")
     sim = config.simulated()
     assert isinstance(sim, Config)
-    assert (sim.reeds_backend, sim.leds_backend) == ("sim", "sim")
+    assert (sim.reeds_backend, sim.leds_backend, sim.camera_backend) == ("sim", "sim", "sim")
     assert dataclasses.replace(sim, reeds_backend="gpio", leds_backend="neopixel") == config
     assert (config.reeds_backend, config.leds_backend) == ("gpio", "neopixel")  # not mutated
 

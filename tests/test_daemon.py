@@ -8,10 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import stack_game
 
-from controller.config import load_config
+from controller import rules
+from controller.config import Config, load_config
 from controller.control import request
-from controller.daemon import Daemon, RunOptions, StartupError
+from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
 from controller.journal import Journal
 from controller.rules.akuma import GAME
 
@@ -67,7 +69,7 @@ def test_control_socket_lists_applies_and_corrects(running: Daemon) -> None:
     assert call(running, op="act", id="place_trap:4")["applied"] == ["place_trap:4"]
     status = call(running, op="status")
     assert status["to_move"] == "ladybug"
-    assert status["expected"] == ["4.trap"]
+    assert status["expected"] == {"4.trap": "piece"}
     assert not call(running, op="nonsense")["ok"]
 
 
@@ -116,6 +118,81 @@ def test_restart_resumes_the_same_game(tmp_path: Path) -> None:
     try:
         assert second.session.state.history() == history
         # The simulated pieces are where the game left them, so nothing needs fixing.
-        assert second.session.sensed == second.session.expected == {"4.hawkmoth", "4.akuma"}
+        expected = {"4.akuma": "piece", "4.hawkmoth": "piece"}
+        assert second.session.sensed == second.session.expected == expected
     finally:
         second.close()
+
+
+# -- a game read by the camera: the three-cell stack game of tests/stack_game.py ---------------
+
+
+@pytest.fixture
+def stacks_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    monkeypatch.setitem(rules.GAMES, stack_game.GAME.name, stack_game.GAME)
+    profile = tmp_path / "stacks.toml"
+    profile.write_text(stack_game.PROFILE)
+    return replace(sim_config(), game="stacks", profile=profile, camera_fps=100, stable_frames=2)
+
+
+def stacks_options(tmp_path: Path, **changes: object) -> RunOptions:
+    return options(tmp_path / "state", **changes)
+
+
+def test_bots_play_a_camera_game_through_noise_and_delay(
+    tmp_path: Path, stacks_config: Config
+) -> None:
+    config = replace(stacks_config, sim_noise=0.05, sim_delay_s=0.03)
+    run = stacks_options(tmp_path, bots=True, pace=0.0, until_end=True, seed=5)
+    daemon = Daemon(config, replace(run, options={"moves": 4}))
+    daemon.open()
+    try:
+        assert daemon.camera is not None and not daemon.reeds.channels
+        assert daemon.run() == 0
+        state = daemon.session.state
+        assert state.is_terminal() and len(state.actions()) == 3 + 4
+        # --until-end waited for the camera to settle on the final board.
+        assert daemon.settler.settled == daemon.session.expected == stack_game.GAME.layout(state)
+        record = Journal(tmp_path / "state").read()
+        assert record.options["moves"] == 4
+        replayed = stack_game.GAME.replay(record.history(), record.options)
+        assert replayed.history() == state.history()
+    finally:
+        daemon.close()
+
+
+def test_resumed_sim_camera_shows_the_board_the_journal_left(
+    tmp_path: Path, stacks_config: Config
+) -> None:
+    first = Daemon(stacks_config, stacks_options(tmp_path))
+    first.open()
+    first.session.on_layout({"a": "red:1"}, now=0.0)  # the first die of the set-up
+    assert first.session.state.actions() == (stack_game.Put("a", "red:1", 0),)
+    first.close()
+    second = Daemon(stacks_config, stacks_options(tmp_path))
+    second.open()
+    try:
+        assert second.sim_camera is not None
+        assert second.sim_camera.truth == {"a": "red:1"}
+        assert second.sensed() == second.session.expected == {"a": "red:1"}
+    finally:
+        second.close()
+
+
+def test_resuming_with_other_game_options_is_refused(tmp_path: Path, stacks_config: Config) -> None:
+    first = Daemon(stacks_config, stacks_options(tmp_path, options={"moves": 3}))
+    first.open()
+    first.close()
+    second = Daemon(stacks_config, stacks_options(tmp_path, options={"moves": 5}))
+    with pytest.raises(StartupError, match="moves"):
+        second.open()
+    second.close()
+
+
+def test_camera_game_on_a_real_table_is_refused_clearly(
+    tmp_path: Path, stacks_config: Config
+) -> None:
+    daemon = Daemon(replace(stacks_config, reeds_backend="gpio"), stacks_options(tmp_path))
+    with pytest.raises(UnavailableError, match="camera reader is not available yet"):
+        daemon.open()
+    daemon.close()

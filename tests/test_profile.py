@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -15,6 +16,7 @@ from hardware.profile import (
     BoardProfile,
     Channel,
     ProfileError,
+    Region,
     builtin_profile_path,
     load_profile,
     parse_profile,
@@ -334,3 +336,119 @@ def test_load_profile_from_a_copy_of_the_builtin(tmp_path: Path, builtin: BoardP
     profile = load_profile(path, GAME.spots())
     assert profile.spots == builtin.spots
     assert profile.source == str(path)
+
+
+# Camera regions, and the built-in Baron Voodoo profile (spots as the game will name them).
+
+VOODOO_CELLS = [f"r{r}c{c}" for r in range(7) for c in range(7)]
+VOODOO_SPOTS = dict.fromkeys(VOODOO_CELLS, "camera")
+
+
+@pytest.fixture(scope="module")
+def voodoo() -> BoardProfile:
+    return load_profile(builtin_profile_path("voodoo"), VOODOO_SPOTS)
+
+
+@pytest.fixture
+def voodoo_data() -> dict[str, Any]:
+    with builtin_profile_path("voodoo").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def parse_voodoo_error(data: dict[str, Any]) -> str:
+    with pytest.raises(ProfileError) as caught:
+        parse_profile(data, VOODOO_SPOTS, SOURCE)
+    return str(caught.value)
+
+
+def test_voodoo_profile_reads_49_cells_by_camera(voodoo: BoardProfile) -> None:
+    assert voodoo.game == "voodoo"
+    assert set(voodoo.spots) == set(VOODOO_CELLS)
+    assert voodoo.reed_channels() == {}
+    assert set(voodoo.camera_regions()) == set(VOODOO_CELLS)
+    assert voodoo.table_size_mm == (400.0, 400.0)
+
+
+def test_voodoo_cells_are_50mm_squares_in_rows_and_columns(voodoo: BoardProfile) -> None:
+    regions = voodoo.camera_regions()
+    assert regions["r0c0"] == Region(25, 25, 50, 50)
+    assert regions["r0c1"] == Region(75, 25, 50, 50)  # columns run along x
+    assert regions["r1c0"] == Region(25, 75, 50, 50)  # rows run along y
+    assert regions["r6c6"] == Region(325, 325, 50, 50)
+
+
+def test_voodoo_leds_are_two_a_cell_in_a_serpentine(voodoo: BoardProfile) -> None:
+    assert voodoo.led_count == 98
+    leds = {cell: voodoo.spots[cell].leds for cell in VOODOO_CELLS}
+    assert sorted(i for pair in leds.values() for i in pair) == list(range(98))
+    assert leds["r0c0"] == (0, 1) and leds["r0c6"] == (12, 13)
+    assert leds["r1c6"] == (14, 15) and leds["r1c0"] == (26, 27)  # back along row 1
+    assert leds["r6c0"] == (84, 85)
+
+
+def test_akuma_profile_has_no_camera_regions(builtin: BoardProfile) -> None:
+    assert builtin.camera_regions() == {}
+    assert builtin.table_size_mm is None
+
+
+def test_camera_spot_without_region(voodoo_data: dict[str, Any]) -> None:
+    del voodoo_data["spots"][10]["region"]
+    message = parse_voodoo_error(voodoo_data)
+    assert "'r1c3' needs a region = [x, y, w, h]" in message
+
+
+def test_camera_spot_with_a_reed(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["spots"][0]["reed"] = "0:17"
+    assert "'r0c0' is read by the camera: it takes no reed" in parse_voodoo_error(voodoo_data)
+
+
+@pytest.mark.parametrize(
+    "region",
+    [[1, 2, 3], [1, 2, 3, 4, 5], "1,2,3,4", [1, 2, "3", 4], [0, 0, True, 4], [0, 0, 5, math.nan]],
+)
+def test_malformed_region(voodoo_data: dict[str, Any], region: object) -> None:
+    voodoo_data["spots"][0]["region"] = region
+    message = parse_voodoo_error(voodoo_data)
+    assert "'r0c0': region must be [x, y, w, h]" in message
+
+
+@pytest.mark.parametrize(
+    "region", [[-1, 0, 50, 50], [0, -5, 50, 50], [0, 0, 0, 50], [0, 0, 50, -1]]
+)
+def test_region_with_negative_corner_or_no_size(
+    voodoo_data: dict[str, Any], region: list[float]
+) -> None:
+    voodoo_data["spots"][0]["region"] = region
+    assert "positive width and height" in parse_voodoo_error(voodoo_data)
+
+
+def test_region_beyond_the_table(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["spots"][48]["region"] = [360, 325, 50, 50]
+    message = parse_voodoo_error(voodoo_data)
+    assert "'r6c6'" in message and "beyond the table" in message and "[400, 400]" in message
+
+
+def test_regions_are_unbounded_without_a_table_size(voodoo_data: dict[str, Any]) -> None:
+    del voodoo_data["table"]
+    voodoo_data["spots"][48]["region"] = [2000, 2000, 50, 50]
+    profile = parse_profile(voodoo_data, VOODOO_SPOTS, SOURCE)
+    assert profile.table_size_mm is None
+    assert profile.camera_regions()["r6c6"] == Region(2000, 2000, 50, 50)
+
+
+@pytest.mark.parametrize("size", [[400], [400, 0], [400, -1], "400x400", [400, True], 400])
+def test_bad_table_size(voodoo_data: dict[str, Any], size: object) -> None:
+    voodoo_data["table"]["size_mm"] = size
+    assert "[table] size_mm must be [width, height]" in parse_voodoo_error(voodoo_data)
+
+
+def test_reed_spot_may_carry_a_region(data: dict[str, Any]) -> None:
+    spot_entry(data, "5.trap")["region"] = [10, 10, 20, 20]
+    profile = parse(data)
+    assert profile.spots["5.trap"].region == Region(10, 10, 20, 20)
+    assert profile.camera_regions() == {}  # a reed senses it; the camera reads only its spots
+
+
+def test_unknown_sensor_named_by_a_game(data: dict[str, Any]) -> None:
+    with pytest.raises(ProfileError, match="unknown sensor 'laser'"):
+        parse_profile(data, {**GAME.spots(), "5.trap": "laser"}, SOURCE)

@@ -3,24 +3,42 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+import stack_game
+from stack_game import Move, Put
 
 from controller.journal import Journal
 from controller.rules.akuma import GAME, ChooseDice, DeEvilize, PlaceTrap, Power, Roll, Voyage
-from controller.rules.api import Action, IllegalActionError
-from controller.session import Session
+from controller.rules.api import PRESENT, Action, Game, IllegalActionError, Layout
+from controller.session import Session, differing
 
 
-def make_session(tmp_path: Path, actions: list[Action], settle: float = 1.0) -> Session:
-    state = GAME.new_initial_state()
+def make_session(
+    tmp_path: Path,
+    actions: list[Action],
+    settle: float = 1.0,
+    game: Game = GAME,
+    options: dict[str, Any] | None = None,
+) -> Session:
+    state = game.new_initial_state(options)
     for action in actions:
         state.apply(action)
     journal = Journal(tmp_path)
-    journal.start(GAME.name, state.options)
+    journal.start(game.name, state.options)
     for action in actions:
         journal.append_action(action.to_json())
-    return Session(GAME, state, journal, settle)
+    return Session(game, state, journal, settle)
+
+
+def pieces(*spots: str) -> Layout:
+    """A layout of reed spots, each feeling a piece."""
+    return dict.fromkeys(spots, PRESENT)
+
+
+def without(layout: Layout, spot: str) -> Layout:
+    return {s: token for s, token in layout.items() if s != spot}
 
 
 def journal_history(tmp_path: Path) -> list[dict[str, object]]:
@@ -29,7 +47,7 @@ def journal_history(tmp_path: Path) -> list[dict[str, object]]:
 
 def test_trap_appearing_is_the_trap_placement(tmp_path: Path) -> None:
     session = make_session(tmp_path, [ChooseDice(2), Roll(10)])
-    session.on_layout(session.expected | {"7.trap"}, now=0.0)
+    session.on_layout(session.expected | {"7.trap": PRESENT}, now=0.0)
     assert session.state.actions()[-1] == PlaceTrap(7)
     assert 7 in session.state.traps  # type: ignore[attr-defined]
     assert journal_history(tmp_path)[-1] == PlaceTrap(7).to_json()
@@ -40,7 +58,9 @@ def test_ladybug_marker_moving_is_the_voyage(tmp_path: Path) -> None:
     hm_turn = [ChooseDice(1), Roll(2)]
     session = make_session(tmp_path, [*hm_turn, ChooseDice(1), Roll(4), Power("voyage")])
     assert "4.ladybug" in session.expected
-    session.on_layout((session.expected - {"4.ladybug"}) | {"9.ladybug"}, now=0.0)
+    sensed = session.expected | {"9.ladybug": PRESENT}
+    del sensed["4.ladybug"]
+    session.on_layout(sensed, now=0.0)
     assert session.state.actions()[-1] == Voyage(9)
     assert session.state.is_chance_node()  # AK-7: the Miraculous die is rolled again
 
@@ -48,7 +68,7 @@ def test_ladybug_marker_moving_is_the_voyage(tmp_path: Path) -> None:
 def test_akuma_taken_off_after_an_eleven_is_the_choice(tmp_path: Path) -> None:
     session = make_session(tmp_path, [ChooseDice(1), Roll(3), ChooseDice(2), Roll(11)])
     assert session.state.legal_actions() == [DeEvilize(3)]
-    session.on_layout(session.expected - {"3.akuma"}, now=0.0)
+    session.on_layout(without(session.expected, "3.akuma"), now=0.0)
     assert session.state.actions()[-1] == DeEvilize(3)
 
 
@@ -66,7 +86,7 @@ def test_number_of_dice_seen_tells_one_or_two(
 def test_unmatched_layout_never_changes_the_state_and_blinks_after_settling(tmp_path: Path) -> None:
     session = make_session(tmp_path, [ChooseDice(2), Roll(10)], settle=1.5)
     before = session.state.history()
-    wrong = session.expected | {"4.akuma", "2.shellter"}  # no legal action puts these down
+    wrong = session.expected | pieces("4.akuma", "2.shellter")  # no legal action puts these
     session.on_layout(wrong, now=10.0)
     assert session.state.history() == before
     assert session.fixes(now=11.0) == frozenset()  # still within the settle time
@@ -82,8 +102,8 @@ def test_unmatched_layout_never_changes_the_state_and_blinks_after_settling(tmp_
 
 def test_settle_time_restarts_while_hands_keep_moving(tmp_path: Path) -> None:
     session = make_session(tmp_path, [], settle=1.0)
-    session.on_layout(frozenset({"1.trap"}), now=0.0)
-    session.on_layout(frozenset({"1.trap", "2.trap"}), now=0.9)
+    session.on_layout(pieces("1.trap"), now=0.0)
+    session.on_layout(pieces("1.trap", "2.trap"), now=0.9)
     assert session.fixes(now=1.5) == frozenset()
     assert session.fixes(now=1.9) == {"1.trap", "2.trap"}
 
@@ -91,11 +111,11 @@ def test_settle_time_restarts_while_hands_keep_moving(tmp_path: Path) -> None:
 def test_chance_result_asks_the_table_to_follow(tmp_path: Path) -> None:
     """After Hawk Moth rolls a 5, the marker and an akuma must go on square 5."""
     session = make_session(tmp_path, [], settle=0.5)
-    session.on_layout(frozenset(), now=0.0)
+    session.on_layout({}, now=0.0)
     session.on_dice((2, 3), now=0.0)
-    assert session.expected == {"5.hawkmoth", "5.akuma"}
+    assert session.expected == pieces("5.hawkmoth", "5.akuma")
     assert session.fixes(now=0.6) == {"5.hawkmoth", "5.akuma"}
-    session.on_layout(frozenset({"5.hawkmoth", "5.akuma"}), now=1.0)
+    session.on_layout(pieces("5.hawkmoth", "5.akuma"), now=1.0)
     assert session.fixes(now=5.0) == frozenset()
 
 
@@ -111,7 +131,7 @@ def test_act_by_id_applies_and_refuses_clearly(tmp_path: Path) -> None:
     with pytest.raises(IllegalActionError, match="place_trap:1"):
         session.act("voyage:3", now=0.0)
     assert session.act("place_trap:6", now=0.0) == PlaceTrap(6)
-    assert session.expected == {"6.trap"}
+    assert session.expected == {"6.trap": PRESENT}
 
 
 def test_misread_die_is_corrected_in_state_and_journal(tmp_path: Path) -> None:
@@ -119,7 +139,7 @@ def test_misread_die_is_corrected_in_state_and_journal(tmp_path: Path) -> None:
     session.on_dice((2, 3), now=0.0)  # read as 5: square 5 akumatized
     session.correct_dice((2, 4), now=0.0)  # it was a 6
     assert session.state.actions() == (ChooseDice(2), Roll(6))
-    assert session.expected == {"6.hawkmoth", "6.akuma"}
+    assert session.expected == pieces("6.hawkmoth", "6.akuma")
     record = Journal(tmp_path).read()
     replayed = GAME.replay(record.history(), record.options)
     assert replayed.history() == session.state.history()
@@ -140,3 +160,105 @@ def test_dice_that_do_not_fit_change_nothing(tmp_path: Path) -> None:
         session.on_dice((3, 4), now=0.0)
     assert session.state.history() == before
     assert journal_history(tmp_path) == before
+
+
+# -- layouts of tokens ------------------------------------------------------------------------
+
+
+def test_differing_compares_tokens_and_absence() -> None:
+    before = {"a": "red:1", "b": "blue:2", "c": "red:1"}
+    after = {"a": "red:1", "b": "red:1", "d": "blue:2"}
+    assert differing(before, after) == {"b", "c", "d"}
+    assert differing(after, before) == differing(before, after)
+    assert differing(before, dict(before)) == frozenset()
+    assert differing({}, {}) == frozenset()
+
+
+# -- chance seen on the board (a set-up laid out die by die) ----------------------------------
+
+SET_UP = [Put("a", "red:1", 0), Put("b", "blue:2", 0), Put("c", "blue:2", 0)]
+SET_UP_BOARD = {"a": "red:1", "b": "blue:2", "c": "blue:2"}
+
+
+def stacks_session(tmp_path: Path, actions: list[Action], **options: Any) -> Session:
+    return make_session(tmp_path, actions, 1.0, stack_game.GAME, options)
+
+
+def test_board_chance_outcome_is_applied_when_the_die_shows(tmp_path: Path) -> None:
+    session = stacks_session(tmp_path, [])
+    assert session.view(now=0.0).roles == {"a": "legal"}  # where the next die goes
+    session.on_layout({"a": "blue:2"}, now=0.0)
+    assert session.state.actions() == (Put("a", "blue:2", 0),)
+    assert journal_history(tmp_path) == [Put("a", "blue:2", 0).to_json()]
+    assert session.view(now=0.0).roles == {"b": "legal"}
+
+
+def test_board_chance_chain_catches_up_with_cells_filled_out_of_order(tmp_path: Path) -> None:
+    session = stacks_session(tmp_path, [])
+    session.on_layout({"c": "blue:2"}, now=0.0)  # c first: the rules want a first
+    assert session.state.actions() == ()
+    session.on_layout({"c": "blue:2", "b": "blue:2"}, now=0.5)
+    assert session.state.actions() == ()
+    session.on_layout(SET_UP_BOARD, now=1.0)  # a at last: a, b and c follow in turn
+    assert session.state.actions() == tuple(SET_UP)
+    assert session.state.current_player() == 0
+    assert session.fixes(now=10.0) == frozenset()
+
+
+def test_board_chance_with_no_fitting_outcome_blinks_after_settling(tmp_path: Path) -> None:
+    session = stacks_session(tmp_path, [])
+    session.on_layout({"a": "green:6"}, now=0.0)  # a misread, or a die of no set-up
+    assert session.state.actions() == ()
+    assert session.view(now=0.5).roles == {"a": "changed"}
+    assert session.fixes(now=1.0) == {"a"}
+
+
+def test_board_chance_outcomes_that_look_alike_are_not_guessed(tmp_path: Path) -> None:
+    session = stacks_session(tmp_path, [], twins=True)
+    session.on_layout({"a": "red:1"}, now=0.0)
+    assert session.state.actions() == ()
+
+
+# -- a piece lifted mid-move ------------------------------------------------------------------
+
+
+def test_lifted_die_lights_where_it_may_land_and_never_blinks(tmp_path: Path) -> None:
+    # a's red:1 moved onto b: b is a stack of blue:2 under red:1, and a is empty.
+    session = stacks_session(tmp_path, [*SET_UP, Move("a", "b")])
+    assert session.expected == {"b": "red:1", "c": "blue:2"}
+    session.on_layout({"b": "blue:2", "c": "blue:2"}, now=0.0)  # red:1 lifted off b
+    assert session.next_deadline() is None
+    view = session.view(now=100.0)
+    assert view.roles == {"a": "landing", "c": "landing", "b": "changed"}
+    assert not view.blinking
+    session.on_layout({"b": "blue:2", "c": "red:1"}, now=1.0)  # and put down on c
+    assert session.state.actions()[-1] == Move("b", "c")
+    assert session.state.is_terminal()
+
+
+def test_die_put_back_where_it_was_lifted_changes_nothing(tmp_path: Path) -> None:
+    session = stacks_session(tmp_path, [*SET_UP, Move("a", "b")], moves=3)
+    before = session.state.history()
+    session.on_layout({"b": "blue:2", "c": "blue:2"}, now=0.0)
+    session.on_layout(dict(session.expected), now=1.0)
+    assert session.state.history() == before
+    assert "landing" not in session.view(now=1.0).roles.values()
+
+
+def test_lifting_a_piece_that_no_move_takes_is_a_mistake_to_put_right(tmp_path: Path) -> None:
+    """Akuma: a trap taken off while Hawk Moth chooses the dice blinks like any mistake."""
+    session = make_session(tmp_path, [ChooseDice(2), Roll(10), PlaceTrap(4)])
+    session.on_layout({}, now=0.0)
+    assert session.fixes(now=1.0) == {"4.trap"}
+    assert "landing" not in session.view(now=1.0).roles.values()
+
+
+def test_ladybug_marker_in_the_hand_lights_its_voyage_squares(tmp_path: Path) -> None:
+    hm_turn = [ChooseDice(1), Roll(2)]
+    session = make_session(tmp_path, [*hm_turn, ChooseDice(1), Roll(4), Power("voyage")])
+    session.on_layout(without(session.expected, "4.ladybug"), now=0.0)
+    roles = session.view(now=100.0).roles
+    landing = {spot for spot, role in roles.items() if role == "landing"}
+    assert landing == {f"{sq}.ladybug" for sq in (1, 2, 3, 5, 6, 7, 8, 9)}
+    assert roles["4.ladybug"] == "changed"
+    assert session.fixes(now=100.0) == frozenset()

@@ -2,8 +2,9 @@
 
 from controller.rules.akuma import GAME as AKUMA
 from controller.rules.api import Game
+from controller.rules.voodoo import GAME as VOODOO
 
-GAMES: dict[str, Game] = {AKUMA.name: AKUMA}
+GAMES: dict[str, Game] = {game.name: game for game in (AKUMA, VOODOO)}
 
 
 def get_game(name: str) -> Game:

@@ -14,12 +14,16 @@ from typing import Any, ClassVar
 from controller.rules.api import (
     CHANCE,
     JSON,
+    PRESENT,
+    REED,
     TERMINAL,
+    UNSENSED,
     Action,
     DiceRequest,
     Game,
     GameState,
     IllegalActionError,
+    Layout,
 )
 
 HAWK_MOTH = 0
@@ -319,7 +323,7 @@ class AkumaGame(Game):
                 raise ValueError(f"option {key!r} must be between 0 and 9: {options[key]}")
         return AkumaState(options)
 
-    def layout(self, state: GameState) -> frozenset[str]:
+    def layout(self, state: GameState) -> Layout:
         s = _akuma(state)
         spots = {f"{sq}.akuma" for sq in s.akumatized}
         spots |= {f"{sq}.trap" for sq in s.traps}
@@ -328,7 +332,7 @@ class AkumaGame(Game):
             spots.add(f"{s.hawkmoth_at}.hawkmoth")
         if s.ladybug_at is not None:
             spots.add(f"{s.ladybug_at}.ladybug")
-        return frozenset(spots)
+        return dict.fromkeys(sorted(spots), PRESENT)
 
     def lights(self, state: GameState) -> dict[str, str]:
         s = _akuma(state)
@@ -346,9 +350,10 @@ class AkumaGame(Game):
     def board_rows(self) -> list[list[str]]:
         return [[str(sq) for sq in line] for line in LINES[:3]]
 
-    def spots(self) -> dict[str, bool]:
-        squares = {str(sq): False for sq in SQUARES}
-        return squares | {f"{sq}.{piece}": True for sq in SQUARES for piece in PIECES}
+    def spots(self) -> dict[str, str]:
+        # A square only lights its civilian card; each piece spot has its own reed.
+        squares = {str(sq): UNSENSED for sq in SQUARES}
+        return squares | {f"{sq}.{piece}": REED for sq in SQUARES for piece in PIECES}
 
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
         s = _akuma(state)

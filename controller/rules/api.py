@@ -20,6 +20,17 @@ TERMINAL = -2
 
 JSON = dict[str, Any]
 
+Layout = dict[str, str]
+"""What the sensors should report: spot -> token. A spot absent from it has nothing there."""
+
+PRESENT = "piece"
+"""The token of a reed spot: a reed feels a piece, never which one."""
+
+# What senses a spot, in `Game.spots()`: a reed switch, the camera, or nothing (lit only).
+REED = "reed"
+CAMERA = "camera"
+UNSENSED = ""
+
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in this state; the state is left unchanged."""
@@ -136,17 +147,32 @@ class GameState(ABC):
         """Play a decision or a chance outcome; an illegal one raises and changes nothing."""
         if self.is_terminal():
             raise IllegalActionError(f"{action} after the game has ended")
-        if self.is_chance_node():
-            allowed = [outcome for outcome, _ in self.chance_outcomes()]
-            where = "chance outcome"
-        else:
-            allowed = self.legal_actions()
-            where = f"action for {self.player_name(self.current_player())}"
-        if action not in allowed or _type_problem(action):
-            listed = ", ".join(a.id for a in allowed)
-            raise IllegalActionError(f"{action} is not a legal {where}; legal now: {listed}")
+        if _type_problem(action) or not self.is_legal(action):
+            if self.is_chance_node():
+                allowed = [outcome for outcome, _ in self.chance_outcomes()]
+                where = "chance outcome"
+            else:
+                allowed = self.legal_actions()
+                where = f"action for {self.player_name(self.current_player())}"
+            listed = ", ".join(a.id for a in allowed[:40])
+            more = f" and {len(allowed) - 40} more" if len(allowed) > 40 else ""
+            raise IllegalActionError(f"{action} is not a legal {where}; legal now: {listed}{more}")
         self._apply(action)
         self._history.append(action)
+
+    def is_legal(self, action: Action) -> bool:
+        """Whether `action` may be played now. Games with long lists may check fewer actions."""
+        if self.is_chance_node():
+            return any(action == outcome for outcome, _ in self.chance_outcomes())
+        return action in self.legal_actions()
+
+    def child(self, action: Action) -> Self:
+        """A copy with `action` played, which must come from this state's own legal actions or
+        chance outcomes: they are not checked again, since listing can cost more than playing."""
+        after = self.clone()
+        after._apply(action)
+        after._history.append(action)
+        return after
 
     def history(self) -> list[JSON]:
         return [action.to_json() for action in self._history]
@@ -201,8 +227,15 @@ class Game(ABC):
         return state
 
     @abstractmethod
-    def layout(self, state: GameState) -> frozenset[str]:
-        """The spots whose sensors should feel a piece in this state."""
+    def layout(self, state: GameState) -> Layout:
+        """What each sensed spot should report in this state; empty spots are left out."""
+
+    def lifted(self, state: GameState) -> Layout:
+        """What each spot would report with its top piece lifted off (a stack's next piece).
+
+        The session uses it to tell a piece held in the air mid-move from a mistake.
+        """
+        return {}
 
     @abstractmethod
     def lights(self, state: GameState) -> dict[str, str]:
@@ -213,8 +246,8 @@ class Game(ABC):
         """The board's square spots, row by row as the players see them, for text displays."""
 
     @abstractmethod
-    def spots(self) -> dict[str, bool]:
-        """Every spot the game uses, mapped to whether a sensor must feel pieces there."""
+    def spots(self) -> dict[str, str]:
+        """Every spot the game uses, mapped to its sensor: REED, CAMERA or UNSENSED."""
 
     @abstractmethod
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
@@ -229,7 +262,7 @@ class Game(ABC):
         if not state.is_terminal():
             return None
         returns = state.returns()
-        winners = [self.player_names[p] for p, r in enumerate(returns) if r > 0]
+        winners = [state.player_name(p) for p, r in enumerate(returns) if r > 0]
         return {"winners": winners, "returns": returns}
 
     def describe(self, state: GameState) -> JSON:

@@ -1,0 +1,1197 @@
+"""Baron Voodoo (`baron-voodoo.txt`, clarifications BV-1 to BV-12).
+
+The board is 49 columns of dice, indexed r * 7 + c and named "r{r}c{c}" (BV-1). A die is a
+(colour, face) pair, written "colour:face" in actions and layouts. A turn (BV-7) runs through
+phases: an optional power or the capture (START), the capture after a power (CAPTURE), the
+optional steps 1-5 and the end power (STEPS), and Gran Bwa's die-by-die moves (GRAN_BWA).
+
+A "side" owns Offerings, a capture zone, a spirit world and a score: each player, or each team in
+team mode (BV-12).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import functools
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from controller.rules.api import (
+    CHANCE,
+    JSON,
+    TERMINAL,
+    Action,
+    DiceRequest,
+    Game,
+    GameState,
+    IllegalActionError,
+    Layout,
+)
+from hardware.toml_files import read_toml
+
+SIZE = 7
+CENTRE = 3 * SIZE + 3
+CELLS = tuple(f"r{i // SIZE}c{i % SIZE}" for i in range(SIZE * SIZE))
+INDEX = {name: i for i, name in enumerate(CELLS)}
+MAX_STACK = 3  # BV-4
+FACES = ("offering", "point", "change", "protection", "steal", "switch")  # BV-2
+COLOURS = ("yellow", "turquoise", "red", "purple", "white")
+WHITE = "white"
+# BV-3: each Loa and its colour, in the seating order used when no "loas" option is given.
+LOAS = (
+    ("mamy_wata", "yellow"),
+    ("gran_bwa", "turquoise"),
+    ("papa_legba", "red"),
+    ("erzulie_freda", "purple"),
+)
+LOA_COLOUR = dict(LOAS)
+LETTERS = {"Y": "yellow", "T": "turquoise", "R": "red", "P": "purple", "W": "white"}
+START_OFFERINGS = 3
+RESERVE_TOTAL = 20  # BV-7: Offerings are finite
+EXTRA_TURN_COST = 2
+DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+LINES = tuple(f"r{i}" for i in range(SIZE)) + tuple(f"c{i}" for i in range(SIZE))
+
+Die = tuple[str, str]
+
+
+def token(die: Die) -> str:
+    return f"{die[0]}:{die[1]}"
+
+
+def parse_die(text: str) -> Die:
+    colour, _, face = text.partition(":")
+    return colour, face
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetupFace(Action):
+    """Chance, set-up by rolling: the face of the die put on the next empty space (BV-1)."""
+
+    face: str
+
+
+@dataclass(frozen=True)
+class PoolFace(Action):
+    """Chance, set-up by placing: the face rolled for the next die of the pool."""
+
+    face: str
+
+
+@dataclass(frozen=True)
+class Place(Action):
+    """Set-up by placing: the player to move puts a rolled die on an empty space of its colour."""
+
+    cell: str
+    die: str
+
+
+@dataclass(frozen=True)
+class Jump(Action):
+    """BV-5: a die of the player's colour jumps from `frm` to `to`, capturing the die between."""
+
+    frm: str
+    to: str
+
+
+@dataclass(frozen=True)
+class MamyWata(Action):
+    """BV-6: every stack of a line slides toward one end ("n", "s", "w" or "e")."""
+
+    line: str
+    toward: str
+
+
+@dataclass(frozen=True)
+class GranBwa(Action):
+    """BV-6: the top die of column `frm` moves onto column `to`; repeated until one is left."""
+
+    frm: str
+    to: str
+
+
+@dataclass(frozen=True)
+class PapaLegba(Action):
+    """BV-6: an accessible die moves to an empty space in the same row or column."""
+
+    frm: str
+    to: str
+
+
+@dataclass(frozen=True)
+class ErzulieFreda(Action):
+    """BV-6: two single dice swap places."""
+
+    first: str
+    second: str
+
+
+@dataclass(frozen=True)
+class TakeOffering(Action):
+    """Step 1: an Offering from the reserve, for capturing a die of one's own colour."""
+
+
+@dataclass(frozen=True)
+class ChangeFace(Action):
+    """Step 2: pay 1 Offering to turn the captured die to another face."""
+
+    face: str
+
+
+@dataclass(frozen=True)
+class EffectOffering(Action):
+    """Step 3, Offering face: take 1 Offering from the reserve."""
+
+
+@dataclass(frozen=True)
+class EffectPoint(Action):
+    """Step 3, Victory point face: +1 point."""
+
+
+@dataclass(frozen=True)
+class EffectChange(Action):
+    """Step 3, Change face (BV-8): any die of one's capture zone to any face."""
+
+    die: str
+    face: str
+
+
+@dataclass(frozen=True)
+class EffectProtection(Action):
+    """Step 3, Protection face (BV-8): active until the start of the player's next turn."""
+
+
+@dataclass(frozen=True)
+class Steal(Action):
+    """Step 3, Steal face (BV-8): a die of an unprotected opponent's spirit world."""
+
+    side: int
+    die: str
+
+
+@dataclass(frozen=True)
+class Switch(Action):
+    """Step 3, Switch face (BV-8): one die of one capture zone for one of another."""
+
+    side_a: int
+    die_a: str
+    side_b: int
+    die_b: str
+
+
+@dataclass(frozen=True)
+class ExtraTurn(Action):
+    """Step 4: pay 2 Offerings for a full extra turn, once per turn."""
+
+
+@dataclass(frozen=True)
+class PlaceCombo(Action):
+    """Step 5 (BV-9): a combo moves from the capture zone to the spirit world and scores."""
+
+    dice: str
+
+
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """End the turn without a power at the end."""
+
+
+POWER_ACTIONS: dict[type[Action], str] = {
+    MamyWata: "mamy_wata",
+    GranBwa: "gran_bwa",
+    PapaLegba: "papa_legba",
+    ErzulieFreda: "erzulie_freda",
+}
+
+
+class Phase(enum.Enum):
+    SETUP_ROLL = "setup_roll"
+    SETUP_POOL = "setup_pool"
+    SETUP_PLACE = "setup_place"
+    START = "start"
+    CAPTURE = "capture"
+    STEPS = "steps"
+    GRAN_BWA = "gran_bwa"
+    OVER = "over"
+
+
+# -- rule data --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleData:
+    colours: tuple[str | None, ...]  # per space; None for the black centre
+    points: Mapping[int, int]
+    targets: Mapping[str, int]
+
+
+class RuleDataError(ValueError):
+    """A Baron Voodoo rules file that cannot be played."""
+
+
+def builtin_rules_path() -> Path:
+    return Path(str(resources.files("controller.rules") / "voodoo.toml"))
+
+
+_RULES_CACHE: dict[str, RuleData] = {}
+
+
+def load_rules(path: str) -> RuleData:
+    """Read and check a rules file (BV-1, BV-9, BV-11); "" is the built-in one."""
+    chosen = path or str(builtin_rules_path())
+    if chosen not in _RULES_CACHE:
+        _RULES_CACHE[chosen] = _parse_rules(read_toml(Path(chosen), "rules", RuleDataError), chosen)
+    return _RULES_CACHE[chosen]
+
+
+def _parse_rules(data: Mapping[str, Any], source: str) -> RuleData:
+    def fail(message: str) -> RuleDataError:
+        return RuleDataError(f"Baron Voodoo rules {source}: {message}")
+
+    rows = data.get("board")
+    if not isinstance(rows, list) or len(rows) != SIZE:
+        raise fail(f"board must be a list of {SIZE} rows")
+    colours: list[str | None] = []
+    for r, row in enumerate(rows):
+        if not isinstance(row, str) or len(row) != SIZE:
+            raise fail(f"board row {r} must be {SIZE} letters, not {row!r}")
+        for c, letter in enumerate(row):
+            if (r * SIZE + c == CENTRE) != (letter == "."):
+                raise fail(f"board row {r} column {c}: only the centre is black ('.'): {letter!r}")
+            if letter != "." and letter not in LETTERS:
+                raise fail(f"board row {r} column {c}: unknown colour {letter!r}; use YTRPW")
+            colours.append(LETTERS.get(letter))
+    points_data = data.get("points")
+    if not isinstance(points_data, Mapping):
+        raise fail("[points] must be a table of combo size = points")
+    points: dict[int, int] = {}
+    for size, value in points_data.items():
+        if not str(size).isdigit() or type(value) is not int or value < 0:
+            raise fail(f"[points] {size} = {value!r}: sizes and points are whole numbers")
+        points[int(size)] = value
+    if not points or sorted(points) != list(range(3, 3 + len(points))):  # BV-9: 3 dice at least
+        raise fail(f"[points] must give sizes 3, 4, ... with no gap, not {sorted(points)}")
+    target_data = data.get("target")
+    wanted = {"2", "3", "4", "teams"}
+    if not isinstance(target_data, Mapping) or set(target_data) != wanted:
+        raise fail(f"[target] must give {sorted(wanted)}")
+    targets = {}
+    for key, value in target_data.items():
+        if type(value) is not int or value < 1:
+            raise fail(f"[target] {key} must be a positive whole number, not {value!r}")
+        targets[key] = value
+    return RuleData(tuple(colours), points, targets)
+
+
+# -- pure board rules -------------------------------------------------------------------------
+
+Board = list[list[Die]]
+
+
+def _neighbours() -> tuple[tuple[tuple[int, int], ...], ...]:
+    """For each space: (jumped space, landing space) pairs that stay on the board."""
+    table = []
+    for i in range(SIZE * SIZE):
+        r, c = divmod(i, SIZE)
+        pairs = []
+        for dr, dc in DIRECTIONS:
+            r2, c2 = r + 2 * dr, c + 2 * dc
+            if 0 <= r2 < SIZE and 0 <= c2 < SIZE:
+                pairs.append(((r + dr) * SIZE + c + dc, r2 * SIZE + c2))
+        table.append(tuple(pairs))
+    return tuple(table)
+
+
+JUMPS = _neighbours()
+
+
+def captures(board: Board, colour: str, shielded: frozenset[str]) -> Iterator[tuple[int, int]]:
+    """BV-5: (from, to) of every capture by an accessible die of `colour`."""
+    for i, stack in enumerate(board):
+        if not stack or stack[-1][0] != colour:
+            continue
+        for over, to in JUMPS[i]:
+            jumped = board[over]
+            if jumped and jumped[-1][0] not in shielded and len(board[to]) < MAX_STACK:
+                yield i, to
+
+
+def line_cells(line: str, toward: str) -> list[int]:
+    """The spaces of a line, listed from the end that stacks slide toward."""
+    n = int(line[1:])
+    cells = (
+        [n * SIZE + k for k in range(SIZE)]
+        if line[0] == "r"
+        else [k * SIZE + n for k in range(SIZE)]
+    )
+    return cells[::-1] if toward in ("e", "s") else cells
+
+
+def slide(board: Board, line: str, toward: str) -> bool:
+    """BV-6 Mamy Wata: close every gap toward one end, stacks keeping their order."""
+    cells = line_cells(line, toward)
+    stacks = [board[i] for i in cells if board[i]]
+    packed = stacks + [[] for _ in range(len(cells) - len(stacks))]
+    if all(board[i] is s for i, s in zip(cells, packed, strict=True)):
+        return False
+    for i, stack in zip(cells, packed, strict=True):
+        board[i] = stack
+    return True
+
+
+def bwa_targets(board: Board, frm: int) -> list[int]:
+    # BV-6 Gran Bwa: onto another column of 1 or 2 dice, never an empty space.
+    return [i for i, s in enumerate(board) if i != frm and 1 <= len(s) < MAX_STACK]
+
+
+def bwa_sources(board: Board) -> list[int]:
+    """Columns of 2 or 3 whose upper dice all find room elsewhere, so the power can finish."""
+    room = sum(MAX_STACK - len(s) for s in board if 1 <= len(s) < MAX_STACK)
+    sources = []
+    for i, stack in enumerate(board):
+        if len(stack) >= 2:
+            own = MAX_STACK - len(stack) if len(stack) < MAX_STACK else 0
+            if room - own >= len(stack) - 1:
+                sources.append(i)
+    return sources
+
+
+def legba_targets(board: Board, frm: int) -> list[int]:
+    r, c = divmod(frm, SIZE)
+    same_line = [r * SIZE + k for k in range(SIZE)] + [k * SIZE + c for k in range(SIZE)]
+    return sorted({i for i in same_line if i != frm and not board[i]})
+
+
+# -- combos -----------------------------------------------------------------------------------
+
+
+def combo_kind(dice: Sequence[Die]) -> str | None:
+    """BV-9: "face" (same face, colours all different) or "colour" (same colour, faces all
+    different), with white standing in for any colour; None if the dice are no combo."""
+    if len(dice) < 3:
+        return None
+    faces = [f for _, f in dice]
+    coloured = [c for c, _ in dice if c != WHITE]
+    if len(set(faces)) == 1 and len(set(coloured)) == len(coloured) and len(dice) <= len(COLOURS):
+        return "face"
+    if len(set(faces)) == len(faces) and len(set(coloured)) <= 1:
+        return "colour"
+    return None
+
+
+def combos(zone: Sequence[Die], max_size: int) -> list[tuple[Die, ...]]:
+    """Every distinct combo that the dice of a capture zone can form, as sorted tuples."""
+    return list(_combos(tuple(sorted(zone)), max_size))
+
+
+@functools.lru_cache(maxsize=4096)
+def _combos(zone: tuple[Die, ...], max_size: int) -> tuple[tuple[Die, ...], ...]:
+    # Listed on every step of every turn, for zones that rarely change: worth caching.
+    have = Counter(zone)
+    found: set[tuple[Die, ...]] = set()
+    for face in FACES:
+        colours = sorted({c for c, f in have if f == face and c != WHITE})
+        whites = have[(WHITE, face)]
+        for k in range(min(whites, max_size) + 1):
+            for size in range(max(3 - k, 0), min(len(colours), max_size - k) + 1):
+                if size + k > len(COLOURS):
+                    continue
+                for chosen in itertools.combinations(colours, size):
+                    group = [(c, face) for c in chosen] + [(WHITE, face)] * k
+                    if combo_kind(group):
+                        found.add(tuple(sorted(group)))
+    for colour in COLOURS:
+        options: list[list[Die | None]] = []
+        for face in FACES:
+            choices: list[Die | None] = [None]
+            choices += [d for d in ((colour, face), (WHITE, face)) if have[d]]
+            options.append(list(dict.fromkeys(choices)))
+        for pick in itertools.product(*options):
+            group = [d for d in pick if d is not None]
+            if len(group) <= max_size and combo_kind(group):
+                found.add(tuple(sorted(group)))
+    return tuple(sorted(found))
+
+
+def combo_text(dice: Sequence[Die]) -> str:
+    return "+".join(token(d) for d in sorted(dice))
+
+
+# -- the state --------------------------------------------------------------------------------
+
+
+class VoodooState(GameState):
+    def __init__(self, options: Mapping[str, Any], rules: RuleData, loas: tuple[str, ...]) -> None:
+        super().__init__(options)
+        self.rules = rules
+        self.loas = loas
+        self.teams = bool(options["teams"])
+        n = len(loas)
+        # BV-12: teams are seats 0-1 and 2-3, and turns alternate between them.
+        self.order = (0, 2, 1, 3) if self.teams else tuple(range(n))
+        sides = 2 if self.teams else n
+        self.board: Board = [[] for _ in range(SIZE * SIZE)]
+        self.zones: list[list[Die]] = [[] for _ in range(sides)]
+        self.spirits: list[list[Die]] = [[] for _ in range(sides)]
+        self.scores = [0] * sides
+        self.offerings = [START_OFFERINGS] * sides
+        self.reserve = RESERVE_TOTAL - START_OFFERINGS * sides
+        self.protected = [False] * n
+        self.samedi: int | None = None  # BV-10: the player holding the token
+        self.pool: list[Die] = []
+        self.setup_cell = 0
+        self.phase = Phase.SETUP_ROLL if options["setup"] == "roll" else Phase.SETUP_POOL
+        self.seat = 0  # position in self.order
+        self.player = self.order[0]
+        self.turn = 0
+        self.round = 1
+        self.power_used = False
+        self.extra_bought = False
+        self.extra_pending = False
+        self.step = 0
+        self.captured: Die | None = None
+        self.last_capture: tuple[int, int, int] | None = None  # from, jumped, to
+        self.bwa_from: int | None = None
+        self.bwa_at_start = False
+        self.ending = False
+        self.ender: int | None = None
+        self.end_bonus: list[int] | None = None
+        self.winner: int | None = None  # a side
+        self._setup_colours = Counter(c for c in rules.colours if c is not None)
+
+    def clone(self) -> Self:
+        # The session lays out the board after each of up to a thousand actions: a deep copy
+        # of the rule data each time would dominate. Only these fields are mutated in place.
+        other = copy.copy(self)
+        other.options = dict(self.options)
+        other._history = list(self._history)
+        other.board = [list(s) for s in self.board]
+        other.zones = [list(z) for z in self.zones]
+        other.spirits = [list(z) for z in self.spirits]
+        other.scores = list(self.scores)
+        other.offerings = list(self.offerings)
+        other.protected = list(self.protected)
+        other.pool = list(self.pool)
+        return other
+
+    # -- who is who ---------------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return len(self.loas)
+
+    def player_name(self, player: int) -> str:
+        if 0 <= player < len(self.loas):
+            return self.loas[player]
+        return super().player_name(player)
+
+    def side_of(self, player: int) -> int:
+        return player // 2 if self.teams else player
+
+    def side_name(self, side: int) -> str:
+        if self.teams:
+            return "+".join(self.loas[2 * side : 2 * side + 2])
+        return self.loas[side]
+
+    def colour_of(self, player: int) -> str:
+        return LOA_COLOUR[self.loas[player]]
+
+    def side_protected(self, side: int) -> bool:
+        # BV-12: a teammate's Protection also guards the shared spirit world.
+        return any(self.protected[p] for p in range(self.num_players) if self.side_of(p) == side)
+
+    def shielded(self) -> frozenset[str]:
+        """BV-5: the colours whose top dice cannot be captured now."""
+        return frozenset(self.colour_of(p) for p, on in enumerate(self.protected) if on)
+
+    def target(self) -> int:
+        key = "teams" if self.teams else str(self.num_players)
+        return self.rules.targets[key]
+
+    # -- the API ------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        match self.phase:
+            case Phase.OVER:
+                return TERMINAL
+            case Phase.SETUP_ROLL | Phase.SETUP_POOL:
+                return CHANCE
+            case _:
+                return self.player
+
+    def legal_actions(self) -> list[Action]:
+        actions: list[Action] = []
+        for kind in self._kinds():
+            actions.extend(self._generators()[kind]())
+        return actions
+
+    def _kinds(self) -> tuple[type[Action], ...]:
+        match self.phase:
+            case Phase.SETUP_PLACE:
+                return (Place,)
+            case Phase.START:
+                return (Jump, *POWER_ACTIONS)
+            case Phase.CAPTURE:
+                return (Jump,)
+            case Phase.GRAN_BWA:
+                return (GranBwa,)
+            case Phase.STEPS:
+                return (
+                    TakeOffering,
+                    ChangeFace,
+                    EffectOffering,
+                    EffectPoint,
+                    EffectChange,
+                    EffectProtection,
+                    Steal,
+                    Switch,
+                    ExtraTurn,
+                    PlaceCombo,
+                    *(() if self.power_used else POWER_ACTIONS),
+                    EndTurn,
+                )
+            case _:
+                return ()
+
+    def _generators(self) -> dict[type[Action], Callable[[], list[Action]]]:
+        return {
+            Place: self._places,
+            Jump: self._jumps,
+            MamyWata: self._mamy_wata,
+            GranBwa: self._gran_bwa,
+            PapaLegba: self._papa_legba,
+            ErzulieFreda: self._erzulie_freda,
+            TakeOffering: self._take_offering,
+            ChangeFace: self._change_face,
+            EffectOffering: self._effect_offering,
+            EffectPoint: self._effect_point,
+            EffectChange: self._effect_change,
+            EffectProtection: self._effect_protection,
+            Steal: self._steal,
+            Switch: self._switch,
+            ExtraTurn: self._extra_turn,
+            PlaceCombo: self._place_combo,
+            EndTurn: lambda: [EndTurn()],
+        }
+
+    def is_legal(self, action: Action) -> bool:
+        """Only the actions of the same kind are listed: the full list can run to a thousand."""
+        if self.is_chance_node():
+            return super().is_legal(action)
+        kind = type(action)
+        return kind in self._kinds() and action in self._generators()[kind]()
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase is Phase.SETUP_ROLL:
+            return [(SetupFace(face), 1 / 6) for face in FACES]
+        if self.phase is Phase.SETUP_POOL:
+            return [(PoolFace(face), 1 / 6) for face in FACES]
+        return []
+
+    def returns(self) -> list[float]:
+        if self.winner is None:
+            return [0.0] * self.num_players
+        return [1.0 if self.side_of(p) == self.winner else -1.0 for p in range(self.num_players)]
+
+    # -- listing --------------------------------------------------------------------------
+
+    def _places(self) -> list[Action]:
+        dice = sorted(set(self.pool))
+        empty = [i for i, s in enumerate(self.board) if not s and i != CENTRE]
+        return [
+            Place(CELLS[i], token(d)) for d in dice for i in empty if self.rules.colours[i] == d[0]
+        ]
+
+    def _jumps(self) -> list[Action]:
+        found = captures(self.board, self.colour_of(self.player), self.shielded())
+        return [Jump(CELLS[a], CELLS[b]) for a, b in found]
+
+    def _can_pay(self, loa: str) -> bool:
+        # BV-7: one's own Loa is free, another costs 1 Offering; Baron Samedi makes all free.
+        return (
+            loa == self.loas[self.player]
+            or self.samedi == self.player
+            or (self.offerings[self.side_of(self.player)] >= 1)
+        )
+
+    def _mamy_wata(self) -> list[Action]:
+        if not self._can_pay("mamy_wata"):
+            return []
+        found: list[Action] = []
+        for line in LINES:
+            for toward in ("w", "e") if line[0] == "r" else ("n", "s"):
+                cells = line_cells(line, toward)
+                filled = [bool(self.board[i]) for i in cells]
+                # Something moves only if an empty space lies before a stack.
+                if any(not a and b for a, b in itertools.pairwise(filled)):
+                    found.append(MamyWata(line, toward))
+        return found
+
+    def _gran_bwa(self) -> list[Action]:
+        if self.phase is Phase.GRAN_BWA:
+            assert self.bwa_from is not None
+            frm = self.bwa_from
+            return [GranBwa(CELLS[frm], CELLS[t]) for t in bwa_targets(self.board, frm)]
+        if not self._can_pay("gran_bwa"):
+            return []
+        return [
+            GranBwa(CELLS[frm], CELLS[t])
+            for frm in bwa_sources(self.board)
+            for t in bwa_targets(self.board, frm)
+        ]
+
+    def _papa_legba(self) -> list[Action]:
+        if not self._can_pay("papa_legba"):
+            return []
+        return [
+            PapaLegba(CELLS[frm], CELLS[to])
+            for frm, stack in enumerate(self.board)
+            if stack
+            for to in legba_targets(self.board, frm)
+        ]
+
+    def _erzulie_freda(self) -> list[Action]:
+        if not self._can_pay("erzulie_freda"):
+            return []
+        singles = [(CELLS[i], s[0]) for i, s in enumerate(self.board) if len(s) == 1]
+        # Two dice alike would swap to the same board: nothing to do or to see.
+        return [
+            ErzulieFreda(a, b)
+            for (a, da), (b, db) in itertools.combinations(singles, 2)
+            if da != db
+        ]
+
+    def _side(self) -> int:
+        return self.side_of(self.player)
+
+    def _take_offering(self) -> list[Action]:
+        assert self.captured is not None
+        own = self.captured[0] == self.colour_of(self.player)
+        return [TakeOffering()] if self.step < 1 and own and self.reserve > 0 else []
+
+    def _change_face(self) -> list[Action]:
+        assert self.captured is not None
+        if self.step >= 2 or self.offerings[self._side()] < 1:
+            return []
+        return [ChangeFace(f) for f in FACES if f != self.captured[1]]
+
+    def _effect(self, face: str) -> bool:
+        assert self.captured is not None
+        return self.step < 3 and self.captured[1] == face
+
+    def _effect_offering(self) -> list[Action]:
+        return [EffectOffering()] if self._effect("offering") and self.reserve > 0 else []
+
+    def _effect_point(self) -> list[Action]:
+        return [EffectPoint()] if self._effect("point") else []
+
+    def _effect_change(self) -> list[Action]:
+        if not self._effect("change"):
+            return []
+        dice = sorted(set(self.zones[self._side()]))
+        return [EffectChange(token(d), f) for d in dice for f in FACES if f != d[1]]
+
+    def _effect_protection(self) -> list[Action]:
+        return [EffectProtection()] if self._effect("protection") else []
+
+    def _steal(self) -> list[Action]:
+        if not self._effect("steal"):
+            return []
+        own = self._side()
+        return [
+            Steal(side, token(d))
+            for side, spirit in enumerate(self.spirits)
+            if side != own and not self.side_protected(side)
+            for d in sorted(set(spirit))
+        ]
+
+    def _switch(self) -> list[Action]:
+        if not self._effect("switch"):
+            return []
+        own = self._side()
+        # Protection keeps an opponent's captured dice from being taken (rulebook, Protection).
+        open_sides = [s for s in range(len(self.zones)) if s == own or not self.side_protected(s)]
+        found: list[Action] = []
+        for a, b in itertools.combinations(open_sides, 2):
+            for da in sorted(set(self.zones[a])):
+                for db in sorted(set(self.zones[b])):
+                    if da != db:
+                        found.append(Switch(a, token(da), b, token(db)))
+        return found
+
+    def _extra_turn(self) -> list[Action]:
+        affordable = self.offerings[self._side()] >= EXTRA_TURN_COST
+        return [ExtraTurn()] if self.step < 4 and not self.extra_bought and affordable else []
+
+    def _place_combo(self) -> list[Action]:
+        max_size = max(self.rules.points)
+        return [PlaceCombo(combo_text(g)) for g in combos(self.zones[self._side()], max_size)]
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        match action:
+            case SetupFace(face):
+                self._setup_roll(face)
+            case PoolFace(face):
+                self._setup_pool(face)
+            case Place(cell, die):
+                self._setup_place(INDEX[cell], parse_die(die))
+            case Jump(frm, to):
+                self._jump(INDEX[frm], INDEX[to])
+            case MamyWata() | GranBwa() | PapaLegba() | ErzulieFreda():
+                self._power(action)
+            case TakeOffering():
+                self._gain_offering()
+                self.step = 1
+            case ChangeFace(face):
+                self._pay(1)
+                self._retag(self._side(), self._captured(), face)
+                self.step = 2
+            case EffectOffering():
+                self._gain_offering()
+                self.step = 3
+            case EffectPoint():
+                self._score(1)
+                self.step = 3
+            case EffectChange(die, face):
+                self._retag(self._side(), parse_die(die), face)
+                self.step = 3
+            case EffectProtection():
+                self.protected[self.player] = True
+                self.step = 3
+            case Steal(side, die):
+                self.spirits[side].remove(parse_die(die))
+                self.zones[self._side()].append(parse_die(die))
+                self._update_samedi()
+                self.step = 3
+            case Switch(side_a, die_a, side_b, die_b):
+                a, b = parse_die(die_a), parse_die(die_b)
+                self.zones[side_a].remove(a)
+                self.zones[side_b].remove(b)
+                self.zones[side_a].append(b)
+                self.zones[side_b].append(a)
+                self.step = 3
+            case ExtraTurn():
+                self._pay(EXTRA_TURN_COST)
+                self.extra_bought = self.extra_pending = True
+                self.step = 4
+            case PlaceCombo(dice):
+                group = [parse_die(t) for t in dice.split("+")]
+                for one in group:
+                    self.zones[self._side()].remove(one)
+                self.spirits[self._side()].extend(group)
+                self._update_samedi()
+                self._score(self.rules.points[len(group)])
+                self.step = 5
+            case EndTurn():
+                self._end_turn()
+
+    # -- set-up -------------------------------------------------------------------------
+
+    def _setup_roll(self, face: str) -> None:
+        cell = self.setup_cell
+        colour = self.rules.colours[cell]
+        assert colour is not None
+        self.board[cell].append((colour, face))
+        self._advance_setup_cell()
+        if self.setup_cell >= SIZE * SIZE:
+            self._begin_play()
+
+    def _advance_setup_cell(self) -> None:
+        self.setup_cell += 1
+        if self.setup_cell == CENTRE:
+            self.setup_cell += 1
+
+    def pool_colour(self) -> str:
+        """The colour of the next die to roll for set-up by placing: colours in BV-2 order."""
+        rolled = Counter(c for c, _ in self.pool)
+        for colour in COLOURS:
+            if rolled[colour] < self._setup_colours[colour]:
+                return colour
+        raise AssertionError("every die is rolled")
+
+    def _setup_pool(self, face: str) -> None:
+        self.pool.append((self.pool_colour(), face))
+        if len(self.pool) == sum(self._setup_colours.values()):
+            self.phase = Phase.SETUP_PLACE
+            self.seat = 0
+            self.player = self.order[0]
+
+    def _setup_place(self, cell: int, die: Die) -> None:
+        self.board[cell].append(die)
+        self.pool.remove(die)
+        if not self.pool:
+            self._begin_play()
+            return
+        # The rulebook's advanced set-up: each player places a die, one after another.
+        self.seat = (self.seat + 1) % len(self.order)
+        self.player = self.order[self.seat]
+
+    def _begin_play(self) -> None:
+        self.seat = 0
+        self.player = self.order[0]  # the oldest player starts
+        self._begin_turn()
+
+    # -- turns --------------------------------------------------------------------------
+
+    def _begin_turn(self) -> None:
+        """Start the turn of self.player, skipping players who cannot capture (BV-11)."""
+        while True:
+            self.turn += 1
+            self.protected[self.player] = False  # BV-8: until the start of the next turn
+            self.power_used = self.extra_bought = self.extra_pending = False
+            self.step = 0
+            self.captured = None
+            self.bwa_from = None
+            self.phase = Phase.START
+            if self.can_play():
+                return
+            self._trigger_end()
+            if not self._next_seat():
+                return
+
+    def can_play(self) -> bool:
+        """BV-11: a capture is possible now, or after some power the player could use or pay."""
+        colour = self.colour_of(self.player)
+        shielded = self.shielded()
+        if next(captures(self.board, colour, shielded), None) is not None:
+            return True
+        for action in self._start_powers():
+            if self._power_opens_capture(action, colour, shielded):
+                return True
+        return False
+
+    def _start_powers(self) -> list[Action]:
+        return self._mamy_wata() + self._gran_bwa() + self._papa_legba() + self._erzulie_freda()
+
+    def _power_opens_capture(self, action: Action, colour: str, shielded: frozenset[str]) -> bool:
+        board = [list(s) for s in self.board]
+        self._move(board, action)
+        if isinstance(action, GranBwa):
+            return self._bwa_opens_capture(board, INDEX[action.frm], colour, shielded)
+        return next(captures(board, colour, shielded), None) is not None
+
+    def _bwa_opens_capture(
+        self, board: Board, frm: int, colour: str, shielded: frozenset[str]
+    ) -> bool:
+        if len(board[frm]) < 2:
+            return next(captures(board, colour, shielded), None) is not None
+        for to in bwa_targets(board, frm):
+            after = [list(s) for s in board]
+            after[to].append(after[frm].pop())
+            if self._bwa_opens_capture(after, frm, colour, shielded):
+                return True
+        return False
+
+    def _trigger_end(self) -> None:
+        if not self.ending:
+            self.ending = True
+            self.ender = self.player
+
+    def _next_seat(self) -> bool:
+        """Pass the turn on; False once the round that saw the end trigger is over."""
+        self.seat = (self.seat + 1) % len(self.order)
+        if self.seat == 0:
+            self.round += 1
+            if self.ending:  # BV-11: every player has had the same number of turns
+                self._finish()
+                return False
+        self.player = self.order[self.seat]
+        return True
+
+    def _end_turn(self) -> None:
+        if self.extra_pending:
+            self._begin_turn()  # BV-7: the extra turn is a full turn
+        elif self._next_seat():
+            self._begin_turn()
+
+    # -- capture, powers and effects --------------------------------------------------------
+
+    def _jump(self, frm: int, to: int) -> None:
+        over = (frm + to) // 2
+        taken = self.board[over].pop()
+        self.board[to].append(self.board[frm].pop())
+        self.zones[self._side()].append(taken)
+        self.captured = taken
+        self.last_capture = (frm, over, to)
+        self.phase = Phase.STEPS
+
+    def _power(self, action: Action) -> None:
+        loa = POWER_ACTIONS[type(action)]
+        if self.phase is not Phase.GRAN_BWA:
+            if loa != self.loas[self.player] and self.samedi != self.player:
+                self._pay(1)
+            self.bwa_at_start = self.phase is Phase.START
+            self.power_used = True
+        self._move(self.board, action)
+        if isinstance(action, GranBwa) and len(self.board[INDEX[action.frm]]) >= 2:
+            self.phase = Phase.GRAN_BWA
+            self.bwa_from = INDEX[action.frm]
+            return
+        self.bwa_from = None
+        if self.phase is Phase.START or (self.phase is Phase.GRAN_BWA and self.bwa_at_start):
+            self.phase = Phase.CAPTURE
+            if not self._jumps():
+                # BV-11: after the start power, no capture is left and no power may follow.
+                self._trigger_end()
+                self._end_turn()
+        else:
+            self._end_turn()
+
+    @staticmethod
+    def _move(board: Board, action: Action) -> None:
+        match action:
+            case MamyWata(line, toward):
+                slide(board, line, toward)
+            case GranBwa(frm, to) | PapaLegba(frm, to):
+                board[INDEX[to]].append(board[INDEX[frm]].pop())
+            case ErzulieFreda(first, second):
+                a, b = INDEX[first], INDEX[second]
+                board[a], board[b] = board[b], board[a]
+
+    def _captured(self) -> Die:
+        assert self.captured is not None
+        return self.captured
+
+    def _retag(self, side: int, die: Die, face: str) -> None:
+        zone = self.zones[side]
+        zone.remove(die)
+        zone.append((die[0], face))
+        if self.captured == die:
+            self.captured = (die[0], face)
+
+    def _pay(self, amount: int) -> None:
+        self.offerings[self._side()] -= amount
+        self.reserve += amount
+
+    def _gain_offering(self) -> None:
+        self.offerings[self._side()] += 1
+        self.reserve -= 1
+
+    def _score(self, points: int) -> None:
+        self.scores[self._side()] += points
+        if self.scores[self._side()] >= self.target():
+            self._trigger_end()  # BV-11: the turn and then the round are finished
+
+    def _update_samedi(self) -> None:
+        """BV-10: strictly the most white dice in a spirit world takes the token."""
+        if self.teams:
+            return  # BV-12: no Baron Samedi in team mode
+        whites = [sum(1 for c, _ in s if c == WHITE) for s in self.spirits]
+        best = max(whites)
+        if best > 0 and whites.count(best) == 1:
+            self.samedi = whites.index(best)
+
+    # -- the end ------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        """BV-11: capture zones to spirit worlds (one combo scores), majorities, the winner."""
+        max_size = max(self.rules.points)
+        bonus = [0] * len(self.scores)
+        for side, zone in enumerate(self.zones):
+            found = combos(zone, max_size)
+            if found:
+                bonus[side] += max(self.rules.points[len(g)] for g in found)
+            self.spirits[side].extend(zone)
+            zone.clear()
+        majority_colours = [LOA_COLOUR[loa] for loa, _ in LOAS]
+        if self.teams:
+            majority_colours.append(WHITE)  # BV-11: white counts only in team mode
+        for colour in majority_colours:
+            counts = [sum(1 for c, _ in s if c == colour) for s in self.spirits]
+            best = max(counts)
+            if best == 0:
+                continue
+            leaders = [side for side, n in enumerate(counts) if n == best]
+            for side in leaders:
+                bonus[side] += 3 if len(leaders) == 1 else 1
+        for side, points in enumerate(bonus):
+            self.scores[side] += points
+        self.end_bonus = bonus
+        self.winner = self._tie_break()
+        self.phase = Phase.OVER
+
+    def _tie_break(self) -> int:
+        # BV-11: the ender, or else the nearest after them in turn order.
+        best = max(self.scores)
+        assert self.ender is not None
+        start = self.order.index(self.ender)
+        for k in range(len(self.order)):
+            side = self.side_of(self.order[(start + k) % len(self.order)])
+            if self.scores[side] == best:
+                return side
+        raise AssertionError("no side has the best score")
+
+
+# -- the game ---------------------------------------------------------------------------------
+
+
+def _seated_loas(options: Mapping[str, Any]) -> tuple[str, ...]:
+    teams = options["teams"]
+    players = 4 if teams else options["players"]
+    if teams and options["players"] not in (2, 4):
+        raise ValueError(f"team mode is for 4 players, not {options['players']} (BV-3)")
+    if not 2 <= players <= 4:
+        raise ValueError(f"Baron Voodoo is for 2 to 4 players, not {players} (BV-3)")
+    chosen = [name.strip() for name in str(options["loas"]).split(",") if name.strip()]
+    if not chosen:
+        return tuple(loa for loa, _ in LOAS[:players])
+    by_colour = {colour: loa for loa, colour in LOAS}
+    loas = tuple(by_colour.get(name, name) for name in chosen)
+    known = [loa for loa, _ in LOAS]
+    unknown = [name for name in loas if name not in known]
+    if unknown or len(set(loas)) != len(loas) or len(loas) != players:
+        raise ValueError(
+            f"option 'loas' must name {players} different Loas (or colours) in seat order, "
+            f"from {', '.join(known)}; not {options['loas']!r}"
+        )
+    return loas
+
+
+class VoodooGame(Game):
+    name: ClassVar[str] = "voodoo"
+    player_names: ClassVar[tuple[str, ...]] = tuple(loa for loa, _ in LOAS)
+    action_types: ClassVar[tuple[type[Action], ...]] = (
+        SetupFace,
+        PoolFace,
+        Place,
+        Jump,
+        MamyWata,
+        GranBwa,
+        PapaLegba,
+        ErzulieFreda,
+        TakeOffering,
+        ChangeFace,
+        EffectOffering,
+        EffectPoint,
+        EffectChange,
+        EffectProtection,
+        Steal,
+        Switch,
+        ExtraTurn,
+        PlaceCombo,
+        EndTurn,
+    )
+    default_options: ClassVar[Mapping[str, Any]] = {
+        "players": 2,
+        "teams": False,
+        "setup": "roll",  # "roll": dice rolled onto their spaces; "place": placed in turn
+        "loas": "",  # seat order, e.g. "red,yellow"; empty: the first Loas of BV-3
+        "rules": "",  # a rules file (board, points, targets); empty: the built-in one
+    }
+
+    def _new_state(self, options: Mapping[str, Any]) -> VoodooState:
+        if options["setup"] not in ("roll", "place"):
+            raise ValueError(f"option 'setup' must be 'roll' or 'place', not {options['setup']!r}")
+        rules = load_rules(str(options["rules"]))
+        return VoodooState(options, rules, _seated_loas(options))
+
+    def layout(self, state: GameState) -> Layout:
+        """What the camera sees: each space's top die (BV-4)."""
+        board = _voodoo(state).board
+        return {CELLS[i]: token(s[-1]) for i, s in enumerate(board) if s}
+
+    def lifted(self, state: GameState) -> Layout:
+        board = _voodoo(state).board
+        return {CELLS[i]: token(s[-2]) for i, s in enumerate(board) if len(s) >= 2}
+
+    def lights(self, state: GameState) -> dict[str, str]:
+        s = _voodoo(state)
+        roles: dict[str, str] = {}
+        if s.phase is Phase.OVER:
+            seated = {s.colour_of(p) for p in range(s.num_players)}
+            for i, stack in enumerate(s.board):
+                if stack and stack[-1][0] in seated:
+                    roles[CELLS[i]] = stack[-1][0]
+            return roles
+        if s.last_capture is not None:
+            roles[CELLS[s.last_capture[1]]] = "last_capture"
+        shielded = s.shielded()
+        for i, stack in enumerate(s.board):
+            if stack and stack[-1][0] in shielded:
+                roles[CELLS[i]] = "protected"
+        if s.phase in (Phase.START, Phase.CAPTURE):
+            for frm, to in captures(s.board, s.colour_of(s.player), shielded):
+                roles[CELLS[frm]] = "capturer"
+                roles[CELLS[to]] = "landing"
+        if s.phase is Phase.GRAN_BWA and s.bwa_from is not None:
+            roles[CELLS[s.bwa_from]] = "power"
+            for t in bwa_targets(s.board, s.bwa_from):
+                roles[CELLS[t]] = "power"
+        return roles
+
+    def board_rows(self) -> list[list[str]]:
+        return [list(CELLS[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)]
+
+    def spots(self) -> dict[str, str]:
+        return dict.fromkeys(CELLS, "camera")
+
+    def dice_wanted(self, state: GameState) -> DiceRequest | None:
+        s = _voodoo(state)
+        if s.phase is Phase.SETUP_POOL:
+            remaining = sum(s._setup_colours.values()) - len(s.pool)
+            return DiceRequest("soul", remaining, FACES)
+        return None
+
+    def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        wanted = self.dice_wanted(state)
+        if wanted is None:
+            raise IllegalActionError("no dice roll is expected now: dice are read on the board")
+        bad = [v for v in reading if v not in FACES]
+        if bad or not 1 <= len(reading) <= wanted.count:
+            raise IllegalActionError(
+                f"1 to {wanted.count} soul dice faces ({', '.join(FACES)}) are wanted, "
+                f"not {list(reading)}"
+            )
+        return [PoolFace(str(v)) for v in reading]
+
+    def describe(self, state: GameState) -> JSON:
+        s = _voodoo(state)
+        sides = range(len(s.scores))
+        return {
+            "turn": s.turn,
+            "round": s.round,
+            "phase": s.phase.value,
+            "step": s.step,
+            "target": s.target(),
+            "ending": s.ending,
+            "scores": {s.side_name(i): s.scores[i] for i in sides},
+            "offerings": {s.side_name(i): s.offerings[i] for i in sides},
+            "reserve": s.reserve,
+            "capture_zones": {s.side_name(i): sorted(map(token, s.zones[i])) for i in sides},
+            "spirit_worlds": {s.side_name(i): sorted(map(token, s.spirits[i])) for i in sides},
+            "protection": {s.player_name(p): s.protected[p] for p in range(s.num_players)},
+            "baron_samedi": None if s.samedi is None else s.player_name(s.samedi),
+            "captured": None if s.captured is None else token(s.captured),
+            "pool": sorted(map(token, s.pool)),
+        }
+
+    def result(self, state: GameState) -> JSON | None:
+        summary = super().result(state)
+        s = _voodoo(state)
+        if summary is not None:
+            summary["winners"] = [s.player_name(p) for p, r in enumerate(s.returns()) if r > 0]
+            summary["scores"] = {s.side_name(i): n for i, n in enumerate(s.scores)}
+            summary["end_bonus"] = {s.side_name(i): n for i, n in enumerate(s.end_bonus or [])}
+            summary["ended_by"] = None if s.ender is None else s.player_name(s.ender)
+        return summary
+
+
+def _voodoo(state: GameState) -> VoodooState:
+    if not isinstance(state, VoodooState):
+        raise TypeError(f"not a Baron Voodoo state: {type(state).__name__}")
+    return state
+
+
+GAME = VoodooGame()
+VoodooState.game = GAME
