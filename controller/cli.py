@@ -270,7 +270,19 @@ def _status(args: argparse.Namespace) -> int:
         print(
             f"{summary['game']}, turn {summary['turn']}, {len(summary['history'])} actions; {where}"
         )
+        for key, value in summary["details"].items():
+            if key != "turn":
+                print(f"  {key.replace('_', ' ')}: {_detail_text(value)}")
     return 0
+
+
+def _detail_text(value: object) -> str:
+    """One line per detail: a side's dice or score after its name, lists comma-separated."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {_detail_text(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "-"
+    return "-" if value is None else str(value)
 
 
 def _call(args: argparse.Namespace, message: JSON) -> JSON:
