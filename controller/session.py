@@ -43,7 +43,7 @@ class Session:
         self.message = ""
         self._mismatch_since: float | None = None
         self._candidates: list[Action] = []
-        self._landing: frozenset[str] = frozenset()
+        self._landing: frozenset[str] | None = None  # set while a piece is in the hand
         self._layouts_after: dict[Action, Layout] = {}
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
 
@@ -111,8 +111,10 @@ class Session:
         roles = self.game.lights(self.state)
         for spot in self._legal_spots():
             roles.setdefault(spot, "legal")
-        for spot in self._landing:
-            roles[spot] = "landing"
+        if self._landing is not None:
+            # Only where the piece in the hand may go, not every capture the game would show.
+            roles = {spot: role for spot, role in roles.items() if role != "landing"}
+            roles.update(dict.fromkeys(self._landing, "landing"))
         fixes = self.fixes(now)
         for spot in differing(self.sensed, self.expected):
             roles[spot] = "fix" if spot in fixes else "changed"
@@ -183,23 +185,27 @@ class Session:
             return None
         piece = self.expected.get(lifted_from)
         landing: set[str] = set()
+        taken_off = False
         for action in self.state.legal_actions():
             after = self._layout_after(action)
             if after.get(lifted_from) != lifted.get(lifted_from):
                 continue
-            landing.update(
-                spot
-                for spot in differing(after, self.expected)
-                if spot != lifted_from and after.get(spot) == piece
+            taken_off = True
+            # A landing on a lookalike die shows only in what lies beneath the top.
+            changed = differing(after, self.expected) | differing(
+                self.game.lifted(self.state.child(action)), lifted
             )
-        return frozenset(landing) if landing else None
+            landing.update(
+                spot for spot in changed if spot != lifted_from and after.get(spot) == piece
+            )
+        return frozenset(landing) if taken_off else None
 
     def _reconcile(self, now: float) -> None:
         # Each outcome or move seen is applied in turn: a board filled ahead of the rules (cells
         # of a set-up filled in any order) catches up as far as it can.
         while True:
             self._candidates = []
-            self._landing = frozenset()
+            self._landing = None
             if self.sensed == self.expected:
                 self._mismatch_since = None
                 return
@@ -219,8 +225,11 @@ class Session:
                 continue
             break
         if matches:
+            # Nothing to put right: the table is lit for a choice through `smartboard act`.
             self._candidates = matches
             self.message = "several moves fit the table: " + ", ".join(a.id for a in matches)
+            self._mismatch_since = None
+            return
         landing = self._landing_spots()
         if landing is not None:
             # A piece in the hand, like a lifted chess piece: no settle time, no blinking.

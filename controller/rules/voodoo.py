@@ -1121,9 +1121,10 @@ class VoodooGame(Game):
             if stack and stack[-1][0] in shielded:
                 roles[CELLS[i]] = "protected"
         if s.phase in (Phase.START, Phase.CAPTURE):
-            for frm, to in captures(s.board, s.colour_of(s.player), shielded):
-                roles[CELLS[frm]] = "capturer"
-                roles[CELLS[to]] = "landing"
+            found = list(captures(s.board, s.colour_of(s.player), shielded))
+            roles.update((CELLS[to], "landing") for _, to in found)
+            # A die that can capture shows so even where another die could land on it.
+            roles.update((CELLS[frm], "capturer") for frm, _ in found)
         if s.phase is Phase.GRAN_BWA and s.bwa_from is not None:
             roles[CELLS[s.bwa_from]] = "power"
             for t in bwa_targets(s.board, s.bwa_from):
