@@ -44,6 +44,7 @@ class Session:
         self._mismatch_since: float | None = None
         self._candidates: list[Action] = []
         self._landing: frozenset[str] | None = None  # set while a piece is in the hand
+        self._ahead: frozenset[str] = frozenset()
         self._layouts_after: dict[Action, Layout] = {}
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
 
@@ -101,11 +102,12 @@ class Session:
         return self._mismatch_since + self.settle_s
 
     def fixes(self, now: float) -> frozenset[str]:
-        """Spots to put right: those differing once the settle time has passed."""
+        """Spots to put right: those differing once the settle time has passed, less pieces put
+        down ahead of the rules' order that a later chance outcome will read."""
         deadline = self.next_deadline()
         if deadline is None or now < deadline:
             return frozenset()
-        return differing(self.sensed, self.expected)
+        return differing(self.sensed, self.expected) - self._ahead
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
@@ -170,6 +172,37 @@ class Session:
                 fits.append(outcome)
         return fits[0] if len(fits) == 1 else None
 
+    def _filled_ahead(self, limit: int = 100) -> frozenset[str]:
+        """At a chance node read from the board, the differing spots that later outcomes explain.
+
+        The chain of outcomes is played ahead on a copy: an outcome the board shows is taken,
+        and where the board shows none yet, any outcome stands in for the piece still to come.
+        """
+        if not self._board_chance():
+            return frozenset()
+        pending = set(differing(self.sensed, self.expected))
+        state, expected = self.state, self.expected
+        explained: set[str] = set()
+        for _ in range(limit):
+            if not pending or not state.is_chance_node() or self.game.dice_wanted(state):
+                break
+            children = [state.child(outcome) for outcome, _ in state.chance_outcomes()]
+            layouts = [self.game.layout(child) for child in children]
+            shown = [
+                k
+                for k, after in enumerate(layouts)
+                if (changed := differing(after, expected)) <= pending
+                and all(after.get(s) == self.sensed.get(s) for s in changed)
+                and changed
+            ]
+            k = shown[0] if shown else 0
+            if shown:
+                changed = differing(layouts[k], expected)
+                explained |= changed
+                pending -= changed
+            state, expected = children[k], layouts[k]
+        return frozenset(explained)
+
     def _landing_spots(self) -> frozenset[str] | None:
         """If the only difference is a piece lifted off one spot, where legal moves put it.
 
@@ -206,6 +239,7 @@ class Session:
         while True:
             self._candidates = []
             self._landing = None
+            self._ahead = frozenset()
             if self.sensed == self.expected:
                 self._mismatch_since = None
                 return
@@ -224,6 +258,7 @@ class Session:
                 self.message = f"{matches[0].id} (seen on the table)"
                 continue
             break
+        self._ahead = self._filled_ahead()
         if matches:
             # Nothing to put right: the table is lit for a choice through `smartboard act`.
             self._candidates = matches

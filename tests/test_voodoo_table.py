@@ -296,6 +296,12 @@ def test_set_up_cells_filled_out_of_order_catch_up(tmp_path: Path) -> None:
     ahead = {cell: board[cell] for cell in ("r6c6", "r2c1", "r0c1")}
     session.on_layout(ahead, now=0.0)
     assert session.state.actions() == ()  # the rules want r0c0 first
+    # Dice put down ahead are read in their turn: nothing to put right meanwhile (BV-1).
+    assert session.fixes(now=100.0) == frozenset()
+    assert board["r6c5"].startswith("red:")  # BV-1: a red space in the built-in layout
+    session.on_layout(ahead | {"r6c5": "white:point"}, now=0.0)
+    assert session.fixes(now=100.0) == {"r6c5"}  # no outcome puts a white die there
+    session.on_layout(ahead, now=0.0)
     session.on_layout(ahead | {"r0c0": board["r0c0"]}, now=1.0)
     assert session.state.actions() == tuple(outcomes[:2])  # r0c0, then r0c1 at once
     session.on_layout(board, now=2.0)  # everything else: the chain catches up
