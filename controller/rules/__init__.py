@@ -2,9 +2,10 @@
 
 from controller.rules.akuma import GAME as AKUMA
 from controller.rules.api import Game
+from controller.rules.takeover import GAME as TAKEOVER
 from controller.rules.voodoo import GAME as VOODOO
 
-GAMES: dict[str, Game] = {game.name: game for game in (AKUMA, VOODOO)}
+GAMES: dict[str, Game] = {game.name: game for game in (AKUMA, VOODOO, TAKEOVER)}
 
 
 def get_game(name: str) -> Game:

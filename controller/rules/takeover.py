@@ -1,0 +1,747 @@
+"""Hostile Takeover (`hostile-takeover.txt`, clarifications HT-1 to HT-6).
+
+The map is a square grid of cells, indexed r * size + c and named "r{r}c{c}". Set-up is a chain
+of decisions: the roll for the first player, 20 tiles placed clockwise (HT-1), 15 unclaimed
+buildings placed counter-clockwise from the last tile placer (HT-2, HT-3), then a spawn for each
+player (HT-4). Play is one action per turn (HT-5) until one player is left (HT-6).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+from controller.rules.api import (
+    CAMERA,
+    CHANCE,
+    JSON,
+    PRESENT,
+    REED,
+    TERMINAL,
+    Action,
+    DiceRequest,
+    Game,
+    GameState,
+    IllegalActionError,
+    Layout,
+)
+
+COLOURS = ("red", "blue", "green", "yellow")
+TILES = 20  # HT-1
+TILE = 2
+SUPPLY = {"small": 10, "large": 5}  # HT-2: unclaimed buildings placed at set-up
+FULL_POINTS = {"small": 10, "large": 25}  # HT-2
+SCORE = {"small": 1, "large": 3}  # HT-6
+LAST_PLAYER_BONUS = 5  # HT-6
+LIVES = 3  # HT-6
+D12 = tuple(range(1, 13))
+NEIGHBOURS_8 = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
+EDGES_4 = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Roll(Action):
+    """Chance: the d12 of the player rolling now (first player, a claim, or a combat)."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class PlaceTile(Action):
+    """HT-1: a 2x2 tile whose top-left cell is `cell`."""
+
+    cell: str
+
+
+@dataclass(frozen=True)
+class PlaceSmall(Action):
+    """HT-2: an unclaimed small building on one cell."""
+
+    cell: str
+
+
+@dataclass(frozen=True)
+class PlaceLarge(Action):
+    """HT-2: an unclaimed large building on two cells sharing an edge (`second` right or below)."""
+
+    first: str
+    second: str
+
+
+@dataclass(frozen=True)
+class PlaceSpawn(Action):
+    """HT-4: the player's spawn, with their pawn on it."""
+
+    cell: str
+
+
+@dataclass(frozen=True)
+class Move(Action):
+    """HT-5: the pawn moves to a neighbouring cell, or around one of the player's buildings."""
+
+    cell: str
+
+
+@dataclass(frozen=True)
+class Claim(Action):
+    """HT-5: attempt to claim a touching building (numbered in placement order)."""
+
+    building: int
+
+
+@dataclass(frozen=True)
+class Attack(Action):
+    """HT-5: declare combat on a touching pawn."""
+
+    target: str
+
+
+@dataclass(frozen=True)
+class Displace(Action):
+    """HT-5: a pawn standing on a loser's spawn steps to a free neighbouring cell."""
+
+    cell: str
+
+
+@dataclass(frozen=True)
+class Pass(Action):
+    """Only when a pawn can neither move, claim nor fight: the turn goes on."""
+
+
+class Phase(enum.Enum):
+    FIRST_ROLL = "first_roll"
+    TILES = "tiles"
+    BUILDINGS = "buildings"
+    SPAWNS = "spawns"
+    TURN = "turn"
+    CLAIM_ROLL = "claim_roll"
+    ATTACK_ROLL = "attack_roll"
+    DEFEND_ROLL = "defend_roll"
+    DISPLACE = "displace"
+    OVER = "over"
+
+
+@dataclass
+class Building:
+    size: str
+    cells: tuple[int, ...]
+    owner: int | None = None
+    points: int = 0
+
+
+# -- the map (HT-1, HT-3) -----------------------------------------------------------------------
+
+
+class Grid:
+    """Cell arithmetic on a size x size grid."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.names = tuple(f"r{i // size}c{i % size}" for i in range(size * size))
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.around = tuple(self._step(i, NEIGHBOURS_8) for i in range(size * size))
+        self.edges = tuple(self._step(i, EDGES_4) for i in range(size * size))
+
+    def connected(self, cells: set[int]) -> bool:
+        """One 8-connected region (or none), by flooding a bitmask: far quicker than a search.
+
+        Rows are laid out size + 1 bits apart, so a shift never wraps from one row into the next.
+        """
+        stride = self.size + 1
+        mask = 0
+        for cell in cells:
+            r, c = divmod(cell, self.size)
+            mask |= 1 << (r * stride + c)
+        if not mask:
+            return True
+        region = mask & -mask
+        while True:
+            wide = region | region << 1 | region >> 1
+            grown = (wide | wide << stride | wide >> stride) & mask
+            if grown == region:
+                return region == mask
+            region = grown
+
+    def _step(self, i: int, deltas: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+        r, c = divmod(i, self.size)
+        return tuple(
+            (r + dr) * self.size + c + dc
+            for dr, dc in deltas
+            if 0 <= r + dr < self.size and 0 <= c + dc < self.size
+        )
+
+    def tile_cells(self, corner: int) -> tuple[int, ...] | None:
+        r, c = divmod(corner, self.size)
+        if r + TILE > self.size or c + TILE > self.size:
+            return None
+        return tuple((r + dr) * self.size + c + dc for dr in range(TILE) for dc in range(TILE))
+
+
+def components(cells: set[int], grid: Grid) -> list[list[int]]:
+    """8-connected components, each sorted, in order of their first cell."""
+    seen: set[int] = set()
+    found = []
+    for start in sorted(cells):
+        if start in seen:
+            continue
+        seen.add(start)
+        part, queue = [start], deque([start])
+        while queue:
+            for n in grid.around[queue.popleft()]:
+                if n in cells and n not in seen:
+                    seen.add(n)
+                    part.append(n)
+                    queue.append(n)
+        found.append(sorted(part))
+    return found
+
+
+def map_problems(tiles: set[int], buildings: Iterable[Building], grid: Grid) -> list[int]:
+    """HT-3: the first offending cells of a map, [] if it is legal.
+
+    Either the empty tile cells outside the first 8-connected region, or the cells of the
+    first building that touches no empty tile cell.
+    """
+    built = [b for b in buildings]
+    covered = {cell for b in built for cell in b.cells}
+    empty = tiles - covered
+    parts = components(empty, grid)
+    if len(parts) > 1:
+        return sorted(cell for part in parts[1:] for cell in part)
+    for building in built:
+        if not any(n in empty for cell in building.cells for n in grid.around[cell]):
+            return sorted(building.cells)
+    return []
+
+
+def _stays_connected(empty: set[int], removed: Sequence[int], grid: Grid) -> bool:
+    """Whether `empty` less `removed` is still one 8-connected region (it is one now).
+
+    When the empty cells around the removed ones form one group within their surrounding box,
+    nothing is split; only other cases need a search of the whole map.
+    """
+    left = empty - set(removed)
+    around = {n for cell in removed for n in grid.around[cell] if n in left}
+    if len(components(around, grid)) <= 1:
+        return True
+    return grid.connected(left)
+
+
+# -- the state --------------------------------------------------------------------------------
+
+
+class TakeoverState(GameState):
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        self.grid = Grid(int(options["size"]))
+        n = int(options["players"])
+        self.players = n
+        self.tiles: set[int] = set()
+        self.tiles_placed = 0
+        self.buildings: list[Building] = []
+        self.building_at: dict[int, int] = {}  # cell -> index in self.buildings
+        self.supply = dict(SUPPLY)
+        self.spawns: list[int | None] = [None] * n
+        self.pawns: list[int | None] = [None] * n
+        self.lives = [LIVES] * n
+        self.phase = Phase.FIRST_ROLL
+        self.rollers: list[int] = list(range(n))
+        self.rolls: dict[int, int] = {}
+        self.first = 0
+        self.player = 0
+        self.turn = 0
+        self.target: int | None = None  # the defender, or the building being claimed
+        self.attack_roll = 0
+        self.combat_after: int | None = None  # the attacker, once a displaced pawn has moved
+        self.returning: int | None = None  # the loser waiting for its spawn to clear
+        self.last_combat: tuple[int, int, int, int] | None = None  # attacker, defender, rolls
+        self.winners: list[int] = []
+        self.final_scores: list[int] = []
+
+    def clone(self) -> Self:
+        other = copy.copy(self)
+        other.options = dict(self.options)
+        other._history = list(self._history)
+        other.tiles = set(self.tiles)
+        other.buildings = [copy.copy(b) for b in self.buildings]
+        other.building_at = dict(self.building_at)
+        other.supply = dict(self.supply)
+        other.spawns = list(self.spawns)
+        other.pawns = list(self.pawns)
+        other.lives = list(self.lives)
+        other.rollers = list(self.rollers)
+        other.rolls = dict(self.rolls)
+        other.winners = list(self.winners)
+        other.final_scores = list(self.final_scores)
+        return other
+
+    @property
+    def num_players(self) -> int:
+        return self.players
+
+    def player_name(self, player: int) -> str:
+        if 0 <= player < self.players:
+            return COLOURS[player]
+        return super().player_name(player)
+
+    # -- facts --------------------------------------------------------------------------
+
+    def empty_cells(self) -> set[int]:
+        """Tile cells with no building: where pawns may stand (HT-1, HT-5)."""
+        return self.tiles - self.building_at.keys()
+
+    def alive(self) -> list[int]:
+        return [p for p in range(self.players) if self.lives[p] > 0]
+
+    def touching_buildings(self, player: int) -> list[int]:
+        pawn = self.pawns[player]
+        if pawn is None:
+            return []
+        at = self.building_at
+        return sorted({at[n] for n in self.grid.around[pawn] if n in at})
+
+    def move_targets(self, player: int) -> list[int]:
+        pawn = self.pawns[player]
+        if pawn is None:
+            return []
+        free = self.empty_cells() - {p for p in self.pawns if p is not None}
+        targets = {n for n in self.grid.around[pawn] if n in free}
+        for k in self.touching_buildings(player):
+            building = self.buildings[k]
+            if building.owner == player:  # HT-5: around one's own building
+                targets |= {n for c in building.cells for n in self.grid.around[c] if n in free}
+        return sorted(targets)
+
+    def score(self, player: int) -> int:
+        return sum(SCORE[b.size] for b in self.buildings if b.owner == player)
+
+    # -- the API ------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        match self.phase:
+            case Phase.OVER:
+                return TERMINAL
+            case Phase.FIRST_ROLL | Phase.CLAIM_ROLL | Phase.ATTACK_ROLL | Phase.DEFEND_ROLL:
+                return CHANCE
+            case _:
+                return self.player
+
+    def roller(self) -> int | None:
+        """Whose d12 the chance node at hand is."""
+        match self.phase:
+            case Phase.FIRST_ROLL:
+                return self.rollers[len(self.rolls)]
+            case Phase.CLAIM_ROLL | Phase.ATTACK_ROLL:
+                return self.player
+            case Phase.DEFEND_ROLL:
+                return self.target
+            case _:
+                return None
+
+    def legal_actions(self) -> list[Action]:
+        names = self.grid.names
+        match self.phase:
+            case Phase.TILES:
+                return [PlaceTile(names[c]) for c in self._tile_corners()]
+            case Phase.BUILDINGS:
+                return self._building_places()
+            case Phase.SPAWNS:
+                return [PlaceSpawn(names[c]) for c in self._spawn_cells()]
+            case Phase.TURN:
+                p = self.player
+                actions: list[Action] = [Move(names[c]) for c in self.move_targets(p)]
+                actions += [
+                    Claim(k) for k in self.touching_buildings(p) if self.buildings[k].owner != p
+                ]
+                actions += [Attack(COLOURS[q]) for q in self._touching_pawns(p)]
+                return actions or [Pass()]
+            case Phase.DISPLACE:
+                return [Displace(names[c]) for c in self._displace_cells()]
+            case _:
+                return []
+
+    def is_legal(self, action: Action) -> bool:
+        """A move is checked against the moves alone: turns are many, so this is worth it."""
+        index = self.grid.index
+        match self.phase, action:
+            case Phase.TURN, Move(cell):
+                return index.get(cell, -1) in self.move_targets(self.player)
+            case Phase.TILES, PlaceTile(cell):
+                return cell in index and self._tile_fits(index[cell])
+            case Phase.BUILDINGS, PlaceSmall(cell):
+                return cell in index and self._building_fits(
+                    "small", (index[cell],), self.empty_cells()
+                )
+            case Phase.BUILDINGS, PlaceLarge(first, second):
+                if first not in index or index[second] not in self._large_partners(index[first]):
+                    return False
+                cells = (index[first], index[second])
+                return self._building_fits("large", cells, self.empty_cells())
+        return super().is_legal(action)
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.roller() is None:
+            return []
+        return [(Roll(v), 1 / 12) for v in D12]
+
+    def returns(self) -> list[float]:
+        if self.phase is not Phase.OVER:
+            return [0.0] * self.players
+        return [1.0 if p in self.winners else -1.0 for p in range(self.players)]
+
+    # -- listing ------------------------------------------------------------------------
+
+    def _tile_corners(self) -> list[int]:
+        return [corner for corner in range(self.grid.size**2) if self._tile_fits(corner)]
+
+    def _tile_fits(self, corner: int) -> bool:
+        cells = self.grid.tile_cells(corner)
+        if cells is None or any(c in self.tiles for c in cells):
+            return False
+        # HT-1: after the first, a tile shares a cell edge with one already placed.
+        return not self.tiles or any(n in self.tiles for c in cells for n in self.grid.edges[c])
+
+    def _building_places(self) -> list[Action]:
+        names = self.grid.names
+        empty = self.empty_cells()
+        found: list[Action] = []
+        for c in sorted(empty):
+            if self._building_fits("small", (c,), empty):
+                found.append(PlaceSmall(names[c]))
+        for c in sorted(empty):
+            for other in self._large_partners(c):
+                if self._building_fits("large", (c, other), empty):
+                    found.append(PlaceLarge(names[c], names[other]))
+        return found
+
+    def _large_partners(self, cell: int) -> list[int]:
+        """The cell to the right (same row) and the one below: each pair listed once."""
+        size = self.grid.size
+        partners = [cell + 1] if (cell + 1) % size else []
+        return [*partners, cell + size] if cell + size < size * size else partners
+
+    def _building_fits(self, size: str, cells: tuple[int, ...], empty: set[int]) -> bool:
+        """HT-2 supply, on empty tile cells, and HT-3 still holding: checked at each placement."""
+        if not self.supply[size] or not all(c in empty for c in cells):
+            return False
+        left = empty - set(cells)
+        around = self.grid.around
+        if not any(n in left for c in cells for n in around[c]):
+            return False
+        at = self.building_at
+        neighbours = {at[n] for c in cells for n in around[c] if n in at}
+        for k in neighbours:
+            if not any(n in left for c in self.buildings[k].cells for n in around[c]):
+                return False
+        return _stays_connected(empty, cells, self.grid)
+
+    def _spawn_cells(self) -> list[int]:
+        large = {c for b in self.buildings if b.size == "large" for c in b.cells}
+        taken = {s for s in self.spawns if s is not None}
+        return [
+            c
+            for c in sorted(self.empty_cells() - taken)
+            if not any(n in large for n in self.grid.around[c])  # HT-4
+        ]
+
+    def _touching_pawns(self, player: int) -> list[int]:
+        pawn = self.pawns[player]
+        if pawn is None:
+            return []
+        near = set(self.grid.around[pawn])
+        return [q for q, at in enumerate(self.pawns) if q != player and at in near]
+
+    def _displace_cells(self) -> list[int]:
+        pawn = self.pawns[self.player]
+        assert pawn is not None
+        free = self.empty_cells() - {p for p in self.pawns if p is not None}
+        near = [n for n in self.grid.around[pawn] if n in free]
+        # With no free neighbour, the nearest free cells anywhere will do.
+        return sorted(near) if near else sorted(free)
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        index = self.grid.index
+        match action:
+            case Roll(value):
+                self._roll(value)
+            case PlaceTile(cell):
+                cells = self.grid.tile_cells(index[cell])
+                assert cells is not None
+                self.tiles.update(cells)
+                self.tiles_placed += 1
+                if self.tiles_placed == TILES:
+                    # HT-1 / rulebook: the last tile placer places the first building.
+                    self.phase = Phase.BUILDINGS
+                else:
+                    self.player = (self.player + 1) % self.players
+            case PlaceSmall(cell):
+                self._place_building("small", (index[cell],))
+            case PlaceLarge(first, second):
+                self._place_building("large", (index[first], index[second]))
+            case PlaceSpawn(cell):
+                self.spawns[self.player] = self.pawns[self.player] = index[cell]
+                if all(s is not None for s in self.spawns):
+                    self.phase = Phase.TURN
+                    self.player = self.first
+                    self.turn = 1
+                else:
+                    self.player = (self.player + 1) % self.players
+            case Move(cell):
+                self.pawns[self.player] = index[cell]
+                self._next_turn()
+            case Claim(building):
+                self.target = building
+                self.phase = Phase.CLAIM_ROLL
+            case Attack(target):
+                self.target = COLOURS.index(target)
+                self.phase = Phase.ATTACK_ROLL
+            case Displace(cell):
+                self.pawns[self.player] = index[cell]
+                assert self.combat_after is not None
+                self.player, self.combat_after = self.combat_after, None
+                self._end_combat()
+            case Pass():
+                self._next_turn()
+
+    def _roll(self, value: int) -> None:
+        match self.phase:
+            case Phase.FIRST_ROLL:
+                self.rolls[self.rollers[len(self.rolls)]] = value
+                if len(self.rolls) == len(self.rollers):
+                    best = max(self.rolls.values())
+                    tied = [p for p in self.rollers if self.rolls[p] == best]
+                    self.rolls = {}
+                    if len(tied) == 1:
+                        self.first = self.player = tied[0]
+                        self.phase = Phase.TILES
+                    else:
+                        self.rollers = tied  # the tied players roll again
+            case Phase.CLAIM_ROLL:
+                assert self.target is not None
+                building = self.buildings[self.target]
+                building.points -= value  # HT-5: damage stays on the building
+                if building.points <= 0:
+                    building.owner = self.player
+                    building.points = FULL_POINTS[building.size]
+                self.target = None
+                self._next_turn()
+            case Phase.ATTACK_ROLL:
+                self.attack_roll = value
+                self.phase = Phase.DEFEND_ROLL
+            case Phase.DEFEND_ROLL:
+                self._combat(self.attack_roll, value)
+
+    def _place_building(self, size: str, cells: tuple[int, ...]) -> None:
+        self.building_at.update(dict.fromkeys(cells, len(self.buildings)))
+        self.buildings.append(Building(size, cells, None, FULL_POINTS[size]))
+        self.supply[size] -= 1
+        if not any(self.supply.values()):
+            self.phase = Phase.SPAWNS
+            self.player = self.first  # HT-4: from the first player again
+        else:
+            self.player = (self.player - 1) % self.players  # counter-clockwise
+
+    def _combat(self, attack: int, defend: int) -> None:
+        attacker, defender = self.player, self.target
+        assert defender is not None
+        self.last_combat = (attacker, defender, attack, defend)
+        self.target = None
+        self.phase = Phase.TURN
+        if attack == defend:
+            self._next_turn()  # HT-5: a tie changes nothing
+            return
+        loser = defender if attack > defend else attacker
+        defender_cell = self.pawns[defender]
+        self.lives[loser] -= 1
+        self.pawns[loser] = None
+        if attack > defend:
+            self.pawns[attacker] = defender_cell  # HT-5: the attacker takes the cell
+        if self.lives[loser] == 0:
+            self._end_combat()  # HT-6: out, the pawn leaves the map
+            return
+        spawn = self.spawns[loser]
+        standing = [q for q, at in enumerate(self.pawns) if at == spawn]
+        if standing:
+            # HT-5: the pawn on the loser's spawn steps aside, where its owner chooses.
+            self.combat_after = attacker
+            self.player = standing[0]
+            self.phase = Phase.DISPLACE
+            self.returning = loser
+            return
+        self.pawns[loser] = spawn
+        self._end_combat()
+
+    def _end_combat(self) -> None:
+        if self.returning is not None:
+            self.pawns[self.returning] = self.spawns[self.returning]
+            self.returning = None
+        self.phase = Phase.TURN
+        if len(self.alive()) == 1:
+            self._finish()
+        else:
+            self._next_turn()
+
+    def _next_turn(self) -> None:
+        self.phase = Phase.TURN
+        for step in range(1, self.players + 1):
+            candidate = (self.player + step) % self.players
+            if self.lives[candidate] > 0:
+                self.player = candidate
+                break
+        self.turn += 1
+
+    def _finish(self) -> None:
+        """HT-6: buildings score, the last player left gets +5, the highest score wins."""
+        (last,) = self.alive()
+        self.final_scores = [self.score(p) for p in range(self.players)]
+        self.final_scores[last] += LAST_PLAYER_BONUS
+        best = max(self.final_scores)
+        self.winners = [p for p, s in enumerate(self.final_scores) if s == best]
+        self.phase = Phase.OVER
+
+
+# -- the game ---------------------------------------------------------------------------------
+
+
+class TakeoverGame(Game):
+    name: ClassVar[str] = "takeover"
+    player_names: ClassVar[tuple[str, ...]] = COLOURS
+    action_types: ClassVar[tuple[type[Action], ...]] = (
+        Roll,
+        PlaceTile,
+        PlaceSmall,
+        PlaceLarge,
+        PlaceSpawn,
+        Move,
+        Claim,
+        Attack,
+        Displace,
+        Pass,
+    )
+    # The table's grid is 12x12 by default; a bigger table sets "size" (its profile must match).
+    default_options: ClassVar[Mapping[str, Any]] = {"players": 2, "size": 12}
+
+    def _new_state(self, options: Mapping[str, Any]) -> TakeoverState:
+        if not 2 <= options["players"] <= len(COLOURS):
+            raise ValueError(f"Hostile Takeover is for 2 to 4 players, not {options['players']}")
+        if not 10 <= options["size"] <= 16:
+            raise ValueError(f"option 'size' must be 10 to 16 cells, not {options['size']}")
+        return TakeoverState(options)
+
+    def _grid(self) -> Grid:
+        return Grid(int(self.default_options["size"]))
+
+    def layout(self, state: GameState) -> Layout:
+        """Reeds feel the pawns; the camera sees tiles, buildings and spawns."""
+        s = _takeover(state)
+        names = s.grid.names
+        seen: Layout = {names[c]: PRESENT for c in s.pawns if c is not None}
+        seen |= {f"{names[c]}.map": "tile" for c in s.tiles}
+        for b in s.buildings:
+            owner = "none" if b.owner is None else COLOURS[b.owner]
+            seen |= {f"{names[c]}.map": f"{b.size}:{owner}" for c in b.cells}
+        for p, c in enumerate(s.spawns):
+            if c is not None:
+                seen[f"{names[c]}.map"] = f"spawn:{COLOURS[p]}"
+        return seen
+
+    def lights(self, state: GameState) -> dict[str, str]:
+        """Buildings in their owner's colour (white unclaimed), as bright as their points left."""
+        s = _takeover(state)
+        names = s.grid.names
+        roles: dict[str, str] = {}
+        for p, c in enumerate(s.spawns):
+            if c is not None:
+                roles[names[c]] = "out" if s.lives[p] == 0 else f"{COLOURS[p]}@0.25"
+        for b in s.buildings:
+            colour = "white" if b.owner is None else COLOURS[b.owner]
+            level = max(b.points, 1) / FULL_POINTS[b.size]
+            roles.update((names[c], f"{colour}@{level:.2f}") for c in b.cells)
+        if s.phase is Phase.TURN:
+            for q in s._touching_pawns(s.player):
+                pawn = s.pawns[q]
+                assert pawn is not None
+                roles[names[pawn]] = "target"
+        return roles
+
+    def board_rows(self) -> list[list[str]]:
+        grid = self._grid()
+        return [list(grid.names[r * grid.size : (r + 1) * grid.size]) for r in range(grid.size)]
+
+    def spots(self) -> dict[str, str]:
+        grid = self._grid()
+        return dict.fromkeys(grid.names, REED) | {f"{n}.map": CAMERA for n in grid.names}
+
+    def dice_wanted(self, state: GameState) -> DiceRequest | None:
+        if _takeover(state).roller() is None:
+            return None
+        return DiceRequest("d12", 1, D12)
+
+    def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        s = _takeover(state)
+        roller = s.roller()
+        if roller is None:
+            raise IllegalActionError("no d12 roll is expected now")
+        if len(reading) != 1 or reading[0] not in D12:
+            raise IllegalActionError(
+                f"one d12 (1-12) of {COLOURS[roller]} is wanted, not {list(reading)}"
+            )
+        return [Roll(int(reading[0]))]
+
+    def describe(self, state: GameState) -> JSON:
+        """The tracking sheet: lives, each building's owner and points, and scores."""
+        s = _takeover(state)
+        names = s.grid.names
+        roller = s.roller()
+        return {
+            "turn": s.turn,
+            "phase": s.phase.value,
+            "rolling": None if roller is None else COLOURS[roller],
+            "lives": {COLOURS[p]: s.lives[p] for p in range(s.players)},
+            "scores": {COLOURS[p]: s.score(p) for p in range(s.players)},
+            "buildings": [
+                {
+                    "id": k,
+                    "size": b.size,
+                    "cells": [names[c] for c in b.cells],
+                    "owner": None if b.owner is None else COLOURS[b.owner],
+                    "points": b.points,
+                }
+                for k, b in enumerate(s.buildings)
+            ],
+            "tiles_placed": s.tiles_placed,
+            "last_combat": None
+            if s.last_combat is None
+            else {
+                "attacker": COLOURS[s.last_combat[0]],
+                "defender": COLOURS[s.last_combat[1]],
+                "rolls": list(s.last_combat[2:]),
+            },
+        }
+
+    def result(self, state: GameState) -> JSON | None:
+        summary = super().result(state)
+        s = _takeover(state)
+        if summary is not None:
+            summary["scores"] = {COLOURS[p]: n for p, n in enumerate(s.final_scores)}
+            summary["last_remaining"] = COLOURS[s.alive()[0]]
+        return summary
+
+
+def _takeover(state: GameState) -> TakeoverState:
+    if not isinstance(state, TakeoverState):
+        raise TypeError(f"not a Hostile Takeover state: {type(state).__name__}")
+    return state
+
+
+GAME = TakeoverGame()
+TakeoverState.game = GAME
