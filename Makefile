@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/daemon.py
 	$(BIN)/smartboard simulate akuma --games 2000 --seed 1 --json
 	$(BIN)/python benchmarks/voodoo.py
+	$(BIN)/python benchmarks/takeover.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

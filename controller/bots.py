@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from controller.rules.api import Action, Layout
+from controller.rules.api import Action, IllegalActionError, Layout
 from controller.session import Session
 from hardware.reeds import ReedBank
 from vision.board_camera import SimBoardCamera
@@ -79,11 +79,23 @@ class Bots:
         if layout != session.expected:
             self._place(layout)
             self._placed = action
-        elif wanted is not None:
-            # The number of dice thrown tells the choice (AK-3).
-            self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
-        else:
-            session.act(action.id, now)
+            return
+        if wanted is not None:
+            reading = self.dice.roll(wanted.faces, wanted.count)
+            if self._dice_tell(action, reading):
+                # The dice thrown tell the choice (AK-3, or the one building a pawn can claim).
+                self.submit_dice(reading)
+                return
+        # Nothing on the table shows it: the player names it on the dashboard, then rolls.
+        session.act(action.id, now)
+
+    def _dice_tell(self, action: Action, reading: DiceReading) -> bool:
+        """Whether this throw, read now, stands for `action` and its roll."""
+        try:
+            actions = self.session.game.dice_actions(self.session.state, reading.values)
+        except IllegalActionError:
+            return False
+        return bool(actions) and actions[0] == action
 
     def _place(self, layout: Layout) -> None:
         for spot, occupied in self.reeds.read().items():

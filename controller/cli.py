@@ -271,9 +271,24 @@ def _status(args: argparse.Namespace) -> int:
             f"{summary['game']}, turn {summary['turn']}, {len(summary['history'])} actions; {where}"
         )
         for key, value in summary["details"].items():
-            if key != "turn":
-                print(f"  {key.replace('_', ' ')}: {_detail_text(value)}")
+            if key == "turn":
+                continue
+            name = key.replace("_", " ")
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                # A table, such as Hostile Takeover's buildings: one line for each row.
+                print(f"  {name}:")
+                for row in value:
+                    print(f"    {_row_text(row)}")
+            else:
+                print(f"  {name}: {_detail_text(value)}")
     return 0
+
+
+def _row_text(row: dict[str, object]) -> str:
+    """A row of a table of details: its id first, then each field after its name."""
+    fields = {k: v for k, v in row.items() if k != "id"}
+    text = _detail_text(fields)
+    return f"{row['id']}: {text}" if "id" in row else text
 
 
 def _detail_text(value: object) -> str:

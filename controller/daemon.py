@@ -317,7 +317,10 @@ class Daemon:
                 log.warning("%s", self.session.message)
         elif kind == "control":
             _, request, reply = event
-            reply.put(self._control(request, now))
+            answer = self._control(request, now)
+            if answer.get("ok") and request.get("op") in ("act", "roll", "correct", "new"):
+                self._hands_follow()
+            reply.put(answer)
         elif kind == "stop":
             self.stopping = True
 
@@ -354,6 +357,13 @@ class Daemon:
             return {"ok": False, "error": str(error)}
         known = "status, actions, act, roll, correct, new"
         return {"ok": False, "error": f"unknown op {op!r}; known: {known}"}
+
+    def _hands_follow(self) -> None:
+        """On the simulated table with no bots, nobody lays out what the simulated camera sees:
+        a decision entered through the control interface (a tile placed with `smartboard act`)
+        appears on it, as it would on a real table."""
+        if self.sim_camera is not None and self.bots is None:
+            self.sim_camera.show(self.session.expected)
 
     def _new_game(self, now: float) -> None:
         """Start the same game afresh; the old journal is kept under a dated name."""

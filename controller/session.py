@@ -3,8 +3,9 @@
 A chance event's observation is its outcome: a dice reading, or for a chance node that no dice
 stand for, the board itself once exactly one outcome fits it. A decision is inferred by comparing
 the sensed layout with the layout after each legal action, as PicoChess does for chess. A layout
-that matches nothing is left alone for a settle time, then the spots that differ blink; a piece
-held in the air mid-move never blinks, and the spots where it may land are lit.
+that matches nothing is left alone for a settle time, then the spots that differ blink, with the
+spots that the game names as the cause (`Game.explain`); a piece held in the air mid-move never
+blinks, and the spots where it may land are lit.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.journal import Journal
-from controller.rules.api import JSON, Action, Game, GameState, IllegalActionError, Layout
+from controller.rules.api import (
+    JSON,
+    Action,
+    Game,
+    GameState,
+    IllegalActionError,
+    Layout,
+    Problem,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +56,7 @@ class Session:
         self._ahead: frozenset[str] = frozenset()
         self._layouts_after: dict[Action, Layout] = {}
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
+        self.problem: Problem | None = None  # why the sensed layout breaks the rules, if known
 
     # -- what happened on the table -------------------------------------------------------
 
@@ -101,11 +111,15 @@ class Session:
             return None
         return self._mismatch_since + self.settle_s
 
+    def settled(self, now: float) -> bool:
+        """A mismatch has stood for the settle time."""
+        deadline = self.next_deadline()
+        return deadline is not None and now >= deadline
+
     def fixes(self, now: float) -> frozenset[str]:
         """Spots to put right: those differing once the settle time has passed, less pieces put
         down ahead of the rules' order that a later chance outcome will read."""
-        deadline = self.next_deadline()
-        if deadline is None or now < deadline:
+        if not self.settled(now):
             return frozenset()
         return differing(self.sensed, self.expected) - self._ahead
 
@@ -123,6 +137,10 @@ class Session:
         for action in self._candidates:
             for spot in differing(self._layout_after(action), self.expected):
                 roles[spot] = "candidate"
+        if self.problem is not None and self.settled(now):
+            # The spots at fault blink too, though they may be as the game expects them.
+            roles.update(dict.fromkeys(self.problem.spots, "fix"))
+            fixes |= self.problem.spots
         return View(roles, fixes)
 
     def candidates(self) -> list[Action]:
@@ -141,7 +159,8 @@ class Session:
         return self.state.is_chance_node() and self.game.dice_wanted(self.state) is None
 
     def _legal_spots(self) -> set[str]:
-        """Where a legal decision would put or take a piece, less the spots all of them share.
+        """Where a legal decision would put or take a piece, less the spots all of them share;
+        when they all change the same spots, where they put a piece.
 
         At a chance node read from the board, every spot an outcome would change: where the
         next piece goes.
@@ -151,12 +170,14 @@ class Session:
             return {s for o in outcomes for s in differing(self._layout_after(o), self.expected)}
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
-        diffs = [
-            differing(self._layout_after(a), self.expected) for a in self.state.legal_actions()
-        ]
-        diffs = [d for d in diffs if d]
-        if not diffs:
+        afters = [self._layout_after(a) for a in self.state.legal_actions()]
+        changes = [(d, after) for after in afters if (d := differing(after, self.expected))]
+        if not changes:
             return set()
+        diffs = [d for d, _ in changes]
+        if all(d == diffs[0] for d in diffs):
+            # One way to change the table (a pawn with one cell to go to): not where it leaves.
+            return {spot for spot in diffs[0] if spot in changes[0][1]}
         return set(frozenset.union(*diffs) - frozenset.intersection(*diffs))
 
     def outcome_shown(self, board: Layout) -> Action | None:
@@ -234,12 +255,19 @@ class Session:
         return frozenset(landing) if taken_off else None
 
     def _reconcile(self, now: float) -> None:
+        before = self.problem
+        self._match(now)
+        if before is not None and self.problem is None and self.message == before.message:
+            self.message = ""  # put right: the problem's message goes with it
+
+    def _match(self, now: float) -> None:
         # Each outcome or move seen is applied in turn: a board filled ahead of the rules (cells
         # of a set-up filled in any order) catches up as far as it can.
         while True:
             self._candidates = []
             self._landing = None
             self._ahead = frozenset()
+            self.problem = None
             if self.sensed == self.expected:
                 self._mismatch_since = None
                 return
@@ -273,6 +301,9 @@ class Session:
             return
         # Hands may still be moving pieces: the settle time runs from the latest change.
         self._mismatch_since = now
+        self.problem = self.game.explain(self.state, self.sensed)
+        if self.problem is not None:
+            self.message = self.problem.message
 
     def _apply(self, actions: Sequence[Action], now: float) -> None:
         self._commit(actions)

@@ -1,13 +1,17 @@
 """The table drawn in a terminal: each square in its light's colour, with its piece spots.
 
 A spot that the camera reads shows the token on top there, abbreviated: "yellow:steal" is Y.st.
+A square whose reed feels a pawn and whose camera spot sees what lies under it (Hostile
+Takeover's cells) shows both in three characters: "large:red" is LR, "small:none" s-, "spawn:blue"
+@B, a bare "tile" t, then * for a piece on the reed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from controller.rules.api import CAMERA, Game, GameState
+from controller.lights import rank, role_colour
+from controller.rules.api import CAMERA, REED, Game, GameState
 from controller.session import View
 from hardware.leds import RGB
 
@@ -22,6 +26,8 @@ MARKS = {
     "changed": "~",
     "legal": "o",
     "landing": "v",
+    "target": "x",
+    "out": "-",
 }
 
 
@@ -56,6 +62,17 @@ def draw(
             if sensors.get(square) == CAMERA:
                 cells.append(_camera_cell(layout.get(square), role, palette, colour))
                 continue
+            under = [s for s in pieces.get(square, []) if sensors[s] == CAMERA]
+            if sensors.get(square) == REED and len(under) == 1:
+                (seen,) = under
+                # The more urgent of the two lights, as the square's LED shows it.
+                seen_role = view.roles.get(seen, "")
+                shown = (
+                    seen_role if seen_role and rank(seen_role) > rank(role) else role or seen_role
+                )
+                pawn = square in layout
+                cells.append(_mapped_cell(layout.get(seen), pawn, shown, palette, colour))
+                continue
             marks: list[tuple[str, str | None]] = []
             for spot in pieces.get(square, []):
                 spot_role = view.roles.get(spot)
@@ -70,10 +87,10 @@ def draw(
                     marks.append((letter, spot_role))
             if colour:
                 body = "".join(
-                    _fg(palette.get(r, (200, 200, 200))) + ch if r else _fg((90, 90, 90)) + ch
+                    _fg(role_colour(r, palette, (200, 200, 200)) if r else (90, 90, 90)) + ch
                     for ch, r in marks
                 )
-                bg = _bg(_dim(palette.get(role, (0, 0, 0))))
+                bg = _bg(_dim(role_colour(role, palette, (0, 0, 0))))
                 cells.append(f"{bg} {square} {body} {RESET}")
             else:
                 body = "".join(ch for ch, _ in marks)
@@ -106,7 +123,29 @@ def _camera_cell(token: str | None, role: str, palette: Mapping[str, RGB], colou
         return text + MARKS.get(role, " ")
     # The token's colour (a Loa's dice colour is a palette role) on the spot's light.
     ink = palette.get((token or "").partition(":")[0], (200, 200, 200))
-    return f"{_bg(_dim(palette.get(role, (0, 0, 0))))}{_fg(ink)} {text} {RESET}"
+    return f"{_bg(_dim(role_colour(role, palette, (0, 0, 0))))}{_fg(ink)} {text} {RESET}"
+
+
+def short(token: str | None) -> str:
+    """Two characters for what the camera sees under a piece: kind, then owner ("-" for none)."""
+    if token is None:
+        return "  "
+    kind, _, owner = token.partition(":")
+    if not owner:
+        return kind[:1].ljust(2)
+    mark = "@" if kind == "spawn" else kind[:1].upper() if kind == "large" else kind[:1]
+    return mark + ("-" if owner == "none" else owner[:1].upper())
+
+
+def _mapped_cell(
+    token: str | None, pawn: bool, role: str, palette: Mapping[str, RGB], colour: bool
+) -> str:
+    text = short(token) + ("*" if pawn else " ")
+    if not colour:
+        return text + MARKS.get(role, " ")
+    ink = palette.get((token or "").partition(":")[2], (200, 200, 200))
+    bg = _bg(_dim(role_colour(role, palette, (0, 0, 0))))
+    return f"{bg}{_fg(ink)}{text}{RESET}"
 
 
 def _dim(rgb: RGB) -> RGB:

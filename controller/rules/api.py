@@ -104,6 +104,14 @@ class DiceRequest:
     faces: tuple[int | str, ...]
 
 
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with a sensed layout: a message, and the spots at fault."""
+
+    message: str
+    spots: frozenset[str] = frozenset()
+
+
 class GameState(ABC):
     """One position of a game. Subclasses implement the underscored hooks."""
 
@@ -239,7 +247,8 @@ class Game(ABC):
 
     @abstractmethod
     def lights(self, state: GameState) -> dict[str, str]:
-        """A palette role for each lit spot; unlisted spots are dark."""
+        """A palette role for each lit spot; unlisted spots are dark. "role@0.40" is the role's
+        colour at that fraction of its brightness."""
 
     @abstractmethod
     def board_rows(self) -> list[list[str]]:
@@ -268,3 +277,8 @@ class Game(ABC):
     def describe(self, state: GameState) -> JSON:
         """Extra public facts for status displays; games add to it."""
         return {}
+
+    def explain(self, state: GameState, sensed: Layout) -> Problem | None:
+        """Why a sensed layout that fits no legal action breaks the rules, if the game can say;
+        the session shows it and lights the spots named."""
+        return None

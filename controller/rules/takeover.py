@@ -28,11 +28,15 @@ from controller.rules.api import (
     GameState,
     IllegalActionError,
     Layout,
+    Problem,
 )
 
 COLOURS = ("red", "blue", "green", "yellow")
 TILES = 20  # HT-1
 TILE = 2
+# On smaller grids, tiles placed as HT-1 allows can leave no room for all 20 (seen on 10x10 in
+# most random set-ups, on 11x11 in about 1 in 70); on 12x12, never in thousands of them.
+MIN_SIZE = 12
 SUPPLY = {"small": 10, "large": 5}  # HT-2: unclaimed buildings placed at set-up
 FULL_POINTS = {"small": 10, "large": 25}  # HT-2
 SCORE = {"small": 1, "large": 3}  # HT-6
@@ -380,7 +384,9 @@ class TakeoverState(GameState):
                     "small", (index[cell],), self.empty_cells()
                 )
             case Phase.BUILDINGS, PlaceLarge(first, second):
-                if first not in index or index[second] not in self._large_partners(index[first]):
+                # An unknown cell name is refused like any illegal action, never a KeyError.
+                partner = index.get(second, -1)
+                if first not in index or partner not in self._large_partners(index[first]):
                     return False
                 cells = (index[first], index[second])
                 return self._building_fits("large", cells, self.empty_cells())
@@ -463,7 +469,7 @@ class TakeoverState(GameState):
         assert pawn is not None
         free = self.empty_cells() - {p for p in self.pawns if p is not None}
         near = [n for n in self.grid.around[pawn] if n in free]
-        # With no free neighbour, the nearest free cells anywhere will do.
+        # With no free neighbour (the rules are silent), any free cell of the map will do.
         return sorted(near) if near else sorted(free)
 
     # -- playing ------------------------------------------------------------------------
@@ -633,8 +639,8 @@ class TakeoverGame(Game):
     def _new_state(self, options: Mapping[str, Any]) -> TakeoverState:
         if not 2 <= options["players"] <= len(COLOURS):
             raise ValueError(f"Hostile Takeover is for 2 to 4 players, not {options['players']}")
-        if not 10 <= options["size"] <= 16:
-            raise ValueError(f"option 'size' must be 10 to 16 cells, not {options['size']}")
+        if not MIN_SIZE <= options["size"] <= 16:
+            raise ValueError(f"option 'size' must be {MIN_SIZE} to 16 cells, not {options['size']}")
         return TakeoverState(options)
 
     def _grid(self) -> Grid:
@@ -655,7 +661,10 @@ class TakeoverGame(Game):
         return seen
 
     def lights(self, state: GameState) -> dict[str, str]:
-        """Buildings in their owner's colour (white unclaimed), as bright as their points left."""
+        """Buildings in their owner's colour (white unclaimed), as bright as their points left;
+        spawns dim in their owner's colour ("out" once the owner is out); the pawn to move in its
+        colour, and the pawns it may fight, or is fighting, as "target". The session adds the
+        cells the pawn may move to ("legal") and the cells to put right."""
         s = _takeover(state)
         names = s.grid.names
         roles: dict[str, str] = {}
@@ -666,11 +675,20 @@ class TakeoverGame(Game):
             colour = "white" if b.owner is None else COLOURS[b.owner]
             level = max(b.points, 1) / FULL_POINTS[b.size]
             roles.update((names[c], f"{colour}@{level:.2f}") for c in b.cells)
+        if s.phase in (Phase.TURN, Phase.DISPLACE):
+            mover = s.pawns[s.player]
+            if mover is not None:
+                roles[names[mover]] = COLOURS[s.player]
         if s.phase is Phase.TURN:
             for q in s._touching_pawns(s.player):
                 pawn = s.pawns[q]
                 assert pawn is not None
                 roles[names[pawn]] = "target"
+        if s.phase in (Phase.ATTACK_ROLL, Phase.DEFEND_ROLL) and s.target is not None:
+            for fighter in (s.player, s.target):
+                pawn = s.pawns[fighter]
+                if pawn is not None:
+                    roles[names[pawn]] = "target"
         return roles
 
     def board_rows(self) -> list[list[str]]:
@@ -687,15 +705,64 @@ class TakeoverGame(Game):
         return DiceRequest("d12", 1, D12)
 
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        """A d12 at a chance node is its roll. Thrown on a turn whose pawn can claim or fight
+        only one thing, it is that claim or attack and its first roll; with more, the player
+        names theirs first (`smartboard act claim:3`)."""
         s = _takeover(state)
         roller = s.roller()
+        choice: list[Action] = []
+        if roller is None and s.phase is Phase.TURN:
+            rolled_for: list[Action] = [
+                a for a in s.legal_actions() if isinstance(a, Claim | Attack)
+            ]
+            if len(rolled_for) != 1:
+                named = ", ".join(a.id for a in rolled_for)
+                raise IllegalActionError(
+                    f"{COLOURS[s.player]} can claim or fight {len(rolled_for)} things; name one "
+                    f"before rolling ({named})"
+                    if rolled_for
+                    else f"{COLOURS[s.player]}'s pawn touches nothing to claim or fight"
+                )
+            roller, choice = s.player, rolled_for
         if roller is None:
             raise IllegalActionError("no d12 roll is expected now")
-        if len(reading) != 1 or reading[0] not in D12:
+        if len(reading) != 1 or type(reading[0]) is not int or reading[0] not in D12:
             raise IllegalActionError(
                 f"one d12 (1-12) of {COLOURS[roller]} is wanted, not {list(reading)}"
             )
-        return [Roll(int(reading[0]))]
+        return [*choice, Roll(int(reading[0]))]
+
+    def explain(self, state: GameState, sensed: Layout) -> Problem | None:
+        """The map that the camera sees, if it breaks HT-1, HT-3 or HT-4: its first offending
+        cells named and lit. None when the map is as expected or legal (a pawn misplaced)."""
+        s = _takeover(state)
+        grid = s.grid
+        seen = {k[: -len(MAP)]: v for k, v in sensed.items() if k.endswith(MAP)}
+        expected = {k[: -len(MAP)]: v for k, v in self.layout(s).items() if k.endswith(MAP)}
+        if seen == expected:
+            return None
+        tiles, buildings, spawns = _sensed_map(s, seen)
+        if s.tiles and tiles - s.tiles:
+            # HT-1: a new tile shares a cell edge with one already placed.
+            new = tiles - s.tiles
+            if not any(n in s.tiles for c in new for n in grid.edges[c]):
+                return _problem("tile shares no edge with the map (HT-1)", new, grid)
+        bad = map_problems(tiles, buildings, grid)
+        if bad:
+            built = {c for b in buildings for c in b.cells}
+            if set(bad) <= built:
+                return _problem("building touches no empty tile cell (HT-3)", bad, grid)
+            # The cells cut off: all but the largest part of the map, wherever it lies.
+            built_on = tiles - built
+            parts = sorted(components(built_on, grid), key=len, reverse=True)
+            cut = [c for part in parts[1:] for c in part] or bad
+            return _problem("empty cells cut off from the map (HT-3)", cut, grid)
+        large = {c for b in buildings if b.size == "large" for c in b.cells}
+        for cell in spawns:
+            near = [n for n in grid.around[cell] if n in large]
+            if near and cell not in s.spawns:
+                return _problem("spawn next to a large building (HT-4)", [cell, *near], grid)
+        return None
 
     def describe(self, state: GameState) -> JSON:
         """The tracking sheet: lives, each building's owner and points, and scores."""
@@ -707,7 +774,12 @@ class TakeoverGame(Game):
             "phase": s.phase.value,
             "rolling": None if roller is None else COLOURS[roller],
             "lives": {COLOURS[p]: s.lives[p] for p in range(s.players)},
-            "scores": {COLOURS[p]: s.score(p) for p in range(s.players)},
+            "pawns": {COLOURS[p]: None if c is None else names[c] for p, c in enumerate(s.pawns)},
+            # Buildings' points; at the end, with the last player's bonus (HT-6).
+            "scores": {
+                COLOURS[p]: s.final_scores[p] if s.final_scores else s.score(p)
+                for p in range(s.players)
+            },
             "buildings": [
                 {
                     "id": k,
@@ -735,6 +807,56 @@ class TakeoverGame(Game):
             summary["scores"] = {COLOURS[p]: n for p, n in enumerate(s.final_scores)}
             summary["last_remaining"] = COLOURS[s.alive()[0]]
         return summary
+
+
+MAP = ".map"  # the camera spot of a cell: what lies on it under the pawns
+
+
+def _sensed_map(
+    s: TakeoverState, seen: Mapping[str, str]
+) -> tuple[set[int], list[Building], list[int]]:
+    """Tiles, buildings and spawns from the camera's tokens. A large building's two cells are
+    those of a building already placed, or else paired with the next large cell right or below."""
+    index = s.grid.index
+    tiles: set[int] = set()
+    sizes: dict[int, str] = {}
+    spawns = []
+    for name, token in seen.items():
+        if name not in index:
+            continue
+        cell = index[name]
+        tiles.add(cell)
+        kind = token.partition(":")[0]
+        if kind in FULL_POINTS:
+            sizes[cell] = kind
+        elif kind == "spawn":
+            spawns.append(cell)
+    buildings = []
+    for b in s.buildings:
+        if all(sizes.get(c) == b.size for c in b.cells):
+            buildings.append(Building(b.size, b.cells))
+            for c in b.cells:
+                del sizes[c]
+    for cell in sorted(sizes):
+        size = sizes.pop(cell, None)
+        if size is None:
+            continue
+        cells = [cell]
+        if size == "large":
+            partner = next((o for o in s._large_partners(cell) if sizes.get(o) == "large"), None)
+            if partner is not None:
+                del sizes[partner]
+                cells.append(partner)
+        buildings.append(Building(size, tuple(cells)))
+    return tiles, buildings, sorted(spawns)
+
+
+def _problem(what: str, cells: Iterable[int], grid: Grid, shown: int = 8) -> Problem:
+    names = [grid.names[c] for c in sorted(set(cells))]
+    listed = ", ".join(names[:shown]) + (
+        f" and {len(names) - shown} more" if len(names) > shown else ""
+    )
+    return Problem(f"illegal map: {what}: {listed}", frozenset(names))
 
 
 def _takeover(state: GameState) -> TakeoverState:

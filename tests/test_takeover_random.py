@@ -1,0 +1,163 @@
+"""Many random Hostile Takeover games, with the invariants checked after every action.
+
+At least 2,000 games each for 2, 3 and 4 players. Random set-up decisions make random legal
+maps; the checks after each action are kept cheap, since the games themselves take most of the
+time, and the costlier ones (HT-3 over the whole map, HT-4) run once, when set-up is done.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from controller.rules.api import Action, GameState
+from controller.rules.takeover import (
+    FULL_POINTS,
+    GAME,
+    LAST_PLAYER_BONUS,
+    LIVES,
+    SUPPLY,
+    TILES,
+    Attack,
+    Claim,
+    Displace,
+    Pass,
+    Phase,
+    PlaceTile,
+    TakeoverState,
+    map_problems,
+)
+from controller.simulate import random_step
+
+GAMES = 2000
+LIMIT = 20_000  # actions: far beyond any game seen (about 1,000 on average)
+
+
+class Watcher:
+    """Checks one game's invariants after each action, remembering what must never go back."""
+
+    def __init__(self, state: TakeoverState) -> None:
+        self.lives = list(state.lives)
+        self.set_up = False
+        self.kinds: Counter[type[Action]] = Counter()
+
+    def after(self, state: TakeoverState, action: Action) -> None:
+        self.kinds[type(action)] += 1
+        # HT-5: no two pawns on a cell, and pawns only on empty tile cells.
+        pawns = [c for c in state.pawns if c is not None]
+        assert len(set(pawns)) == len(pawns), "two pawns on one cell"
+        for c in pawns:
+            assert c in state.tiles, "a pawn on a hole"
+            assert c not in state.building_at, "a pawn on a building"
+        # HT-2 / HT-5: a building keeps 1..full points (it is claimed at 0).
+        for b in state.buildings:
+            assert 0 < b.points <= FULL_POINTS[b.size], f"{b} out of 1..full"
+        # HT-6: 0..3 lives, never regained; no pawn once out.
+        lives = state.lives
+        for p, n in enumerate(lives):
+            assert 0 <= n <= self.lives[p] <= LIVES
+            if n == 0:
+                assert state.pawns[p] is None, "an out player's pawn on the map"
+        self.lives = list(lives)
+        # HT-1: 2x2 tiles never overlap (4 new cells each), at most 20 of them.
+        assert state.tiles_placed <= TILES
+        assert len(state.tiles) == 4 * state.tiles_placed, "tiles overlap"
+        if isinstance(action, PlaceTile):
+            r, c = divmod(state.grid.index[action.cell], state.grid.size)
+            size = state.grid.size
+            assert {(r + i) * size + c + j for i in (0, 1) for j in (0, 1)} <= state.tiles
+        # HT-2: the supply never goes below zero, and accounts for every building placed.
+        supply = state.supply
+        assert supply["small"] >= 0 and supply["large"] >= 0
+        assert supply["small"] + supply["large"] + len(state.buildings) == sum(SUPPLY.values())
+        if not self.set_up and state.phase is Phase.TURN:
+            self.set_up = True
+            self.check_set_up(state)
+
+    def check_set_up(self, state: TakeoverState) -> None:
+        """Once, when play starts: a legal map (HT-3), full supply placed (HT-2), spawns (HT-4)."""
+        assert state.tiles_placed == TILES
+        assert map_problems(state.tiles, state.buildings, state.grid) == []
+        sizes = Counter(b.size for b in state.buildings)
+        assert sizes == SUPPLY
+        assert all(b.owner is None for b in state.buildings)
+        large = {c for b in state.buildings if b.size == "large" for c in b.cells}
+        assert len(set(state.spawns)) == state.players
+        for p, spawn in enumerate(state.spawns):
+            assert spawn is not None and state.pawns[p] == spawn
+            assert not any(n in large for n in state.grid.around[spawn]), "HT-4"
+        assert state.current_player() == state.first
+
+
+def play(options: dict[str, Any], rng: random.Random) -> tuple[TakeoverState, Watcher]:
+    state = GAME.new_initial_state(options)
+    assert isinstance(state, TakeoverState)
+    watcher = Watcher(state)
+    for _ in range(LIMIT):
+        if state.is_terminal():
+            break
+        # As `random_step` does, keeping the action for the watcher.
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            action = rng.choices(outcomes, weights)[0]
+        else:
+            action = rng.choice(state.legal_actions())
+        state.apply(action)
+        watcher.after(state, action)
+    return state, watcher
+
+
+def _check_end(state: TakeoverState) -> None:
+    """HT-6: one player left; the buildings' points plus the bonus; the top score wins."""
+    assert state.is_terminal()
+    alive = [p for p in range(state.players) if state.lives[p] > 0]
+    assert len(alive) == 1
+    expected = [state.score(p) for p in range(state.players)]
+    expected[alive[0]] += LAST_PLAYER_BONUS
+    assert state.final_scores == expected
+    best = max(expected)
+    assert state.winners == [p for p, s in enumerate(expected) if s == best]
+    assert state.returns() == [1.0 if s == best else -1.0 for s in expected]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_keep_every_invariant(players: int) -> None:
+    rng = random.Random(f"takeover {players} players")
+    kinds: Counter[type[Action]] = Counter()
+    for _ in range(GAMES):
+        state, watcher = play({"players": players}, rng)
+        _check_end(state)
+        kinds += watcher.kinds
+    # The random games reach the rare steps too: displaced pawns, claims and combat.
+    assert kinds[Displace] > 0 and kinds[Claim] > 0 and kinds[Attack] > 0
+    # On a legal map (HT-3) a pawn always has an empty cell beside it, so nobody ever passes.
+    assert kinds[Pass] == 0
+
+
+def test_random_games_replay_from_their_history() -> None:
+    rng = random.Random("takeover replay")
+    for players in (2, 3, 4):
+        state, _ = play({"players": players}, rng)
+        again = GAME.replay(state.history(), state.options)
+        assert _public(again) == _public(state)
+        assert again.history() == state.history()
+
+
+def _public(state: GameState) -> Any:
+    return GAME.describe(state), GAME.layout(state), GAME.result(state)
+
+
+def test_a_clone_plays_on_without_touching_the_original() -> None:
+    rng = random.Random("takeover clone")
+    for players in (2, 3, 4):
+        state = GAME.new_initial_state({"players": players})
+        while len(state.actions()) < 200:  # into play, past set-up
+            random_step(state, rng)
+        before = _public(state), state.history()
+        copy = state.clone()
+        while not copy.is_terminal():
+            random_step(copy, rng)
+        assert (_public(state), state.history()) == before
