@@ -123,11 +123,13 @@ def _check_end(state: TakeoverState) -> None:
     assert state.returns() == [1.0 if s == best else -1.0 for s in expected]
 
 
+@pytest.mark.parametrize("half", [0, 1])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_random_games_keep_every_invariant(players: int) -> None:
-    rng = random.Random(f"takeover {players} players")
+def test_random_games_keep_every_invariant(players: int, half: int) -> None:
+    # Two halves of the games, so that pytest-xdist shares them between cores.
+    rng = random.Random(f"takeover {players} players, half {half}")
     kinds: Counter[type[Action]] = Counter()
-    for _ in range(GAMES):
+    for _ in range(GAMES // 2):
         state, watcher = play({"players": players}, rng)
         _check_end(state)
         kinds += watcher.kinds
