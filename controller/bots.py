@@ -86,7 +86,7 @@ class Bots:
                 # The dice thrown tell the choice (AK-3, or the one building a pawn can claim).
                 self.submit_dice(reading)
                 return
-        # Nothing on the table shows it: the player names it on the dashboard, then rolls.
+        # Nothing on the table shows it: the player names it through the control interface.
         session.act(action.id, now)
 
     def _dice_tell(self, action: Action, reading: DiceReading) -> bool:
