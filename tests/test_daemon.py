@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import stack_game
+from daemon_run import call, serving
 
 from controller import rules
 from controller.config import Config, load_config
-from controller.control import request
 from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
 from controller.journal import Journal
 from controller.rules.akuma import GAME
@@ -43,18 +43,8 @@ def test_bots_play_a_whole_game_that_the_journal_replays(tmp_path: Path) -> None
 
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[Daemon]:
-    daemon = Daemon(sim_config(), options(tmp_path))
-    daemon.open()
-    thread = threading.Thread(target=daemon.run)
-    thread.start()
-    yield daemon
-    daemon.stop()
-    thread.join(timeout=5)
-    daemon.close()
-
-
-def call(daemon: Daemon, **message: object) -> dict[str, object]:
-    return request(daemon.options.socket_path, dict(message))
+    with serving(sim_config(), options(tmp_path)) as daemon:
+        yield daemon
 
 
 def test_control_socket_lists_applies_and_corrects(running: Daemon) -> None:

@@ -11,7 +11,6 @@ player places a spawn with their pawn on it.
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -19,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from daemon_run import call, serving
 
 from controller import cli
 from controller.config import load_config
-from controller.control import request
 from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.lights import render, role_colour, shown_roles
@@ -619,19 +618,10 @@ def test_bots_play_takeover_on_the_simulated_table_to_the_end(tmp_path: Path) ->
 
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[Daemon]:
-    run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock")
-    daemon = Daemon(fast_config(), run)
-    daemon.open()
-    thread = threading.Thread(target=daemon.run)
-    thread.start()
-    yield daemon
-    daemon.stop()
-    thread.join(timeout=5)
-    daemon.close()
-
-
-def call(daemon: Daemon, **message: object) -> dict[str, Any]:
-    return request(daemon.options.socket_path, dict(message))
+    with serving(
+        fast_config(), RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock")
+    ) as daemon:
+        yield daemon
 
 
 def wait_for(test: Callable[[], bool], what: str) -> None:

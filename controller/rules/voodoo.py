@@ -1181,7 +1181,6 @@ class VoodooGame(Game):
         summary = super().result(state)
         s = _voodoo(state)
         if summary is not None:
-            summary["winners"] = [s.player_name(p) for p, r in enumerate(s.returns()) if r > 0]
             summary["scores"] = {s.side_name(i): n for i, n in enumerate(s.scores)}
             summary["end_bonus"] = {s.side_name(i): n for i, n in enumerate(s.end_bonus or [])}
             summary["ended_by"] = None if s.ender is None else s.player_name(s.ender)
