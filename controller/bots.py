@@ -3,7 +3,9 @@
 They move pieces by driving the simulated reed pins and laying out the board under the simulated
 camera, roll the virtual dice, and use the control interface only for decisions that no sensor
 could see. Every side plays uniformly at random; chance read from the board (dice placed on
-cells at set-up) is drawn with its odds.
+cells at set-up) is drawn with its odds. In card games the bots hold real hidden hands
+(`Game.deal`): they play from them and turn up the cards that really lie face down, and the
+session only ever sees what lands on the table.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from controller.rules.api import Action, IllegalActionError, Layout
+from controller.rules.api import Action, GameState, IllegalActionError, Layout
 from controller.session import Session
 from hardware.reeds import ReedBank
 from vision.board_camera import SimBoardCamera
@@ -37,6 +39,8 @@ class Bots:
         self.pace = pace
         self.next_step = 0.0
         self._placed: Action | None = None  # the decision whose layout the hands laid out
+        self._shadow: GameState = session.state.clone()  # what the hidden cards have seen
+        self.hidden = session.game.deal(self._shadow, rng)
 
     def step(self, now: float, table_busy: bool) -> None:
         """Take one turn of hands if it is time and the table has settled.
@@ -59,20 +63,24 @@ class Bots:
             return
         self.next_step = now + self.pace
         state, game = session.state, session.game
+        self._follow(state)
         if state.is_chance_node():
             wanted = game.dice_wanted(state)
             if wanted is not None:
                 self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
                 return
             # No dice stand for it: the outcome is laid on the board for the session to see.
-            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-            outcome = self.rng.choices(outcomes, weights)[0]
+            outcome = self.hidden.outcome(state) if self.hidden is not None else None
+            if outcome is None:
+                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                outcome = self.rng.choices(outcomes, weights)[0]
             layout = game.layout(state.child(outcome))
             if session.outcome_shown(layout) != outcome:
                 raise RuntimeError(f"{game.name}: the board cannot show chance outcome {outcome}")
             self._place(layout)
             return
-        action = self.rng.choice(state.legal_actions())
+        choices = state.legal_actions() if self.hidden is None else self.hidden.choices(state)
+        action = self.rng.choice(choices)
         after = state.child(action)
         layout = game.layout(after)
         wanted = game.dice_wanted(after)
@@ -88,6 +96,21 @@ class Bots:
                 return
         # Nothing on the table shows it: the player names it through the control interface.
         session.act(action.id, now)
+
+    def _follow(self, state: GameState) -> None:
+        """Bring the hidden cards up to date with what the session has applied since."""
+        if self.hidden is None:
+            return
+        seen = self._shadow.actions()
+        now = state.actions()
+        if now[: len(seen)] != seen:
+            # A dice reading was corrected: deal the secrets afresh to fit the table.
+            self._shadow = state.clone()
+            self.hidden = self.session.game.deal(self._shadow, self.rng)
+            return
+        for action in now[len(seen) :]:
+            self._shadow.apply(action)
+            self.hidden.observe(action, self._shadow)
 
     def _dice_tell(self, action: Action, reading: DiceReading) -> bool:
         """Whether this throw, read now, stands for `action` and its roll."""

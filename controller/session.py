@@ -125,6 +125,7 @@ class Session:
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
+        alerts = self.game.alerts(self.state)
         for spot in self._legal_spots():
             roles.setdefault(spot, "legal")
         if self._landing is not None:
@@ -141,7 +142,7 @@ class Session:
             # The spots at fault blink too, though they may be as the game expects them.
             roles.update(dict.fromkeys(self.problem.spots, "fix"))
             fixes |= self.problem.spots
-        return View(roles, fixes)
+        return View(roles, fixes | alerts)
 
     def candidates(self) -> list[Action]:
         return list(self._candidates)
@@ -221,6 +222,16 @@ class Session:
                 changed = differing(layouts[k], expected)
                 explained |= changed
                 pending -= changed
+            else:
+                # An outcome half laid out (power cards cleared one by one) is no mistake.
+                begun = {
+                    s
+                    for after in layouts
+                    for s in differing(after, expected) & pending
+                    if after.get(s) == self.sensed.get(s)
+                }
+                explained |= begun
+                pending -= begun
             state, expected = children[k], layouts[k]
         return frozenset(explained)
 

@@ -7,16 +7,25 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from controller.rules.api import JSON, Game, GameState
+from controller.rules.api import JSON, Action, Game, GameState, Hidden
 
 
-def random_step(state: GameState, rng: random.Random) -> None:
-    """Play one uniformly random decision, or a chance outcome drawn with its odds."""
-    if state.is_chance_node():
+def random_step(state: GameState, rng: random.Random, hidden: Hidden | None = None) -> Action:
+    """Play one uniformly random decision, or a chance outcome drawn with its odds.
+
+    With the players' hidden cards, decisions come from what they really hold, and outcomes
+    that the cards decide are the real ones.
+    """
+    action = hidden.outcome(state) if hidden is not None and state.is_chance_node() else None
+    if action is None and state.is_chance_node():
         outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-        state.apply(rng.choices(outcomes, weights)[0])
-    else:
-        state.apply(rng.choice(state.legal_actions()))
+        action = rng.choices(outcomes, weights)[0]
+    elif action is None:
+        action = rng.choice(state.legal_actions() if hidden is None else hidden.choices(state))
+    state.apply(action)
+    if hidden is not None:
+        hidden.observe(action, state)
+    return action
 
 
 def play_random_game(
@@ -27,10 +36,11 @@ def play_random_game(
     check: Callable[[GameState], None] | None = None,
 ) -> GameState:
     state = game.new_initial_state(options)
+    hidden = game.deal(state, rng)
     for _ in range(max_actions):
         if state.is_terminal():
             break
-        random_step(state, rng)
+        random_step(state, rng, hidden)
         if check is not None:
             check(state)
     return state

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import random
 import re
 import typing
 from abc import ABC, abstractmethod
@@ -199,6 +200,29 @@ class GameState(ABC):
         return self.game.player_names[player]
 
 
+class Hidden(ABC):
+    """What the players know and the table cannot see: the cards in their hands, which card
+    lies face down where, the power cards they lay.
+
+    A game's state is public (DESIGN.md §3), so a hidden choice looks to it like any legal one,
+    and a card turned up like chance. Bots and `smartboard simulate` keep a `Hidden` beside the
+    state so that they play from real hands; the session never sees it.
+    """
+
+    @abstractmethod
+    def choices(self, state: GameState) -> list[Action]:
+        """The legal decisions that the player to move can really make with what they hold."""
+
+    @abstractmethod
+    def outcome(self, state: GameState) -> Action | None:
+        """At a chance node, the outcome that the hidden cards decide (a card turned up, one put
+        face up from the pile); None for true chance, such as dice, drawn with its odds."""
+
+    @abstractmethod
+    def observe(self, action: Action, state: GameState) -> None:
+        """Keep in step: `action` has just been played, and `state` is the state after it."""
+
+
 class Game(ABC):
     """A game's rules plus what its pieces look like to the table's sensors and lights."""
 
@@ -250,6 +274,10 @@ class Game(ABC):
         """A palette role for each lit spot; unlisted spots are dark. "role@0.40" is the role's
         colour at that fraction of its brightness."""
 
+    def alerts(self, state: GameState) -> frozenset[str]:
+        """Lit spots that blink for the players' attention, such as a forgotten capture."""
+        return frozenset()
+
     @abstractmethod
     def board_rows(self) -> list[list[str]]:
         """The board's square spots, row by row as the players see them, for text displays."""
@@ -273,6 +301,11 @@ class Game(ABC):
         returns = state.returns()
         winners = [state.player_name(p) for p, r in enumerate(returns) if r > 0]
         return {"winners": winners, "returns": returns}
+
+    def deal(self, state: GameState, rng: random.Random) -> Hidden | None:
+        """For a game with hidden cards, players' secrets dealt at random to fit the public
+        `state`, which may be a game under way; None for a game without them."""
+        return None
 
     def describe(self, state: GameState) -> JSON:
         """Extra public facts for status displays; games add to it."""

@@ -1,0 +1,573 @@
+"""Multipli Potion (`multipli-potion.fr.txt`, summary `multipli-potion.md`; MP-1 to MP-4).
+
+The state is what the table can see (DESIGN.md §3): the cards in the play zones and the trophy
+areas, how many cards each hand and the draw pile hold, and which cards went under the pile.
+It never knows a hand. A card may be placed from a hand while its place is hidden: in a hand or
+in the unseen part of the pile. `PotionsHidden` holds the real hands for bots and simulations.
+
+The two spent potions of a capture go under the pile, so the table knows which pair lies next
+once the unseen cards above them are drawn; but not in which order, so a drawn pair's cards
+become hidden again. That is the one place the table knows a little less than it could.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import functools
+import random
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from controller.rules.api import (
+    CAMERA,
+    CHANCE,
+    JSON,
+    TERMINAL,
+    Action,
+    DiceRequest,
+    Game,
+    GameState,
+    Hidden,
+    IllegalActionError,
+    Layout,
+    Problem,
+)
+from hardware.toml_files import read_toml
+
+HAND = 4  # set-up, and the draw back to 4 (step 3)
+WINNING_CAPTURES = 5  # MP-4
+ZONE_SLOTS = 20  # two rows of 10 a player; in 200,000 random games no zone passed 17
+TROPHY_SLOTS = WINNING_CAPTURES  # the fifth capture ends the game
+COLOURS = ("green", "purple")
+SEATS = 2
+
+
+class DeckError(ValueError):
+    """A deck file that cannot be played."""
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    monster: int
+    potion: int
+    colour: str
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deal(Action):
+    """Chance, at set-up: the card put face up to start `player`'s play zone, in its first slot."""
+
+    player: int
+    card: str
+
+
+@dataclass(frozen=True)
+class Place(Action):
+    """Step 1: a card from the hand into an empty slot (1-based) of the player's play zone."""
+
+    card: str
+    slot: int
+
+
+@dataclass(frozen=True)
+class Capture(Action):
+    """Step 2 (MP-2): the opponent's `monster`, with two potions of one's own zone."""
+
+    monster: str
+    potion_a: str
+    potion_b: str
+
+
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """Step 3: "end my turn", through the control interface; a missed capture is flagged."""
+
+
+class Phase(enum.Enum):
+    DEAL = "deal"
+    PLACE = "place"
+    CAPTURE = "capture"
+    FORGOTTEN = "forgotten"  # MP-3: ended with a capture possible; one must be made
+    OVER = "over"
+
+
+# -- decks ------------------------------------------------------------------------------------
+
+
+def _builtin_deck(name: str) -> Path:
+    return Path(str(resources.files("controller.rules") / "decks" / f"potions-{name}.toml"))
+
+
+@functools.cache
+def load_deck(name: str, colours: str) -> tuple[Card, ...]:
+    """The deck `name` (a built-in edition such as "80" or "64", or a TOML path), keeping the
+    cards of the chosen monster colours: "green", "purple" or "both"."""
+    if colours not in (*COLOURS, "both"):
+        raise DeckError(f"colours must be green, purple or both, not {colours!r}")
+    path = _builtin_deck(name)
+    if not path.exists():
+        path = Path(name)
+        if not path.exists():
+            raise DeckError(f"no deck {name!r}: neither a built-in edition (80, 64) nor a file")
+    data = read_toml(path, "deck", DeckError)
+    cards = [_card(entry, path, n) for n, entry in enumerate(data.get("cards", []))]
+    ids = [card.id for card in cards]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise DeckError(f"deck {path}: card ids used twice: {', '.join(twice)}")
+    kept = tuple(c for c in cards if colours == "both" or c.colour == colours)
+    least = SEATS * (HAND + 1) + 1
+    if len(kept) < least:
+        raise DeckError(
+            f"deck {path} with colours {colours!r} has {len(kept)} cards; a game needs {least}"
+        )
+    return kept
+
+
+def _card(entry: Any, path: Path, n: int) -> Card:
+    where = f"deck {path}, card {n + 1}"
+    if not isinstance(entry, dict):
+        raise DeckError(f"{where}: not a table")
+    missing = {"id", "monster", "potion", "colour"} - entry.keys()
+    if missing:
+        raise DeckError(f"{where}: missing {', '.join(sorted(missing))}")
+    card_id, monster, potion, colour = (entry[k] for k in ("id", "monster", "potion", "colour"))
+    if not isinstance(card_id, str) or not card_id or ":" in card_id or card_id == "down":
+        raise DeckError(f"{where}: id must be a short name without ':', not {card_id!r}")
+    for key, value in (("monster", monster), ("potion", potion)):
+        if type(value) is not int or value < 1:
+            raise DeckError(f"{where} ({card_id}): {key} must be a positive whole number")
+    if colour not in COLOURS:
+        raise DeckError(f"{where} ({card_id}): colour must be green or purple, not {colour!r}")
+    return Card(card_id, monster, potion, colour)
+
+
+# -- the state --------------------------------------------------------------------------------
+
+
+class PotionsState(GameState):
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        youngest: int = options["youngest"]
+        if youngest not in range(SEATS):
+            raise ValueError(f"youngest must be 0 or 1 (a player's index), not {youngest!r}")
+        deck = load_deck(options["deck"], options["colours"])
+        self.cards: dict[str, Card] = {card.id: card for card in deck}
+        self.zones: list[list[str | None]] = [[None] * ZONE_SLOTS for _ in range(SEATS)]
+        self.trophies: list[list[str]] = [[] for _ in range(SEATS)]
+        self.hands = [0] * SEATS
+        self.hidden: set[str] = set(self.cards)  # in a hand, or in the pile's unseen part
+        self.pile_unseen = len(deck)
+        self.pile_under: deque[tuple[str, str]] = deque()  # spent pairs, next to draw first
+        self.seen: set[str] = set()  # every card ever face up on the table
+        self.phase = Phase.DEAL
+        self.to_move = youngest  # "le plus jeune commence"
+        self.rewarded: int | None = None  # MP-3: who holds a fifth card from the pile
+        self.ended_by = ""
+
+    def clone(self) -> Self:
+        # The card table is shared: it never changes once loaded.
+        other = copy.copy(self)
+        other.options = dict(self.options)
+        other._history = list(self._history)
+        other.zones = [list(zone) for zone in self.zones]
+        other.trophies = [list(t) for t in self.trophies]
+        other.hands = list(self.hands)
+        other.hidden = set(self.hidden)
+        other.pile_under = deque(self.pile_under)
+        other.seen = set(self.seen)
+        return other
+
+    @property
+    def num_players(self) -> int:
+        return SEATS
+
+    @property
+    def pile_size(self) -> int:
+        return self.pile_unseen + 2 * len(self.pile_under)
+
+    def zone_cards(self, player: int) -> list[str]:
+        return [card for card in self.zones[player] if card is not None]
+
+    def captures(self, player: int) -> list[Capture]:
+        """MP-2: each opponent's monster that two potions of `player`'s zone multiply to."""
+        own = self.zone_cards(player)
+        products: dict[int, list[tuple[str, str]]] = {}
+        for i, a in enumerate(own):
+            for b in own[i + 1 :]:
+                pair = (a, b) if a < b else (b, a)
+                value = self.cards[a].potion * self.cards[b].potion
+                products.setdefault(value, []).append(pair)
+        return [
+            Capture(monster, a, b)
+            for monster in self.zone_cards(1 - player)
+            for a, b in products.get(self.cards[monster].monster, ())
+        ]
+
+    def empty_slots(self, player: int) -> list[int]:
+        return [k + 1 for k, card in enumerate(self.zones[player]) if card is None]
+
+    def current_player(self) -> int:
+        if self.phase is Phase.OVER:
+            return TERMINAL
+        if self.phase is Phase.DEAL:
+            return CHANCE
+        return self.to_move
+
+    def legal_actions(self) -> list[Action]:
+        if self.phase is Phase.PLACE:
+            return [
+                _place(card, slot)
+                for card in sorted(self.hidden)
+                for slot in self.empty_slots(self.to_move)
+            ]
+        if self.phase is Phase.CAPTURE:
+            return [*self.captures(self.to_move), EndTurn()]
+        if self.phase is Phase.FORGOTTEN:
+            return list(self.captures(self.to_move))
+        return []
+
+    def is_legal(self, action: Action) -> bool:
+        if isinstance(action, Place):
+            return (
+                self.phase is Phase.PLACE
+                and action.card in self.hidden
+                and 1 <= action.slot <= ZONE_SLOTS
+                and self.zones[self.to_move][action.slot - 1] is None
+            )
+        return super().is_legal(action)
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase is not Phase.DEAL:
+            return []
+        p = 1 / len(self.hidden)
+        player = 0 if self.zones[0][0] is None else 1
+        return [(Deal(player, card), p) for card in sorted(self.hidden)]
+
+    def returns(self) -> list[float]:
+        if self.phase is not Phase.OVER:
+            return [0.0] * SEATS
+        a, b = (len(t) for t in self.trophies)
+        if a == b:
+            return [0.0] * SEATS  # MP-4: equal captures draw
+        return [1.0, -1.0] if a > b else [-1.0, 1.0]
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        if isinstance(action, Deal):
+            self._deal(action)
+        elif isinstance(action, Place):
+            self.zones[self.to_move][action.slot - 1] = action.card
+            self.hidden.discard(action.card)
+            self.seen.add(action.card)
+            self.hands[self.to_move] -= 1
+            if self.rewarded == self.to_move:
+                self.rewarded = None  # MP-3: the fifth card is down to 4 again
+            self.phase = Phase.CAPTURE
+        elif isinstance(action, Capture):
+            self._capture(action)
+        elif isinstance(action, EndTurn):
+            if self.captures(self.to_move):
+                self.phase = Phase.FORGOTTEN  # MP-3: the board flags it
+            else:
+                self._draw_and_pass()
+        else:
+            raise IllegalActionError(f"{action} is not a Multipli Potion action")
+
+    def _deal(self, action: Deal) -> None:
+        self.zones[action.player][0] = action.card
+        self.hidden.discard(action.card)
+        self.seen.add(action.card)
+        self.pile_unseen -= 1
+        if action.player == SEATS - 1:
+            # Then 4 cards face down to each player; the rest is the pile.
+            self.hands = [HAND] * SEATS
+            self.pile_unseen -= HAND * SEATS
+            self.phase = Phase.PLACE
+
+    def _capture(self, action: Capture) -> None:
+        player, forgotten = self.to_move, self.phase is Phase.FORGOTTEN
+        self._clear(1 - player, action.monster)
+        self._clear(player, action.potion_a)
+        self._clear(player, action.potion_b)
+        self.trophies[player].append(action.monster)
+        self.pile_under.append((action.potion_a, action.potion_b))  # spent: under the pile
+        if len(self.trophies[player]) >= WINNING_CAPTURES:
+            self._end("captures")  # MP-4: five captures win at once
+            return
+        if forgotten:
+            # MP-3: the opponent who pointed it out takes the top card; it is not a turn.
+            self._draw(1 - player)
+            self.rewarded = 1 - player
+        self._draw_and_pass()
+
+    def _clear(self, player: int, card: str) -> None:
+        self.zones[player][self.zones[player].index(card)] = None
+
+    def _draw_and_pass(self) -> None:
+        """Step 3: draw back to 4 (MP-3: a rewarded hand holds 4 already), then pass."""
+        player = self.to_move
+        while self.hands[player] < HAND:
+            if not self.pile_size:
+                self._end("pile")  # MP-4: cannot draw, the pile is empty
+                return
+            self._draw(player)
+        self.to_move = 1 - player
+        self.phase = Phase.PLACE
+        if not self.empty_slots(self.to_move):
+            # No slot for the compulsory card: a limit of the table, not of the rules.
+            self._end("zone_full")
+
+    def _draw(self, player: int) -> None:
+        if not self.pile_unseen:
+            # The next spent pair: the table cannot tell which of the two is drawn.
+            self.hidden.update(self.pile_under.popleft())
+            self.pile_unseen = 2
+        self.pile_unseen -= 1
+        self.hands[player] += 1
+
+    def _end(self, reason: str) -> None:
+        self.phase = Phase.OVER
+        self.ended_by = reason
+
+
+@functools.cache
+def _place(card: str, slot: int) -> Place:
+    # Listing a placement for every hidden card and slot would build hundreds of actions a turn.
+    return Place(card, slot)
+
+
+# -- what the players hold --------------------------------------------------------------------
+
+
+class PotionsHidden(Hidden):
+    """The real hands and the real order of the pile (top first)."""
+
+    def __init__(self, state: PotionsState, rng: random.Random) -> None:
+        hidden = sorted(state.hidden)
+        rng.shuffle(hidden)
+        self.hands: list[set[str]] = []
+        for count in state.hands:
+            self.hands.append(set(hidden[:count]))
+            hidden = hidden[count:]
+        self.pile: deque[str] = deque(hidden)
+        for a, b in state.pile_under:
+            self.pile.extend(rng.sample((a, b), 2))
+        self.mover = state.to_move
+
+    def choices(self, state: GameState) -> list[Action]:
+        assert isinstance(state, PotionsState)
+        if state.phase is not Phase.PLACE:
+            return state.legal_actions()
+        hand = sorted(self.hands[state.to_move])
+        return [_place(card, slot) for card in hand for slot in state.empty_slots(state.to_move)]
+
+    def outcome(self, state: GameState) -> Action | None:
+        assert isinstance(state, PotionsState)
+        if state.phase is not Phase.DEAL:
+            return None
+        player = 0 if state.zones[0][0] is None else 1
+        return Deal(player, self.pile[0])  # the deck's top card, turned face up
+
+    def observe(self, action: Action, state: GameState) -> None:
+        assert isinstance(state, PotionsState)
+        if isinstance(action, Deal):
+            self.pile.remove(action.card)
+        elif isinstance(action, Place):
+            for hand in self.hands:
+                hand.discard(action.card)
+        elif isinstance(action, Capture):
+            self.pile.extend((action.potion_a, action.potion_b))
+        # Draws as the table counted them: the rewarded opponent (MP-3) before the player.
+        for player in (1 - self.mover, self.mover):
+            while len(self.hands[player]) < state.hands[player]:
+                self.hands[player].add(self.pile.popleft())
+        self.mover = state.to_move
+
+
+# -- the game on the table --------------------------------------------------------------------
+
+
+def zone_spot(player: int, slot: int) -> str:
+    return f"s{player + 1}.z{slot}"
+
+
+def trophy_spot(player: int, k: int) -> str:
+    return f"s{player + 1}.t{k}"
+
+
+class PotionsGame(Game):
+    name = "potions"
+    player_names = ("player_1", "player_2")
+    action_types: ClassVar[tuple[type[Action], ...]] = (Deal, Place, Capture, EndTurn)
+    default_options: ClassVar[Mapping[str, Any]] = {
+        "deck": "80",
+        "colours": "both",
+        "youngest": 0,
+        "hints": False,
+    }
+
+    def _new_state(self, options: Mapping[str, Any]) -> PotionsState:
+        try:
+            return PotionsState(options)
+        except DeckError as error:
+            raise ValueError(str(error)) from error
+
+    def deal(self, state: GameState, rng: random.Random) -> PotionsHidden:
+        return PotionsHidden(_potions(state), rng)
+
+    def layout(self, state: GameState) -> Layout:
+        s = _potions(state)
+        layout: Layout = {}
+        for player in range(SEATS):
+            for k, card in enumerate(s.zones[player]):
+                if card is not None:
+                    layout[zone_spot(player, k + 1)] = card
+            for k, card in enumerate(s.trophies[player]):
+                layout[trophy_spot(player, k + 1)] = card
+        return layout
+
+    def lights(self, state: GameState) -> dict[str, str]:
+        s = _potions(state)
+        roles: dict[str, str] = {}
+        for player in range(SEATS):
+            for k in range(len(s.trophies[player])):
+                roles[trophy_spot(player, k + 1)] = "trophy"
+        if s.phase is Phase.FORGOTTEN:
+            roles.update(dict.fromkeys(self.alerts(s), "forgotten"))
+        elif s.phase is Phase.CAPTURE and s.options["hints"]:
+            roles.update(dict.fromkeys(self._capture_spots(s, s.captures(s.to_move)), "hint"))
+        return roles
+
+    def alerts(self, state: GameState) -> frozenset[str]:
+        s = _potions(state)
+        if s.phase is not Phase.FORGOTTEN:
+            return frozenset()
+        return frozenset(self._capture_spots(s, s.captures(s.to_move)))
+
+    def _capture_spots(self, s: PotionsState, captures: Sequence[Capture]) -> set[str]:
+        player = s.to_move
+        spots = set()
+        for capture in captures:
+            spots.add(zone_spot(1 - player, s.zones[1 - player].index(capture.monster) + 1))
+            for potion in (capture.potion_a, capture.potion_b):
+                spots.add(zone_spot(player, s.zones[player].index(potion) + 1))
+        return spots
+
+    def board_rows(self) -> list[list[str]]:
+        return [
+            [trophy_spot(1, k) for k in range(1, TROPHY_SLOTS + 1)],
+            [zone_spot(1, k) for k in range(1, ZONE_SLOTS + 1)],
+            [zone_spot(0, k) for k in range(1, ZONE_SLOTS + 1)],
+            [trophy_spot(0, k) for k in range(1, TROPHY_SLOTS + 1)],
+        ]
+
+    def spots(self) -> dict[str, str]:
+        return {spot: CAMERA for row in self.board_rows() for spot in row}
+
+    def dice_wanted(self, state: GameState) -> DiceRequest | None:
+        return None
+
+    def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        raise IllegalActionError("Multipli Potion uses no dice")
+
+    def explain(self, state: GameState, sensed: Layout) -> Problem | None:
+        s = _potions(state)
+        if s.phase is Phase.OVER:
+            return None
+        expected = self.layout(s)
+        gone = {spot for spot in expected if spot not in sensed}
+        added = sorted(spot for spot, card in sensed.items() if expected.get(spot) != card)
+        where = {card: spot for spot, card in expected.items()}
+        for spot in added:
+            card = sensed[spot]
+            if card not in s.cards:
+                return Problem(
+                    f"{spot} shows {card!r}, which is not a card of this deck", frozenset({spot})
+                )
+            if card in where and sensed.get(where[card]) == card:
+                return Problem(
+                    f"card {card} cannot lie in {spot}: it is in {where[card]}", frozenset({spot})
+                )
+        if s.phase is Phase.DEAL:
+            return None
+        player = s.to_move
+        prefix = f"s{player + 1}."
+        strangers = {spot for spot in added if not spot.startswith(prefix)}
+        if strangers:
+            whose = s.player_name(player)
+            return Problem(f"it is {whose}'s turn: only they put cards down", frozenset(strangers))
+        if s.phase is Phase.PLACE and gone:
+            return Problem(
+                f"{s.player_name(player)} places a card first (step 1): put back what was taken",
+                frozenset(gone),
+            )
+        return _capture_problem(s, expected, gone)
+
+    def describe(self, state: GameState) -> JSON:
+        s = _potions(state)
+        details: JSON = {
+            "turn": len(s.actions()),
+            "phase": s.phase.value,
+            "hands": {s.player_name(p): n for p, n in enumerate(s.hands)},
+            "pile": s.pile_size,
+            "spent_under_pile": [list(pair) for pair in s.pile_under],
+            "trophies": {s.player_name(p): list(t) for p, t in enumerate(s.trophies)},
+            "seen": len(s.seen),
+        }
+        if s.phase is Phase.FORGOTTEN:
+            details["forgotten"] = [c.id for c in s.captures(s.to_move)]
+        if s.ended_by:
+            details["ended_by"] = s.ended_by
+        return details
+
+    def result(self, state: GameState) -> JSON | None:
+        result = super().result(state)
+        if result is None:
+            return None
+        s = _potions(state)
+        result["scores"] = {s.player_name(p): len(t) for p, t in enumerate(s.trophies)}
+        result["ended_by"] = s.ended_by
+        return result
+
+
+def _capture_problem(s: PotionsState, expected: Layout, gone: set[str]) -> Problem | None:
+    """Cards taken off the zones that make no capture: MP-2 names what is wrong."""
+    player, at_fault = s.to_move, frozenset(gone)
+    mine = sorted(expected[spot] for spot in gone if spot.startswith(f"s{player + 1}.z"))
+    theirs = sorted(expected[spot] for spot in gone if spot.startswith(f"s{2 - player}.z"))
+    if not gone:
+        return None
+    if s.phase is Phase.CAPTURE or s.phase is Phase.FORGOTTEN:
+        if len(mine) == 2 and len(theirs) == 1:
+            a, b = (s.cards[c].potion for c in mine)
+            monster = s.cards[theirs[0]].monster
+            if a * b != monster:
+                return Problem(
+                    f"{a} x {b} = {a * b}, not {monster}: put the cards back (MP-2)", at_fault
+                )
+        elif len(mine) > 2:
+            return Problem("exactly two potions make a capture, never more (MP-2)", at_fault)
+        elif len(theirs) > 1:
+            return Problem("one monster at most is captured a turn (FAQ)", at_fault)
+    return None
+
+
+def _potions(state: GameState) -> PotionsState:
+    if not isinstance(state, PotionsState):
+        raise TypeError(f"not a Multipli Potion state: {type(state).__name__}")
+    return state
+
+
+GAME = PotionsGame()
+PotionsState.game = GAME
