@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from controller.config import ConfigError, load_config
 from controller.control import ControlError, request
@@ -142,6 +143,13 @@ def _add_game_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--teams", action="store_true", help="play in teams, for games that have them"
     )
+    command.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another game option, e.g. deck=64 or hints=true (repeatable; see the README)",
+    )
 
 
 def _game_options(game: Game, args: argparse.Namespace) -> JSON:
@@ -154,8 +162,31 @@ def _game_options(game: Game, args: argparse.Namespace) -> JSON:
     for key in options:
         if key not in game.default_options:
             raise ValueError(f"{game.name} takes no --{key} option")
+    for item in args.option:
+        key, value = _option(game, item)
+        options[key] = value
     game.new_initial_state(options)  # the game's own checks, e.g. how many players
     return options
+
+
+def _option(game: Game, item: str) -> tuple[str, Any]:
+    """KEY=VALUE, typed like the game's default for KEY."""
+    key, equals, text = item.partition("=")
+    known = ", ".join(sorted(game.default_options))
+    if not equals or key not in game.default_options:
+        raise ValueError(f"--option {item!r}: {game.name}'s options are {known} (KEY=VALUE)")
+    default = game.default_options[key]
+    if isinstance(default, bool):
+        words = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+        if text.lower() not in words:
+            raise ValueError(f"--option {key} takes true or false, not {text!r}")
+        return key, words[text.lower()]
+    if isinstance(default, int):
+        try:
+            return key, int(text)
+        except ValueError:
+            raise ValueError(f"--option {key} takes a whole number, not {text!r}") from None
+    return key, text
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -53,7 +53,7 @@ def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | Non
     wins = {first.player_name(p): 0 for p in range(first.num_players)}
     score_totals: dict[str, float] = {}
     score_counts: dict[str, int] = {}
-    finished = 0
+    finished = draws = 0
     actions = 0
     start = time.perf_counter()
     for _ in range(games):
@@ -61,6 +61,7 @@ def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | Non
         actions += len(state.actions())
         if state.is_terminal():
             finished += 1
+            draws += not any(value > 0 for value in state.returns())
             for player, value in enumerate(state.returns()):
                 if value > 0:
                     name = state.player_name(player)
@@ -75,6 +76,7 @@ def simulate(game: Game, games: int, seed: int, options: Mapping[str, Any] | Non
         "games": games,
         "finished": finished,
         "wins": wins,
+        "draws": draws,
         "mean_actions": actions / games if games else 0.0,
         "seconds": round(seconds, 3),
         "games_per_second": round(games / seconds, 1) if seconds else None,
