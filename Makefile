@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/smartboard simulate akuma --games 2000 --seed 1 --json
 	$(BIN)/python benchmarks/voodoo.py
 	$(BIN)/python benchmarks/takeover.py
+	$(BIN)/python benchmarks/cards.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

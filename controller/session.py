@@ -217,12 +217,23 @@ class Session:
                 and all(after.get(s) == self.sensed.get(s) for s in changed)
                 and changed
             ]
-            k = shown[0] if shown else 0
             if shown:
+                k = shown[0]
                 changed = differing(layouts[k], expected)
                 explained |= changed
                 pending -= changed
             else:
+                # The stand-in must not use up a piece the board already shows further on
+                # (a card dealt to the second seat before the first's).
+                ahead = {self.sensed.get(s) for s in pending}
+                k = next(
+                    (
+                        k
+                        for k, after in enumerate(layouts)
+                        if not any(after.get(s) in ahead for s in differing(after, expected))
+                    ),
+                    0,
+                )
                 # An outcome half laid out (power cards cleared one by one) is no mistake.
                 begun = {
                     s

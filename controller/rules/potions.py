@@ -499,6 +499,11 @@ class PotionsGame(Game):
                 return Problem(
                     f"card {card} cannot lie in {spot}: it is in {where[card]}", frozenset({spot})
                 )
+            if any(card in pair for pair in s.pile_under):
+                return Problem(
+                    f"card {card} was spent: it lies under the draw pile, not in {spot}",
+                    frozenset({spot}),
+                )
         if s.phase is Phase.DEAL:
             return None
         player = s.to_move
@@ -506,7 +511,10 @@ class PotionsGame(Game):
         strangers = {spot for spot in added if not spot.startswith(prefix)}
         if strangers:
             whose = s.player_name(player)
-            return Problem(f"it is {whose}'s turn: only they put cards down", frozenset(strangers))
+            return Problem(
+                f"it is {whose}'s turn: cards go down only in {whose}'s own zone and trophies",
+                frozenset(strangers),
+            )
         if s.phase is Phase.PLACE and gone:
             return Problem(
                 f"{s.player_name(player)} places a card first (step 1): put back what was taken",
