@@ -98,8 +98,8 @@ class Session:
         """Apply a legal decision by its id: the control interface's way in."""
         for action in self.state.legal_actions():
             if action.id == action_id:
-                self._apply([action], now)
                 self.message = f"{action.id} (control)"
+                self._apply([action], now)
                 return action
         legal = ", ".join(a.id for a in self.state.legal_actions()) or "none"
         raise IllegalActionError(f"{action_id!r} is not a legal action now; legal: {legal}")
@@ -125,7 +125,8 @@ class Session:
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
-        alerts = self.game.alerts(self.state)
+        alert = self.game.alert(self.state)
+        alerts = alert.spots if alert is not None else frozenset()
         for spot in self._legal_spots():
             roles.setdefault(spot, "legal")
         if self._landing is not None:
@@ -281,6 +282,9 @@ class Session:
         self._match(now)
         if before is not None and self.problem is None and self.message == before.message:
             self.message = ""  # put right: the problem's message goes with it
+        alert = self.game.alert(self.state)
+        if alert is not None and self.problem is None:
+            self.message = alert.message
 
     def _match(self, now: float) -> None:
         # Each outcome or move seen is applied in turn: a board filled ahead of the rules (cells

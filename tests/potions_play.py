@@ -208,3 +208,9 @@ def hidden_problems(state: PotionsState, hidden: PotionsHidden) -> list[str]:
     if pairs != [set(pair) for pair in state.pile_under]:
         problems.append(f"the pile ends {below}, the spent pairs are {list(state.pile_under)}")
     return problems
+
+
+def alert_spots(state: GameState) -> frozenset[str]:
+    """The spots that blink for the players' attention (MP-3's forgotten capture)."""
+    alert = GAME.alert(state)
+    return alert.spots if alert is not None else frozenset()

@@ -22,6 +22,7 @@ from potions_play import (
     P1,
     P2,
     DeckCard,
+    alert_spots,
     capture_of,
     card_with,
     cards_with,
@@ -649,7 +650,7 @@ def test_mp3_ending_the_turn_with_a_capture_possible_is_flagged() -> None:
     assert state.current_player() == P1
     flagged = {"s1.z1", "s1.z3", "s2.z1", "s2.z2"}  # 2x3 and 2x4; 2x6 and 3x4
     assert {spot_of(state, c) for c in ("2x3", "2x4", "2x6", "3x4")} == flagged
-    assert GAME.alerts(state) == frozenset(flagged)
+    assert alert_spots(state) == frozenset(flagged)
     assert GAME.lights(state) == dict.fromkeys(flagged, "forgotten")
     assert GAME.describe(state)["forgotten"] == [c.id for c in TWO_SOLUTIONS]
     assert pile_facts(state) == pile  # nothing drawn yet
@@ -680,7 +681,7 @@ def test_mp3_the_opponent_takes_the_top_card_then_draws_only_back_to_four(
     assert state.pile_size == pile + 2 - 2  # the spent pair under, two cards drawn
     assert state.rewarded == P2
     assert state.current_player() == P2
-    assert not GAME.alerts(state)
+    assert not alert_spots(state)
     assert "forgotten" not in GAME.lights(state).values()
     assert_consistent(state)
     place(state, "9x10")  # player_2: 6 or 4 x 10 against monster 2: nothing
@@ -705,7 +706,7 @@ def test_mp3_ending_the_turn_with_no_capture_possible_just_passes() -> None:
     assert state.hands == [4, 4]
     assert state.pile_size == pile - 1
     assert state.rewarded is None
-    assert not GAME.alerts(state)
+    assert not alert_spots(state)
 
 
 def test_mp3_a_fifth_capture_made_when_flagged_ends_the_game_without_a_reward(
@@ -870,7 +871,7 @@ def test_hints_on_light_the_open_captures_during_the_capture_step() -> None:
     """The `hints` option: during step 2 the monster and potions of each capture are lit."""
     state = two_solutions({"hints": True})
     assert GAME.lights(state) == dict.fromkeys({"s1.z1", "s1.z3", "s2.z1", "s2.z2"}, "hint")
-    assert GAME.alerts(state) == frozenset()  # a hint does not blink
+    assert alert_spots(state) == frozenset()  # a hint does not blink
     state.apply(TWO_SOLUTIONS[0])
     assert GAME.lights(state) == {"s1.t1": "trophy"}
     state = set_up("3x9", "2x1", {"hints": True})

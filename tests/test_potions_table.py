@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from potions_play import alert_spots
 
 from controller import cli
 from controller.config import Config, load_config
@@ -283,11 +284,16 @@ def test_end_turn_with_a_capture_open_is_flagged_until_it_is_made(tmp_path: Path
     assert view.blinking == EXAMPLE_SPOTS  # no settle time: nothing is out of place
     assert roles_of(view.roles, "forgotten") == EXAMPLE_SPOTS
     assert GAME.describe(state)["forgotten"] == [EXAMPLE.id]
+    assert session.message == (
+        "forgotten capture (MP-3): player_1 must make one of 7x9 with 2x9 and 3x7; "
+        "then player_2 takes the pile's top card"
+    )
     with pytest.raises(IllegalActionError, match=r"legal: capture:7x9:2x9:3x7$"):
         session.act("end_turn", now=0.0)
     session.on_layout({"s1.t1": "7x9"}, now=1.0)
     assert session.state.actions()[-1] == EXAMPLE
     assert not session.view(now=1.0).blinking
+    assert session.message == f"{EXAMPLE.id} (seen on the table)"
     details = GAME.describe(session.state)
     assert "forgotten" not in details
     # The spent pair went under the pile, which gave the reward and player_1's draw: 70 + 2 - 2.
@@ -426,7 +432,7 @@ def test_every_light_role_of_random_games_is_in_the_palette() -> None:
             roles = GAME.lights(state)
             assert set(roles) <= set(GAME.spots())
             # MP-3: what blinks is the forgotten capture, lit as such.
-            alerts = GAME.alerts(state)
+            alerts = alert_spots(state)
             assert alerts == roles_of(roles, "forgotten")
             assert bool(alerts) == (state.phase is Phase.FORGOTTEN)
             used.update(roles.values())

@@ -274,9 +274,10 @@ class Game(ABC):
         """A palette role for each lit spot; unlisted spots are dark. "role@0.40" is the role's
         colour at that fraction of its brightness."""
 
-    def alerts(self, state: GameState) -> frozenset[str]:
-        """Lit spots that blink for the players' attention, such as a forgotten capture."""
-        return frozenset()
+    def alert(self, state: GameState) -> Problem | None:
+        """What the players must attend to in this state, such as a forgotten capture: the
+        session shows its message and blinks its spots, with the roles `lights` gives them."""
+        return None
 
     @abstractmethod
     def board_rows(self) -> list[list[str]]:

@@ -443,17 +443,24 @@ class PotionsGame(Game):
         for player in range(SEATS):
             for k in range(len(s.trophies[player])):
                 roles[trophy_spot(player, k + 1)] = "trophy"
-        if s.phase is Phase.FORGOTTEN:
-            roles.update(dict.fromkeys(self.alerts(s), "forgotten"))
+        alert = self.alert(s)
+        if alert is not None:
+            roles.update(dict.fromkeys(alert.spots, "forgotten"))
         elif s.phase is Phase.CAPTURE and s.options["hints"]:
             roles.update(dict.fromkeys(self._capture_spots(s, s.captures(s.to_move)), "hint"))
         return roles
 
-    def alerts(self, state: GameState) -> frozenset[str]:
+    def alert(self, state: GameState) -> Problem | None:
         s = _potions(state)
         if s.phase is not Phase.FORGOTTEN:
-            return frozenset()
-        return frozenset(self._capture_spots(s, s.captures(s.to_move)))
+            return None
+        captures = s.captures(s.to_move)
+        return Problem(
+            f"forgotten capture (MP-3): {s.player_name(s.to_move)} must make one of "
+            + ", ".join(f"{c.monster} with {c.potion_a} and {c.potion_b}" for c in captures)
+            + f"; then {s.player_name(1 - s.to_move)} takes the pile's top card",
+            frozenset(self._capture_spots(s, captures)),
+        )
 
     def _capture_spots(self, s: PotionsState, captures: Sequence[Capture]) -> set[str]:
         player = s.to_move
