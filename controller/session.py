@@ -2,7 +2,8 @@
 
 A chance event's observation is its outcome: a dice reading, or for a chance node that no dice
 stand for, the board itself once exactly one outcome fits it. A decision is inferred by comparing
-the sensed layout with the layout after each legal action, as PicoChess does for chess. A layout
+the sensed layout with the layout after each legal action, as PicoChess does for chess, or after
+an action and the card it turns face up, when both are done in one go. A layout
 that matches nothing is left alone for a settle time, then the spots that differ blink, with the
 spots that the game names as the cause (`Game.explain`); a piece held in the air mid-move never
 blinks, and the spots where it may land are lit.
@@ -195,6 +196,28 @@ class Session:
                 fits.append(outcome)
         return fits[0] if len(fits) == 1 else None
 
+    def _decided_and_shown(self) -> list[tuple[Action, Action]]:
+        """Decisions seen together with the chance outcome read from the board that follows
+        them: a defending card put on its Leader and turned face up in one go."""
+        if self.state.is_terminal() or self.state.is_chance_node():
+            return []
+        found: list[tuple[Action, Action]] = []
+        for action in self.state.legal_actions():
+            after = self._layout_after(action)
+            # Only a decision whose own spots are the ones still wrong can be the first step.
+            left = differing(after, self.sensed)
+            if not left or not left <= differing(after, self.expected):
+                continue
+            child = self.state.child(action)
+            if not child.is_chance_node() or self.game.dice_wanted(child) is not None:
+                continue
+            found.extend(
+                (action, outcome)
+                for outcome, _ in child.chance_outcomes()
+                if self.game.layout(child.child(outcome)) == self.sensed
+            )
+        return found
+
     def _filled_ahead(self, limit: int = 100) -> frozenset[str]:
         """At a chance node read from the board, the differing spots that later outcomes explain.
 
@@ -311,6 +334,12 @@ class Session:
                 self._commit(matches)
                 self.message = f"{matches[0].id} (seen on the table)"
                 continue
+            if not matches:
+                both = self._decided_and_shown()
+                if len(both) == 1:
+                    self._commit(both[0])
+                    self.message = " then ".join(a.id for a in both[0]) + " (seen on the table)"
+                    continue
             break
         self._ahead = self._filled_ahead()
         if matches:

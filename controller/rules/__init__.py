@@ -2,10 +2,14 @@
 
 from controller.rules.akuma import GAME as AKUMA
 from controller.rules.api import Game
+from controller.rules.mightymania import GAME as MIGHTYMANIA
+from controller.rules.potions import GAME as POTIONS
 from controller.rules.takeover import GAME as TAKEOVER
 from controller.rules.voodoo import GAME as VOODOO
 
-GAMES: dict[str, Game] = {game.name: game for game in (AKUMA, VOODOO, TAKEOVER)}
+GAMES: dict[str, Game] = {
+    game.name: game for game in (AKUMA, VOODOO, TAKEOVER, POTIONS, MIGHTYMANIA)
+}
 
 
 def get_game(name: str) -> Game:

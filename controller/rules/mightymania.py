@@ -1,0 +1,966 @@
+"""Mightymania (`mightymania.txt`, clarifications MM-1 to MM-7).
+
+The state is the public one that the table shows (DESIGN.md §3): it never knows which face-down
+card is which. A card turned face up is a chance node whose outcomes are the cards that could lie
+there, and the camera's reading is the outcome; `deal` gives bots and random games the real cards.
+
+Each player has a row of 4 positions, "s1.c1".."s1.c4" for player_1 and "s2.c1".."s2.c4" for
+player_2, column k facing column k (MM-3), and 5 round slots for power cards ("s1.r1".."s1.r5").
+Set-up lays the cards face down (rule 1), then dice pick the first attacker (rule 2). Each attack
+then runs: moves, defender first (MM-7, rule 15); the attack (rules 3-4); the reveals (rule 6);
+the Leader's defence (MM-5, rule 5); the rounds roll (MM-4, rule 7); the power cards laid, then
+revealed round by round (rules 8-10); a life lost (MM-4, MM-6, rules 12-13); the table cleared
+(rule 14) before attacker and defender swap (MM-7).
+
+Columns and rounds are numbered from 1 in actions, as in the spot names; lists count from 0.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import functools
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from controller.rules.api import (
+    CAMERA,
+    CHANCE,
+    JSON,
+    TERMINAL,
+    Action,
+    DiceRequest,
+    Game,
+    GameState,
+    Hidden,
+    IllegalActionError,
+    Layout,
+    Problem,
+)
+from hardware.toml_files import read_toml
+
+PLAYERS = ("player_1", "player_2")
+COLUMNS = 4  # MM-3
+DECK_SIZE = 4  # MM-1: 1 Leader and 3 Squad cards
+MAX_LIVES = 3  # MM-1
+MAX_ROUNDS = 5  # MM-4: a 6 is rolled again
+BONUS = 2  # MM-2
+D6 = (1, 2, 3, 4, 5, 6)
+DOWN = "down"  # the token of a face-down card, squad or power
+POS = tuple(tuple(f"s{p + 1}.c{i + 1}" for i in range(COLUMNS)) for p in range(2))
+SLOT = tuple(tuple(f"s{p + 1}.r{k + 1}" for k in range(MAX_ROUNDS)) for p in range(2))
+# spot -> (player, is a round slot, index)
+SPOT_INFO = {
+    **{POS[p][i]: (p, False, i) for p in range(2) for i in range(COLUMNS)},
+    **{SLOT[p][k]: (p, True, k) for p in range(2) for k in range(MAX_ROUNDS)},
+}
+
+
+# -- decks and the power cycle (MM-1, MM-2) ----------------------------------------------------
+
+
+class MightymaniaDataError(ValueError):
+    """A deck or power-cycle file that cannot be played."""
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    name: str
+    lives: int
+    leader: bool
+    powers: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Deck:
+    name: str
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class GameData:
+    """Both decks and the power cycle, loaded once per option value."""
+
+    powers: tuple[str, ...]
+    beats: frozenset[tuple[str, str]]  # (winner, loser) pairs of MM-2
+    decks: tuple[Deck, Deck]
+    cards: Mapping[str, Card]
+    owner: Mapping[str, int]
+    ids: tuple[tuple[str, ...], tuple[str, ...]]
+    leaders: tuple[str, str]
+
+
+def _data_file(name: str) -> Path:
+    return Path(str(resources.files("controller.rules") / name))
+
+
+def builtin_decks() -> list[str]:
+    """The names of the decks shipped in controller/rules/decks/."""
+    folder = _data_file("decks")
+    return sorted(p.stem.removeprefix("mightymania-") for p in folder.glob("mightymania-*.toml"))
+
+
+def deck_path(entry: str) -> Path:
+    """A deck named by its built-in name ("titans") or by the path of a TOML file."""
+    if entry.endswith(".toml") or "/" in entry:
+        return Path(entry)
+    path = _data_file("decks") / f"mightymania-{entry}.toml"
+    if not path.exists():
+        known = ", ".join(builtin_decks())
+        raise MightymaniaDataError(f"unknown Mightymania deck {entry!r}; built-in decks: {known}")
+    return path
+
+
+def load_cycle(source: str) -> tuple[str, ...]:
+    """The power cycle of a rules file (MM-2); "" is the built-in one."""
+    path = Path(source) if source else _data_file("mightymania.toml")
+    data = read_toml(path, "Mightymania rules", MightymaniaDataError)
+    powers = data.get("powers")
+
+    def fail(message: str) -> MightymaniaDataError:
+        return MightymaniaDataError(f"Mightymania rules {path}: powers {message}")
+
+    if not isinstance(powers, list) or not all(isinstance(p, str) and p for p in powers):
+        raise fail(f"must be a list of power names, not {powers!r}")
+    if len(set(powers)) != len(powers) or DOWN in powers:
+        raise fail(f"must be different names, none of them {DOWN!r}: {powers}")
+    # Each player lays a different power in each round (MM-4), and an odd cycle gives every pair
+    # of different powers a winner (MM-2).
+    if len(powers) < MAX_ROUNDS or len(powers) % 2 == 0:
+        raise fail(f"must be an odd number of powers, at least {MAX_ROUNDS}, not {len(powers)}")
+    return tuple(powers)
+
+
+def beating(powers: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """MM-2: each power beats the next (n - 1) // 2 powers of the cycle."""
+    n = len(powers)
+    return frozenset(
+        (powers[i], powers[(i + step) % n]) for i in range(n) for step in range(1, (n - 1) // 2 + 1)
+    )
+
+
+def load_deck(path: Path, powers: Sequence[str]) -> Deck:
+    """Read and check a deck file (MM-1) against the power cycle."""
+    data = read_toml(path, "Mightymania deck", MightymaniaDataError)
+
+    def fail(message: str) -> MightymaniaDataError:
+        return MightymaniaDataError(f"Mightymania deck {path}: {message}")
+
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise fail(f"name must be a non-empty string, not {name!r}")
+    entries = data.get("cards")
+    if not isinstance(entries, list) or len(entries) != DECK_SIZE:
+        count = len(entries) if isinstance(entries, list) else 0
+        raise fail(f"cards must be exactly {DECK_SIZE} [[cards]] tables (MM-1), not {count}")
+    cards = tuple(_card(entry, k, powers, fail) for k, entry in enumerate(entries))
+    ids = [card.id for card in cards]
+    if len(set(ids)) != len(ids):
+        raise fail(f"cards[].id must differ: {ids}")
+    leaders = [card.id for card in cards if card.leader]
+    if len(leaders) != 1:
+        raise fail(f"exactly one card must have leader = true (MM-1), not {len(leaders)}")
+    return Deck(name, cards)
+
+
+def _card(
+    entry: object, k: int, powers: Sequence[str], fail: Callable[[str], MightymaniaDataError]
+) -> Card:
+    where = f"cards[{k}]"
+    if not isinstance(entry, dict):
+        raise fail(f"{where} must be a table")
+    card_id, name, lives = entry.get("id"), entry.get("name"), entry.get("lives")
+    leader, values = entry.get("leader"), entry.get("powers")
+    if not isinstance(card_id, str) or not card_id or card_id == DOWN or card_id in powers:
+        raise fail(f"{where}.id must be a name that is neither {DOWN!r} nor a power: {card_id!r}")
+    if not isinstance(name, str) or not name:
+        raise fail(f"{where}.name must be a non-empty string, not {name!r}")
+    if type(lives) is not int or not 1 <= lives <= MAX_LIVES:
+        raise fail(f"{where}.lives must be a whole number 1 to {MAX_LIVES} (MM-1), not {lives!r}")
+    if type(leader) is not bool:
+        raise fail(f"{where}.leader must be true or false, not {leader!r}")
+    if not isinstance(values, dict) or set(values) != set(powers):
+        got = sorted(values) if isinstance(values, dict) else values
+        raise fail(f"{where}.powers must give exactly the powers {list(powers)} (MM-1), not {got}")
+    for power, value in values.items():
+        if type(value) is not int or value < 0:
+            raise fail(f"{where}.powers.{power} must be a whole number 0 or more, not {value!r}")
+    return Card(card_id, name, lives, leader, dict(values))
+
+
+@functools.lru_cache(maxsize=32)
+def load_game_data(decks: str, rules: str) -> GameData:
+    """The options' two decks and power cycle, checked; cached per option value."""
+    entries = [entry.strip() for entry in decks.split(",")]
+    if len(entries) != 2 or not all(entries):
+        raise MightymaniaDataError(
+            f"option 'decks' must name two decks separated by a comma, not {decks!r}"
+        )
+    powers = load_cycle(rules)
+    first, second = (load_deck(deck_path(entry), powers) for entry in entries)
+    ids = (tuple(c.id for c in first.cards), tuple(c.id for c in second.cards))
+    shared = sorted(set(ids[0]) & set(ids[1]))
+    if shared:
+        raise MightymaniaDataError(
+            f"decks {entries[0]!r} and {entries[1]!r} share card ids {shared}: "
+            "the camera tells cards apart by their ids"
+        )
+    cards = {c.id: c for deck in (first, second) for c in deck.cards}
+    owner = {card_id: p for p in range(2) for card_id in ids[p]}
+    leaders = (_leader(first), _leader(second))
+    return GameData(powers, beating(powers), (first, second), cards, owner, ids, leaders)
+
+
+def _leader(deck: Deck) -> str:
+    return next(c.id for c in deck.cards if c.leader)
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lay(Action):
+    """Chance read from the board (rule 1): a card laid face down at set-up."""
+
+    player: int
+    col: int
+
+
+@dataclass(frozen=True)
+class StartRoll(Action):
+    """Chance (rule 2): the d6 of player_1, then of player_2, for the first attacker."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class Move(Action):
+    """Rule 15, MM-7: one card of the player to move goes to an empty position of their row."""
+
+    from_col: int
+    to_col: int
+
+
+@dataclass(frozen=True)
+class Stay(Action):
+    """No move before the attack (rule 15); or, with no attack in reach, the attacker's pass."""
+
+
+@dataclass(frozen=True)
+class Attack(Action):
+    """Rules 3-4, MM-3: the attacker's card in `from_col` attacks the opponent's in `to_col`."""
+
+    from_col: int
+    to_col: int
+
+
+@dataclass(frozen=True)
+class Reveal(Action):
+    """Chance read by the camera (rule 6): the card from `col` of `player` turned face up. A
+    defending card is named by its own column, though it lies on the Leader."""
+
+    player: int
+    col: int
+    card: str
+
+
+@dataclass(frozen=True)
+class Defend(Action):
+    """Rule 5, MM-5: the card in `from_col`, next to the attacked Leader, fights instead."""
+
+    from_col: int
+
+
+@dataclass(frozen=True)
+class NoDefence(Action):
+    """Rule 5: the Leader fights for itself."""
+
+
+@dataclass(frozen=True)
+class Rounds(Action):
+    """Chance (rule 7, MM-4): the attacker's d6, the duel's rounds; a 6 is rolled again."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class LayPower(Action):
+    """Chance read from the board (rule 8): a power card laid face down for `round`."""
+
+    player: int
+    round: int
+
+
+@dataclass(frozen=True)
+class RevealPower(Action):
+    """Chance read by the camera (rule 9): the power card of `round` turned face up."""
+
+    player: int
+    round: int
+    power: str
+
+
+@dataclass(frozen=True)
+class Clear(Action):
+    """Chance read from the board (rule 14): power cards taken away, a beaten card off the
+    table (rule 12), a defending card back in its own position (MM-5)."""
+
+
+class Phase(enum.Enum):
+    SETUP = "setup"
+    START_ROLL = "start_roll"
+    MOVE = "move"
+    ATTACK = "attack"
+    REVEAL = "reveal"
+    DEFEND = "defend"
+    ROUNDS = "rounds"
+    LAY_POWER = "lay_power"
+    REVEAL_POWER = "reveal_power"
+    CLEAR = "clear"
+    OVER = "over"
+
+
+# From the attack until the duel is decided.
+DUEL = frozenset({Phase.REVEAL, Phase.DEFEND, Phase.ROUNDS, Phase.LAY_POWER, Phase.REVEAL_POWER})
+
+
+# -- the state --------------------------------------------------------------------------------
+
+
+class MightymaniaState(GameState):
+    def __init__(self, options: Mapping[str, Any], data: GameData) -> None:
+        super().__init__(options)
+        self.data = data
+        self.phase = Phase.SETUP
+        # Each player's row: a card id face up, DOWN face down, None empty. A defending card
+        # keeps its own position here while it lies on the Leader (`guard`).
+        self.rows: list[list[str | None]] = [[None] * COLUMNS for _ in range(2)]
+        self.lives = {card_id: card.lives for card_id, card in data.cards.items()}
+        self.up: set[str] = set()  # revealed for good (rule 6), removed cards too
+        self.removed: list[str] = []
+        self.rolls: list[int] = []  # the start rolls so far (rule 2)
+        self.attacker = 0
+        self.turn = 0  # the attack's number
+        self.movers: list[int] = []  # who may still move before this attack (MM-7)
+        # The duel under way: the columns of the attacking and the attacked card, and of the
+        # card defending the Leader (MM-5).
+        self.source = 0
+        self.target = 0
+        self.guard: int | None = None
+        self.defence_asked = False
+        self.reveals: list[tuple[int, int]] = []  # (player, column) still to turn up
+        self.rounds = 0  # 0 until rolled
+        self.powers: list[list[str]] = [[], []]  # each side's round slots: DOWN or a power
+        self.results: list[int | None] = []  # per round: its winner, None a draw
+        self.leaving: tuple[int, int, str] | None = None  # beaten off, still on the table
+        self.winner: int | None = None
+
+    def clone(self) -> Self:
+        other = copy.copy(self)
+        other.options = dict(self.options)
+        other._history = list(self._history)
+        other.rows = [list(row) for row in self.rows]
+        other.lives = dict(self.lives)
+        other.up = set(self.up)
+        other.removed = list(self.removed)
+        other.rolls = list(self.rolls)
+        other.movers = list(self.movers)
+        other.reveals = list(self.reveals)
+        other.powers = [list(laid) for laid in self.powers]
+        other.results = list(self.results)
+        return other
+
+    @property
+    def num_players(self) -> int:
+        return 2
+
+    @property
+    def defender(self) -> int:
+        return 1 - self.attacker
+
+    # -- facts --------------------------------------------------------------------------
+
+    def unrevealed(self, player: int) -> list[str]:
+        """The player's cards that may be any of their face-down ones (or still in hand)."""
+        return [c for c in self.data.ids[player] if c not in self.up]
+
+    def unused_powers(self, player: int) -> list[str]:
+        """MM-4: the powers the player has not shown in this duel."""
+        return [p for p in self.data.powers if p not in self.powers[player]]
+
+    def fighter(self, player: int) -> int:
+        """The column of the player's card in the duel: a defending card's own column."""
+        if player == self.attacker:
+            return self.source
+        return self.target if self.guard is None else self.guard
+
+    def attacks(self) -> list[tuple[int, int]]:
+        """MM-3: (from, to) columns of each attack in reach: to is from-1, from or from+1."""
+        mine, theirs = self.rows[self.attacker], self.rows[self.defender]
+        return [
+            (i, j)
+            for i in range(COLUMNS)
+            if mine[i]
+            for j in (i - 1, i, i + 1)
+            if 0 <= j < COLUMNS and theirs[j]
+        ]
+
+    def defenders(self) -> list[int]:
+        """MM-5: the columns next to the attacked Leader with a card that may defend it."""
+        row = self.rows[self.defender]
+        return [j for j in (self.target - 1, self.target + 1) if 0 <= j < COLUMNS and row[j]]
+
+    def moves(self, player: int) -> list[tuple[int, int]]:
+        """Rule 15: (from, to) columns, any card of the row to any empty position of it."""
+        row = self.rows[player]
+        return [(i, j) for i in range(COLUMNS) if row[i] for j in range(COLUMNS) if not row[j]]
+
+    def leader_attacked(self) -> bool:
+        return self.rows[self.defender][self.target] == self.data.leaders[self.defender]
+
+    def next_lay(self) -> tuple[int, int]:
+        """Rule 1: the next empty position at set-up, player_1's first, left to right."""
+        return next((p, i) for p in range(2) for i in range(COLUMNS) if self.rows[p][i] is None)
+
+    def next_power_laid(self) -> tuple[int, int]:
+        """Rule 8: the attacker lays all the duel's power cards, then the defender."""
+        p = self.attacker if len(self.powers[self.attacker]) < self.rounds else self.defender
+        return p, len(self.powers[p])
+
+    def next_power_shown(self) -> tuple[int, int]:
+        """Rule 9: round by round, the attacker's power card, then the defender's."""
+        k = len(self.results)
+        return (self.attacker if self.powers[self.attacker][k] == DOWN else self.defender), k
+
+    def shown_row(self, player: int) -> list[str | None]:
+        """What lies in each position of the row: a defending card on its Leader (rule 5), a
+        beaten card until it is taken away."""
+        row = list(self.rows[player])
+        if self.leaving is not None and self.leaving[0] == player:
+            row[self.leaving[1]] = self.leaving[2]
+        if self.guard is not None and player == self.defender:
+            row[self.target], row[self.guard] = row[self.guard], None
+        return row
+
+    def score(self, player: int, round_index: int) -> int:
+        """MM-2, MM-4: the fighting card's value for its power, +2 if it beats the other's."""
+        other = 1 - player
+        mine, theirs = self.powers[player][round_index], self.powers[other][round_index]
+        card = self.rows[player][self.fighter(player)]
+        assert card is not None
+        bonus = BONUS if (mine, theirs) in self.data.beats else 0
+        return self.data.cards[card].powers[mine] + bonus
+
+    # -- the API ------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        match self.phase:
+            case Phase.OVER:
+                return TERMINAL
+            case Phase.MOVE:
+                return self.movers[0]
+            case Phase.ATTACK:
+                return self.attacker
+            case Phase.DEFEND:
+                return self.defender
+            case _:
+                return CHANCE
+
+    def legal_actions(self) -> list[Action]:
+        match self.phase:
+            case Phase.MOVE:
+                moves = self.moves(self.movers[0])
+                return [Stay(), *(Move(i + 1, j + 1) for i, j in moves)]
+            case Phase.ATTACK:
+                # With no attack in reach the rulebook is silent: the attacker passes (Stay)
+                # and the roles swap, as after an attack.
+                return [Attack(i + 1, j + 1) for i, j in self.attacks()] or [Stay()]
+            case Phase.DEFEND:
+                return [*(Defend(j + 1) for j in self.defenders()), NoDefence()]
+            case _:
+                return []
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        match self.phase:
+            case Phase.SETUP:
+                p, i = self.next_lay()
+                return [(Lay(p, i + 1), 1.0)]
+            case Phase.START_ROLL:
+                return [(StartRoll(v), 1 / 6) for v in D6]
+            case Phase.ROUNDS:
+                return [(Rounds(v), 1 / 6) for v in D6]
+            case Phase.REVEAL:
+                p, i = self.reveals[0]
+                cards = self.unrevealed(p)
+                return [(Reveal(p, i + 1, c), 1 / len(cards)) for c in cards]
+            case Phase.LAY_POWER:
+                p, k = self.next_power_laid()
+                return [(LayPower(p, k + 1), 1.0)]
+            case Phase.REVEAL_POWER:
+                p, k = self.next_power_shown()
+                powers = self.unused_powers(p)
+                return [(RevealPower(p, k + 1, power), 1 / len(powers)) for power in powers]
+            case Phase.CLEAR:
+                return [(Clear(), 1.0)]
+            case _:
+                return []
+
+    def is_legal(self, action: Action) -> bool:
+        """Chance outcomes are checked without listing them: random games play many."""
+        match self.phase, action:
+            case Phase.START_ROLL, StartRoll(value):
+                return value in D6
+            case Phase.ROUNDS, Rounds(value):
+                return value in D6
+            case Phase.REVEAL, Reveal(player, col, card):
+                return (player, col - 1) == self.reveals[0] and card in self.unrevealed(player)
+            case Phase.REVEAL_POWER, RevealPower(player, round_number, power):
+                due = (player, round_number - 1) == self.next_power_shown()
+                return due and power in self.unused_powers(player)
+        return super().is_legal(action)
+
+    def returns(self) -> list[float]:
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0 if p == self.winner else -1.0 for p in range(2)]
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _apply(self, action: Action) -> None:
+        match action:
+            case Lay(player, col):
+                self.rows[player][col - 1] = DOWN
+                if all(self.rows[1]):
+                    self.phase = Phase.START_ROLL
+            case StartRoll(value):
+                self._start_roll(value)
+            case Move(from_col, to_col):
+                row = self.rows[self.movers.pop(0)]
+                row[to_col - 1], row[from_col - 1] = row[from_col - 1], None
+                self.phase = Phase.MOVE if self.movers else Phase.ATTACK
+            case Stay() if self.phase is Phase.MOVE:
+                self.movers.pop(0)
+                self.phase = Phase.MOVE if self.movers else Phase.ATTACK
+            case Stay():
+                self.attacker = self.defender
+                self._begin_attack()
+            case Attack(from_col, to_col):
+                self.source, self.target = from_col - 1, to_col - 1
+                fighting = ((self.attacker, self.source), (self.defender, self.target))
+                self.reveals = [(p, i) for p, i in fighting if self.rows[p][i] == DOWN]
+                self._duel_next()
+            case Reveal(player, col, card):
+                self.reveals.pop(0)
+                self.rows[player][col - 1] = card
+                self.up.add(card)  # rule 6: for good
+                self._duel_next()
+            case Defend(from_col):
+                self.guard = from_col - 1
+                self.defence_asked = True
+                if self.rows[self.defender][self.guard] == DOWN:
+                    self.reveals.append((self.defender, self.guard))  # rule 5: revealed
+                self._duel_next()
+            case NoDefence():
+                self.defence_asked = True
+                self._duel_next()
+            case Rounds(value):
+                if value <= MAX_ROUNDS:  # MM-4: a 6 is rolled again
+                    self.rounds = value
+                    self.phase = Phase.LAY_POWER
+            case LayPower(player, _):
+                self.powers[player].append(DOWN)
+                if len(self.powers[self.defender]) == self.rounds:
+                    self.phase = Phase.REVEAL_POWER
+            case RevealPower(player, round_number, power):
+                self.powers[player][round_number - 1] = power
+                if player == self.defender:
+                    self._score_round(round_number - 1)
+            case Clear():
+                self._clear()
+
+    def _start_roll(self, value: int) -> None:
+        self.rolls.append(value)
+        if len(self.rolls) < 2:
+            return
+        first, second = self.rolls
+        if first == second:
+            self.rolls = []  # rule 2: a tie, both roll again
+            return
+        self.attacker = 0 if first > second else 1
+        self._begin_attack()
+
+    def _begin_attack(self) -> None:
+        """MM-7, rule 15: the defender may move first, then the attacker; a full row can't."""
+        self.turn += 1
+        self.movers = [p for p in (self.defender, self.attacker) if None in self.rows[p]]
+        self.phase = Phase.MOVE if self.movers else Phase.ATTACK
+
+    def _duel_next(self) -> None:
+        """Rule 6 reveals first, then the Leader's defence (rule 5), then the rounds roll."""
+        if self.reveals:
+            self.phase = Phase.REVEAL
+        elif not self.defence_asked and self.leader_attacked() and self.defenders():
+            self.phase = Phase.DEFEND
+        else:
+            self.phase = Phase.ROUNDS
+
+    def _score_round(self, k: int) -> None:
+        """MM-4: the higher total wins the round; equal totals draw it."""
+        a, d = self.attacker, self.defender
+        ours, theirs = self.score(a, k), self.score(d, k)
+        self.results.append(a if ours > theirs else d if theirs > ours else None)
+        if len(self.results) == self.rounds:
+            self._end_duel()
+
+    def _end_duel(self) -> None:
+        """MM-4: the loser's fighting card loses a life; MM-6: at 0 it leaves the table, and a
+        Leader gone ends the game (rule 16)."""
+        self.phase = Phase.CLEAR
+        won = [self.results.count(p) for p in range(2)]
+        if won[0] == won[1]:
+            return  # MM-4: nobody loses a life
+        loser = 0 if won[0] < won[1] else 1
+        col = self.fighter(loser)  # MM-5: a defending card, never the Leader beneath it
+        card = self.rows[loser][col]
+        assert card is not None
+        self.lives[card] -= 1
+        if self.lives[card]:
+            return
+        self.rows[loser][col] = None
+        self.removed.append(card)
+        self.leaving = (loser, col, card)
+        if card == self.data.leaders[loser]:
+            self.winner = 1 - loser
+            self.phase = Phase.OVER
+
+    def _clear(self) -> None:
+        self.guard = None  # MM-5: back in its own position
+        self.defence_asked = False
+        self.rounds = 0
+        self.powers = [[], []]
+        self.results = []
+        self.leaving = None
+        self.attacker = self.defender  # MM-7: roles alternate every attack
+        self._begin_attack()
+
+
+# -- the players' secrets ---------------------------------------------------------------------
+
+
+class MightymaniaHidden(Hidden):
+    """Which card lies face down where, the cards still in hand at set-up, and the power of each
+    face-down power card: dealt at random to fit the public state, then kept in step."""
+
+    def __init__(self, state: MightymaniaState, rng: random.Random) -> None:
+        self.rng = rng
+        self.down: list[dict[int, str]] = []  # per player: column -> card
+        self.hand: list[list[str]] = []
+        self.laid: list[dict[int, str]] = []  # per player: round slot -> power
+        for p in range(2):
+            cards = state.unrevealed(p)
+            rng.shuffle(cards)
+            spots = [i for i, token in enumerate(state.rows[p]) if token == DOWN]
+            self.down.append(dict(zip(spots, cards, strict=False)))
+            self.hand.append(cards[len(spots) :])
+            powers = state.unused_powers(p)
+            rng.shuffle(powers)
+            slots = [k for k, token in enumerate(state.powers[p]) if token == DOWN]
+            self.laid.append(dict(zip(slots, powers, strict=False)))
+
+    def choices(self, state: GameState) -> list[Action]:
+        return state.legal_actions()  # every decision here is public
+
+    def outcome(self, state: GameState) -> Action | None:
+        s = _mightymania(state)
+        match s.phase:
+            case Phase.REVEAL:
+                p, i = s.reveals[0]
+                return Reveal(p, i + 1, self.down[p][i])
+            case Phase.REVEAL_POWER:
+                p, k = s.next_power_shown()
+                return RevealPower(p, k + 1, self.laid[p][k])
+        return None
+
+    def observe(self, action: Action, state: GameState) -> None:
+        s = _mightymania(state)
+        match action:
+            case Lay(player, col):
+                hand = self.hand[player]
+                self.down[player][col - 1] = hand.pop(self.rng.randrange(len(hand)))
+            case Move(from_col, to_col):
+                # The mover's row is the one whose face-down card left `from_col`.
+                for p, down in enumerate(self.down):
+                    if from_col - 1 in down and s.rows[p][from_col - 1] is None:
+                        down[to_col - 1] = down.pop(from_col - 1)
+            case Reveal(player, col, card):
+                _settle(self.down[player], col - 1, card)
+            case LayPower(player, round_number):
+                held = self.laid[player].values()
+                left = [p for p in s.unused_powers(player) if p not in held]
+                self.laid[player][round_number - 1] = self.rng.choice(left)
+            case RevealPower(player, round_number, power):
+                _settle(self.laid[player], round_number - 1, power)
+
+
+def _settle(secrets: dict[int, str], key: int, real: str) -> None:
+    """`real` has turned up at `key`. If the secrets held it elsewhere (an outcome that did not
+    come from them), what they held at `key` goes there, so the secrets still fit the table."""
+    held = secrets.pop(key)
+    for other, value in secrets.items():
+        if value == real:
+            secrets[other] = held
+
+
+# -- the game ---------------------------------------------------------------------------------
+
+
+class MightymaniaGame(Game):
+    name: ClassVar[str] = "mightymania"
+    player_names: ClassVar[tuple[str, ...]] = PLAYERS
+    action_types: ClassVar[tuple[type[Action], ...]] = (
+        Lay,
+        StartRoll,
+        Move,
+        Stay,
+        Attack,
+        Reveal,
+        Defend,
+        NoDefence,
+        Rounds,
+        LayPower,
+        RevealPower,
+        Clear,
+    )
+    default_options: ClassVar[Mapping[str, Any]] = {
+        "decks": "titans,rogues",  # built-in deck names or TOML paths, player_1's first
+        "rules": "",  # a power-cycle file; empty: the built-in mightymania.toml
+    }
+
+    def _new_state(self, options: Mapping[str, Any]) -> MightymaniaState:
+        return MightymaniaState(options, load_game_data(options["decks"], options["rules"]))
+
+    def layout(self, state: GameState) -> Layout:
+        """Face-down cards show "down", face-up squad cards their id, power cards their power."""
+        s = _mightymania(state)
+        seen: Layout = {}
+        for p in range(2):
+            for i, token in enumerate(s.shown_row(p)):
+                if token is not None:
+                    seen[POS[p][i]] = token
+            for k, power in enumerate(s.powers[p]):
+                seen[SLOT[p][k]] = power
+        return seen
+
+    def lights(self, state: GameState) -> dict[str, str]:
+        """Each face-up card's lives ("life@" lives / 3); each scored round slot "won", "lost" or
+        "draw" for its side; while attacking, the cards that may attack ("attacker") and be
+        attacked ("target"); while defending, the cards that may defend ("guard"); an attacked
+        Leader that fights itself, "danger"."""
+        s = _mightymania(state)
+        roles: dict[str, str] = {}
+        for p in range(2):
+            for i, token in enumerate(s.shown_row(p)):
+                if token is not None and token != DOWN and s.lives[token]:  # not one beaten off
+                    roles[POS[p][i]] = f"life@{s.lives[token] / MAX_LIVES:.2f}"
+            for k, winner in enumerate(s.results):
+                roles[SLOT[p][k]] = "draw" if winner is None else "won" if winner == p else "lost"
+        a, d = s.attacker, s.defender
+        if s.phase is Phase.ATTACK:
+            for i, j in s.attacks():
+                roles[POS[a][i]] = "attacker"
+                roles[POS[d][j]] = "target"
+        if s.phase is Phase.DEFEND:
+            roles.update((POS[d][j], "guard") for j in s.defenders())
+        if s.phase in DUEL and s.guard is None and s.leader_attacked():
+            roles[POS[d][s.target]] = "danger"
+        return roles
+
+    def board_rows(self) -> list[list[str]]:
+        # As player_1 sees the table: player_2 lays power cards left to right from their side.
+        return [list(reversed(SLOT[1])), list(POS[1]), list(POS[0]), list(SLOT[0])]
+
+    def spots(self) -> dict[str, str]:
+        return dict.fromkeys(SPOT_INFO, CAMERA)
+
+    def dice_wanted(self, state: GameState) -> DiceRequest | None:
+        if _mightymania(state).phase in (Phase.START_ROLL, Phase.ROUNDS):
+            return DiceRequest("d6", 1, D6)
+        return None
+
+    def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
+        s = _mightymania(state)
+        if self.dice_wanted(s) is None:
+            raise IllegalActionError("no die roll is expected now")
+        if len(reading) != 1 or type(reading[0]) is not int or reading[0] not in D6:
+            raise IllegalActionError(f"one d6 (1-6) is wanted, not {list(reading)}")
+        value = int(reading[0])
+        return [StartRoll(value) if s.phase is Phase.START_ROLL else Rounds(value)]
+
+    def deal(self, state: GameState, rng: random.Random) -> MightymaniaHidden:
+        return MightymaniaHidden(_mightymania(state), rng)
+
+    def explain(self, state: GameState, sensed: Layout) -> Problem | None:
+        """The first sensed card that breaks the rules, its spot named and lit."""
+        s = _mightymania(state)
+        expected = self.layout(s)
+        for spot in sorted(SPOT_INFO):
+            token, was = sensed.get(spot), expected.get(spot)
+            if token is None or token == was or _in_progress(s, spot, token, expected, sensed):
+                continue
+            player, is_slot, _ = SPOT_INFO[spot]
+            message = _foreign(s, player, is_slot, token)
+            if message is None:
+                check = _slot_problem if is_slot else _position_problem
+                message = check(s, spot, token, was)
+            return Problem(f"{spot}: {message}", frozenset({spot}))
+        return None
+
+    def describe(self, state: GameState) -> JSON:
+        """The public table: each position's card and lives, the duel's rounds and results."""
+        s = _mightymania(state)
+        positions: JSON = {}
+        for p in range(2):
+            for i, token in enumerate(s.rows[p]):
+                if token is not None:
+                    lives = None if token == DOWN else s.lives[token]
+                    positions[POS[p][i]] = {"card": token, "lives": lives}
+        started = s.phase not in (Phase.SETUP, Phase.START_ROLL)
+        facts: JSON = {
+            "turn": s.turn,
+            "phase": s.phase.value,
+            "attacker": PLAYERS[s.attacker] if started else None,
+            "defender": PLAYERS[s.defender] if started else None,
+            "start_rolls": list(s.rolls),
+            "positions": positions,
+            "removed": list(s.removed),
+            "duel": None,
+        }
+        if s.phase in DUEL or s.phase in (Phase.CLEAR, Phase.OVER):
+            facts["duel"] = _describe_duel(s)
+        return facts
+
+    def result(self, state: GameState) -> JSON | None:
+        summary = super().result(state)
+        s = _mightymania(state)
+        if summary is not None and s.winner is not None:
+            loser = 1 - s.winner
+            summary["leader_beaten"] = {"player": PLAYERS[loser], "card": s.data.leaders[loser]}
+        return summary
+
+
+def _describe_duel(s: MightymaniaState) -> JSON:
+    a, d = s.attacker, s.defender
+    return {
+        "attacking": POS[a][s.source],
+        "attacked": POS[d][s.target],
+        "defending": None if s.guard is None else POS[d][s.guard],
+        "rounds": s.rounds or None,
+        "powers": {PLAYERS[p]: list(s.powers[p]) for p in range(2)},
+        "results": ["draw" if w is None else PLAYERS[w] for w in s.results],
+        "won": {PLAYERS[p]: s.results.count(p) for p in range(2)},
+    }
+
+
+# -- explaining a table that fits no action -----------------------------------------------------
+
+
+def _in_progress(
+    s: MightymaniaState, spot: str, token: str, expected: Layout, sensed: Layout
+) -> bool:
+    """A token that the next steps may put there: a card laid ahead at set-up, one turned up
+    ahead of its turn, a move under way, power cards laid or turned ahead, the table cleared."""
+    player, is_slot, index = SPOT_INFO[spot]
+    if is_slot:
+        if s.phase is Phase.LAY_POWER:
+            return token == DOWN and index < s.rounds
+        laid = s.powers[player]
+        turning = s.phase is Phase.REVEAL_POWER and index < len(laid) and laid[index] == DOWN
+        return turning and token in s.unused_powers(player)
+    match s.phase:
+        case Phase.SETUP:
+            return token == DOWN
+        case Phase.MOVE:
+            filled = [x for x in POS[player] if x in sensed and x not in expected]
+            return player == s.movers[0] and token in s.rows[player] and len(filled) == 1
+        case Phase.REVEAL:
+            turning_up = {_reveal_spot(s, p, i) for p, i in s.reveals}
+            return spot in turning_up and token in s.unrevealed(player)
+        case Phase.DEFEND:
+            row = s.rows[s.defender]
+            on_leader = player == s.defender and index == s.target
+            return on_leader and any(row[j] == token for j in s.defenders())
+        case Phase.CLEAR:
+            return token in s.rows[player]
+    return False
+
+
+def _reveal_spot(s: MightymaniaState, player: int, col: int) -> str:
+    """Where a card to turn up lies: a defending card on its Leader."""
+    if player == s.defender and col == s.guard:
+        return POS[player][s.target]
+    return POS[player][col]
+
+
+def _foreign(s: MightymaniaState, player: int, is_slot: bool, token: str) -> str | None:
+    """A token that may never lie there: another deck's card, no card at all, a gone card."""
+    if is_slot:
+        return None if token == DOWN or token in s.data.powers else f"{token!r} is no power card"
+    if token == DOWN:
+        return None
+    owner = s.data.owner.get(token)
+    if owner is None:
+        return f"{token!r} is no card of {PLAYERS[player]}'s deck"
+    if owner != player:
+        return f"card {token} is {PLAYERS[owner]}'s, not {PLAYERS[player]}'s"
+    if token in s.removed and (s.leaving is None or s.leaving[2] != token):
+        return f"card {token} has left the table (rule 12)"
+    return None
+
+
+def _slot_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> str:
+    player, _, index = SPOT_INFO[spot]
+    if s.phase not in (Phase.LAY_POWER, Phase.REVEAL_POWER):
+        return "power cards laid before the rounds are rolled (rules 7-8)"
+    if index >= s.rounds:
+        return f"{s.rounds} round(s) in this duel: no power card here (rule 8)"
+    if token == DOWN:
+        return f"{was} was turned up and stays face up until the duel ends (rule 11)"
+    if token in s.powers[player]:
+        return f"{token} is already played in this duel: each power once (MM-4)"
+    return "power cards are laid face down, then turned up round by round (rules 8-9)"
+
+
+def _position_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> str:
+    player = SPOT_INFO[spot][0]
+    if s.phase is Phase.DEFEND and spot == POS[s.defender][s.target]:
+        # A face-down neighbour laid face up on the Leader is the defence: the session sees it.
+        return "only a card next to the attacked Leader may defend it (rule 5, MM-5)"
+    if was is None:
+        if s.phase is Phase.SETUP:
+            return "cards are laid face down (rule 1)"
+        if s.phase is Phase.MOVE and player == s.movers[0]:
+            return "one card moves at a time, to an empty position (rule 15)"
+        if s.phase is Phase.MOVE:
+            return f"{PLAYERS[s.movers[0]]} moves a card now, not {PLAYERS[player]} (rule 15, MM-7)"
+        return "no card may go here now: cards move only before an attack (rule 15)"
+    if was != DOWN and token == DOWN:
+        return f"{was} was revealed and stays face up (rule 6)"
+    if was == DOWN and token in s.unrevealed(player):
+        return "a card turned face up, but no reveal is due (rule 6)"
+    lying = "a card" if was == DOWN else was
+    return f"a second card where {lying} lies: one card per position (rule 15)"
+
+
+def _mightymania(state: GameState) -> MightymaniaState:
+    if not isinstance(state, MightymaniaState):
+        raise TypeError(f"not a Mightymania state: {type(state).__name__}")
+    return state
+
+
+GAME = MightymaniaGame()
+MightymaniaState.game = GAME

@@ -1,0 +1,680 @@
+"""Mightymania on the table: the board profile, the session reading the camera and the dice, the
+lights, the command line and the daemon.
+
+The rules themselves are tested in test_mightymania_rules.py; here the generic table machinery
+meets them. Rule ids (MM-1 .. MM-7, CLARIFICATIONS.md) and the
+rulebook's rule numbers are cited where the behaviour depends on one. The default decks are the
+Titans for player_1 (T1 the Leader, T2 Pyra with 2 lives) and the Rogues for player_2 (R1 the
+Leader, R3 Shade with 1 life, R4 Brute with 2).
+
+Most tests start from one scripted game, built up below (`START` .. `SECOND`): player_1 rolls
+6 against 1 and attacks from column 2 to column 2; T2 and R3 turn up; 3 rounds (thermokinetic,
+speed, brainwashing against speed, force, invisibility) go 2-1 to player_1, so R3 loses its only
+life and leaves. Player_2 then moves a card into the gap (MM-7) and attacks player_1's Leader,
+which T4 defends.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import cli
+from controller.config import Config, load_config
+from controller.daemon import Daemon, RunOptions
+from controller.journal import Journal
+from controller.rules.api import (
+    CAMERA,
+    Action,
+    DiceRequest,
+    GameState,
+    Hidden,
+    IllegalActionError,
+    Layout,
+)
+from controller.rules.mightymania import (
+    D6,
+    DOWN,
+    GAME,
+    POS,
+    SLOT,
+    Attack,
+    Clear,
+    Defend,
+    Lay,
+    LayPower,
+    MightymaniaHidden,
+    MightymaniaState,
+    Move,
+    NoDefence,
+    Phase,
+    Reveal,
+    RevealPower,
+    Rounds,
+    StartRoll,
+    Stay,
+)
+from controller.session import Session
+from controller.simulate import random_step
+from hardware.profile import Region, builtin_profile_path, load_profile
+
+REPO = Path(__file__).resolve().parent.parent
+PALETTE = load_config(None).palette
+PROFILE = load_profile(builtin_profile_path("mightymania"), GAME.spots())
+SESSION_ROLES = {"legal", "landing", "changed", "fix", "candidate"}  # the session's own prompts
+P1, P2 = 0, 1
+
+# The scripted game of the module docstring, step by step.
+LAYS = tuple(Lay(p, col) for p in (P1, P2) for col in range(1, 5))
+START = (*LAYS, StartRoll(6), StartRoll(1))  # rule 2: player_1 rolls higher and attacks
+FIRST_DUEL = (*START, Attack(2, 2), Reveal(P1, 2, "T2"), Reveal(P2, 2, "R3"))
+FIRST_POWERS = {  # MM-2, MM-4: each power beats the next two of the cycle, for +2
+    "s1.r1": "thermokinetic",  # T2 8 + 2 (beats speed) against R3 3: player_1
+    "s2.r1": "speed",
+    "s1.r2": "speed",  # T2 5 + 2 (beats force) against R3 2: player_1
+    "s2.r2": "force",
+    "s1.r3": "brainwashing",  # T2 3 + 2 (beats invisibility) against R3 9: player_2
+    "s2.r3": "invisibility",
+}
+FIRST_REVEALS = tuple(
+    RevealPower(int(spot[1]) - 1, int(spot[-1]), power) for spot, power in FIRST_POWERS.items()
+)
+FIRST_LAID = (
+    *FIRST_DUEL,
+    Rounds(3),
+    *(LayPower(P1, k) for k in (1, 2, 3)),  # rule 8: the attacker's first
+    *(LayPower(P2, k) for k in (1, 2, 3)),
+)
+CLEARING = (*FIRST_LAID, *FIRST_REVEALS)  # R3 beaten, still on the table
+MOVING = (*CLEARING, Clear())  # player_2 to attack, and first to move (MM-7)
+SECOND = (*MOVING, Move(1, 2), Attack(2, 3), Reveal(P2, 2, "R4"), Reveal(P1, 3, "T1"))
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def new_state(options: dict[str, Any] | None = None) -> MightymaniaState:
+    state = GAME.new_initial_state(options)
+    assert isinstance(state, MightymaniaState)
+    return state
+
+
+def after(*actions: Action) -> MightymaniaState:
+    state = new_state()
+    for action in actions:
+        state.apply(action)
+    return state
+
+
+def start_session(tmp_path: Path, state: GameState, settle: float = 1.0) -> Session:
+    """A session over `state`, its journal started afresh (earlier actions are not written)."""
+    journal = Journal(tmp_path)
+    journal.start(GAME.name, state.options)
+    return Session(GAME, state, journal, settle)
+
+
+def journal_history(tmp_path: Path) -> list[dict[str, Any]]:
+    return Journal(tmp_path).read().history()
+
+
+def roles_of(roles: dict[str, str], role: str) -> set[str]:
+    return {spot for spot, r in roles.items() if r == role}
+
+
+def without(layout: Layout, *spots: str) -> Layout:
+    return {s: t for s, t in layout.items() if s not in spots}
+
+
+def mm_state(session: Session) -> MightymaniaState:
+    state = session.state
+    assert isinstance(state, MightymaniaState)
+    return state
+
+
+def quiet(session: Session, now: float) -> None:
+    """Nothing to put right, however long the table stands so."""
+    assert session.fixes(now + 100.0) == frozenset()
+    assert not session.view(now + 100.0).blinking
+
+
+ALL_DOWN = {spot: DOWN for row in POS for spot in row}
+
+
+# -- the board profile ------------------------------------------------------------------------
+
+
+def inside(region: Region, size: tuple[float, float]) -> bool:
+    return (
+        region.x >= 0
+        and region.y >= 0
+        and region.x + region.w <= size[0]
+        and (region.y + region.h <= size[1])
+    )
+
+
+def overlap(a: Region, b: Region) -> bool:
+    return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
+
+
+def test_spots_are_eighteen_camera_slots_in_four_rows() -> None:
+    spots = GAME.spots()
+    assert len(spots) == 18 and set(spots.values()) == {CAMERA}
+    rows = GAME.board_rows()
+    assert rows == [
+        ["s2.r5", "s2.r4", "s2.r3", "s2.r2", "s2.r1"],
+        ["s2.c1", "s2.c2", "s2.c3", "s2.c4"],
+        ["s1.c1", "s1.c2", "s1.c3", "s1.c4"],
+        ["s1.r1", "s1.r2", "s1.r3", "s1.r4", "s1.r5"],
+    ]
+    assert sorted(spot for row in rows for spot in row) == sorted(spots)
+
+
+def test_builtin_profile_gives_every_slot_one_led_and_a_camera_region_on_the_table() -> None:
+    assert PROFILE.game == "mightymania"
+    assert set(PROFILE.spots) == set(GAME.spots())
+    assert not PROFILE.reed_channels() and all(s.reed is None for s in PROFILE.spots.values())
+    size = PROFILE.table_size_mm
+    assert size is not None
+    regions = PROFILE.camera_regions()
+    assert set(regions) == set(GAME.spots())
+    for spot, region in regions.items():
+        assert inside(region, size), (spot, region)
+    for (a, ra), (b, rb) in combinations(regions.items(), 2):
+        assert not overlap(ra, rb), (a, b)
+    # MM-3: column k faces column k; player_2 sits across, so their round slots run from the
+    # right as player_1 sees the table (rule 8: left to right from each player's side).
+    for k in range(4):
+        assert regions[POS[P1][k]].x == regions[POS[P2][k]].x
+        assert regions[POS[P1][k]].y > regions[POS[P2][k]].y
+    assert [regions[s].x for s in SLOT[P1]] == sorted(regions[s].x for s in SLOT[P1])
+    assert [regions[s].x for s in SLOT[P2]] == sorted(
+        (regions[s].x for s in SLOT[P2]), reverse=True
+    )
+    # One LED a slot, all different, covering the strip in the header's order.
+    assert all(len(spot.leds) == 1 for spot in PROFILE.spots.values())
+    leds = {spot_id: spot.leds[0] for spot_id, spot in PROFILE.spots.items()}
+    assert PROFILE.led_count == 18 and sorted(leds.values()) == list(range(18))
+    order = [*POS[P1], *SLOT[P1], *POS[P2], *SLOT[P2]]
+    assert [leds[spot] for spot in order] == list(range(18))
+
+
+# -- the session: set-up and the first roll ---------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_set_up_cards_laid_face_down_in_any_order_are_read(tmp_path: Path, seed: int) -> None:
+    """Rule 1: the cards go face down; the session reads them in its order, whatever the hands'."""
+    session = start_session(tmp_path, new_state(), settle=1.0)
+    assert session.view(0.0).roles == {"s1.c1": "legal"}
+    spots = list(ALL_DOWN)
+    random.Random(seed).shuffle(spots)
+    sensed: Layout = {}
+    for n, spot in enumerate(spots):
+        sensed[spot] = DOWN
+        session.on_layout(sensed, now=float(n))
+        laid = session.state.actions()
+        # What is read is always the rules' order, as far as the table fills it without a gap.
+        assert laid == LAYS[: len(laid)]
+        assert {f"s{a.player + 1}.c{a.col}" for a in laid if isinstance(a, Lay)} <= set(sensed)
+        quiet(session, float(n))
+    assert session.state.actions() == LAYS
+    assert journal_history(tmp_path) == [lay.to_json() for lay in LAYS]
+    assert mm_state(session).phase is Phase.START_ROLL and session.sensed == session.expected
+
+
+def test_a_card_laid_face_up_at_set_up_blinks(tmp_path: Path) -> None:
+    session = start_session(tmp_path, new_state(), settle=1.0)
+    session.on_layout({"s1.c1": "T1"}, now=0.0)
+    assert session.state.actions() == ()
+    assert session.message == "s1.c1: cards are laid face down (rule 1)"
+    assert not session.view(0.5).blinking
+    assert session.view(1.0).blinking == {"s1.c1"}
+
+
+def test_first_attacker_is_rolled_and_a_tie_rolls_again(tmp_path: Path) -> None:
+    """Rule 2: player_1's d6, then player_2's; the higher attacks first, a tie rolls again."""
+    session = start_session(tmp_path, after(*LAYS))
+    assert GAME.dice_wanted(session.state) == DiceRequest("d6", 1, D6)
+    assert session.on_dice([4], now=0.0) == [StartRoll(4)]
+    assert session.on_dice([4], now=0.0) == [StartRoll(4)]
+    state = mm_state(session)
+    assert state.phase is Phase.START_ROLL and state.rolls == []
+    session.on_dice([2], now=1.0)
+    session.on_dice([5], now=1.0)
+    details = GAME.describe(session.state)
+    assert details["attacker"] == "player_2" and details["phase"] == "attack"
+    assert details["start_rolls"] == [2, 5]
+    assert [a["value"] for a in journal_history(tmp_path)] == [4, 4, 2, 5]
+    with pytest.raises(IllegalActionError, match="no die roll is expected now"):
+        session.on_dice([3], now=2.0)
+    with pytest.raises(IllegalActionError, match=r"one d6 \(1-6\) is wanted, not \[7\]"):
+        GAME.dice_actions(after(*LAYS), [7])
+
+
+# -- the session: an attack -------------------------------------------------------------------
+
+
+def test_lights_during_the_attack_decision_show_sources_and_targets(tmp_path: Path) -> None:
+    """MM-3: with full rows every card may attack, and every opposing card be attacked."""
+    session = start_session(tmp_path, after(*START))
+    roles = session.view(0.0).roles
+    assert roles_of(roles, "attacker") == set(POS[P1])
+    assert roles_of(roles, "target") == set(POS[P2])
+    assert len(roles) == 8  # face-down cards show no lives
+
+
+def test_attack_through_act_then_the_cards_turned_up_are_the_reveals(tmp_path: Path) -> None:
+    """Rules 3-6: the attack is named through the control interface (no slot shows it); the
+    fighting cards turned face up are read by the camera, attacker's first, in any order."""
+    session = start_session(tmp_path, after(*START), settle=1.0)
+    assert session.act("attack:2:2", now=0.0) == Attack(2, 2)
+    assert session.message == "attack:2:2 (control)"
+    assert session.sensed == session.expected == ALL_DOWN  # nothing moved
+    assert roles_of(session.view(0.0).roles, "attacker") == set()
+    assert session.view(0.0).roles == {"s1.c2": "legal"}  # the card to turn up first
+    # The defender's card turned up first waits for the attacker's, with nothing to put right.
+    session.on_layout(ALL_DOWN | {"s2.c2": "R3"}, now=1.0)
+    assert session.state.actions() == (*START, Attack(2, 2))
+    quiet(session, 1.0)
+    session.on_layout(ALL_DOWN | {"s2.c2": "R3", "s1.c2": "T2"}, now=2.0)
+    assert session.state.actions() == FIRST_DUEL
+    assert journal_history(tmp_path) == [a.to_json() for a in FIRST_DUEL[len(START) :]]
+    assert mm_state(session).phase is Phase.ROUNDS
+    # Face-up cards show their lives (MM-1): T2 2 of 3, R3 1 of 3.
+    assert session.view(2.0).roles == {"s1.c2": "life@0.67", "s2.c2": "life@0.33"}
+
+
+def test_a_card_of_the_other_deck_turned_up_blinks(tmp_path: Path) -> None:
+    session = start_session(tmp_path, after(*START, Attack(2, 2)), settle=1.0)
+    session.on_layout(ALL_DOWN | {"s1.c2": "R2"}, now=0.0)
+    assert session.state.actions()[-1] == Attack(2, 2)
+    assert session.message == "s1.c2: card R2 is player_2's, not player_1's"
+    assert session.view(1.0).blinking == {"s1.c2"}
+
+
+def test_rounds_roll_a_six_is_rolled_again(tmp_path: Path) -> None:
+    """MM-4: the attacker's d6 is the number of rounds; a 6 is rolled again."""
+    session = start_session(tmp_path, after(*FIRST_DUEL))
+    assert GAME.dice_wanted(session.state) == DiceRequest("d6", 1, D6)
+    assert session.on_dice([6], now=0.0) == [Rounds(6)]
+    assert mm_state(session).phase is Phase.ROUNDS and mm_state(session).rounds == 0
+    assert GAME.dice_wanted(session.state) == DiceRequest("d6", 1, D6)
+    assert session.on_dice([3], now=0.0) == [Rounds(3)]
+    state = mm_state(session)
+    assert state.phase is Phase.LAY_POWER and state.rounds == 3
+    assert GAME.describe(state)["duel"]["rounds"] == 3
+    assert journal_history(tmp_path) == [Rounds(6).to_json(), Rounds(3).to_json()]
+
+
+def test_power_cards_laid_face_down_in_any_order_then_turned_up_round_by_round(
+    tmp_path: Path,
+) -> None:
+    """Rules 8-10, MM-4: power cards are laid face down, the attacker's first for the rules,
+    then turned up round by round; each round's slots then light its winner and loser."""
+    session = start_session(tmp_path, after(*FIRST_DUEL, Rounds(3)), settle=1.0)
+    assert session.view(0.0).roles["s1.r1"] == "legal"
+    sensed = dict(session.expected)
+    for n, spot in enumerate(["s2.r3", "s1.r2", "s2.r1", "s1.r1", "s1.r3", "s2.r2"]):
+        sensed[spot] = DOWN
+        session.on_layout(sensed, now=float(n))
+        quiet(session, float(n))
+    assert session.state.actions() == FIRST_LAID
+    assert mm_state(session).phase is Phase.REVEAL_POWER
+    # A later round turned up ahead waits for its turn without blinking.
+    session.on_layout(sensed | {"s1.r2": "speed"}, now=10.0)
+    assert session.state.actions() == FIRST_LAID
+    quiet(session, 10.0)
+    session.on_layout(sensed, now=11.0)
+    winners = {"s1.r1": "won", "s2.r1": "lost", "s1.r2": "won", "s2.r2": "lost"}
+    winners |= {"s1.r3": "lost", "s2.r3": "won"}
+    for n, (spot, power) in enumerate(FIRST_POWERS.items()):
+        sensed[spot] = power
+        session.on_layout(sensed, now=20.0 + n)
+        assert session.state.actions()[-1] == FIRST_REVEALS[n]
+        scored = {s: winners[s] for s in list(FIRST_POWERS)[: 2 * ((n + 1) // 2)]}
+        roles = session.view(20.0 + n).roles
+        assert {s: r for s, r in roles.items() if s in winners and r != "legal"} == scored
+    state = mm_state(session)
+    assert state.phase is Phase.CLEAR
+    assert GAME.describe(state)["duel"]["results"] == ["player_1", "player_1", "player_2"]
+    # MM-4, MM-6: R3 lost its only life; it lies there until taken away, its lives unlit, and
+    # the table lights it as a card to take off.
+    assert state.lives["R3"] == 0 and state.removed == ["R3"]
+    assert session.expected["s2.c2"] == "R3" and "s2.c2" not in GAME.lights(state)
+    assert session.view(30.0).roles["s2.c2"] == "legal"
+
+
+def test_a_drawn_round_lights_draw_and_a_drawn_duel_costs_no_life() -> None:
+    """MM-4: the same power on both sides adds nothing; equal totals draw the round."""
+    state = after(*FIRST_DUEL, Rounds(1), LayPower(P1, 1), LayPower(P2, 1))
+    state.apply(RevealPower(P1, 1, "force"))
+    state.apply(RevealPower(P2, 1, "force"))  # T2 2 against R3 2
+    roles = GAME.lights(state)
+    assert roles["s1.r1"] == roles["s2.r1"] == "draw"
+    assert state.phase is Phase.CLEAR and state.lives["T2"] == 2 and state.lives["R3"] == 1
+
+
+def test_power_cards_that_break_the_rules_blink_with_a_message(tmp_path: Path) -> None:
+    session = start_session(tmp_path, after(*FIRST_DUEL, Rounds(3)), settle=1.0)
+    session.on_layout(session.expected | {"s1.r4": DOWN}, now=0.0)
+    assert session.message == "s1.r4: 3 round(s) in this duel: no power card here (rule 8)"
+    assert session.view(1.0).blinking == {"s1.r4"}
+    state = after(*FIRST_LAID, FIRST_REVEALS[0], FIRST_REVEALS[1])
+    session = start_session(tmp_path / "twice", state, settle=1.0)
+    session.on_layout(session.expected | {"s1.r2": "thermokinetic"}, now=0.0)
+    assert session.message == (
+        "s1.r2: thermokinetic is already played in this duel: each power once (MM-4)"
+    )
+    assert session.view(1.0).blinking == {"s1.r2"}
+
+
+def test_clearing_the_duel_one_card_at_a_time_never_blinks(tmp_path: Path) -> None:
+    """Rule 14: the power cards and the beaten card are taken away one by one: no mistake."""
+    session = start_session(tmp_path, after(*CLEARING), settle=1.0)
+    assert session.view(0.0).roles["s2.c2"] == "legal"  # R3, beaten, to take away
+    sensed = dict(session.expected)
+    for n, spot in enumerate(["s1.r2", "s2.c2", "s2.r3", "s1.r1", "s1.r3", "s2.r1"]):
+        del sensed[spot]
+        session.on_layout(sensed, now=float(n))
+        assert session.state.actions() == CLEARING
+        quiet(session, float(n))
+    del sensed["s2.r2"]
+    session.on_layout(sensed, now=10.0)
+    assert session.state.actions()[-1] == Clear()
+    assert session.sensed == session.expected == without(ALL_DOWN, "s2.c2") | {"s1.c2": "T2"}
+    state = mm_state(session)
+    # MM-7: roles swap; player_2, with a gap in the row, may move a card first.
+    assert state.phase is Phase.MOVE and state.movers == [P2] and state.attacker == P2
+    assert GAME.describe(state)["removed"] == ["R3"]
+
+
+def test_a_move_to_an_empty_position_is_seen_on_the_board(tmp_path: Path) -> None:
+    """MM-7, rule 15: before the attack a card moves to an empty position of its row."""
+    session = start_session(tmp_path, after(*MOVING), settle=1.0)
+    assert roles_of(session.view(0.0).roles, "legal") == {"s2.c1", "s2.c3", "s2.c4"}
+    moved = without(session.expected, "s2.c1") | {"s2.c2": DOWN}
+    session.on_layout(moved, now=0.0)
+    assert session.state.actions()[-1] == Move(1, 2)
+    assert session.message == "move:1:2 (seen on the table)"
+    assert journal_history(tmp_path) == [Move(1, 2).to_json()]
+    assert mm_state(session).phase is Phase.ATTACK
+    # MM-3: s2.c1 is empty now; s2.c2 reaches s1.c1 to s1.c3, s2.c4 reaches s1.c3 and s1.c4.
+    roles = session.view(0.0).roles
+    assert roles_of(roles, "attacker") == {"s2.c2", "s2.c3", "s2.c4"}
+    assert roles_of(roles, "target") == set(POS[P1])
+
+
+def test_staying_put_is_named_through_act(tmp_path: Path) -> None:
+    session = start_session(tmp_path, after(*MOVING))
+    assert session.act("stay", now=0.0) == Stay()
+    assert mm_state(session).phase is Phase.ATTACK and session.sensed == session.expected
+    assert roles_of(session.view(0.0).roles, "attacker") == {"s2.c1", "s2.c3", "s2.c4"}
+
+
+def test_leader_defence_through_act_and_the_defending_card_seen_on_the_leader(
+    tmp_path: Path,
+) -> None:
+    """MM-5, rule 5: a card beside the attacked Leader fights instead, turned up on it; if it
+    loses, it loses the life and the Leader nothing; then it goes back to its own position."""
+    session = start_session(tmp_path, after(*MOVING, Move(1, 2)), settle=1.0)
+    session.act("attack:2:3", now=0.0)
+    table = session.expected | {"s2.c2": "R4", "s1.c3": "T1"}
+    session.on_layout(table, now=1.0)
+    assert session.state.actions()[-2:] == (Reveal(P2, 2, "R4"), Reveal(P1, 3, "T1"))
+    assert session.state.legal_actions() == [Defend(2), Defend(4), NoDefence()]
+    roles = session.view(1.0).roles
+    assert roles_of(roles, "guard") == {"s1.c2", "s1.c4"}  # T2 face up, and a face-down card
+    assert roles_of(roles, "danger") == {"s1.c3"}  # the Leader under attack
+    assert session.act("defend:4", now=2.0) == Defend(4)
+    # The card from s1.c4 now lies face down on the Leader, to be turned up (rule 5).
+    assert session.expected == without(table, "s1.c4") | {"s1.c3": DOWN}
+    assert "danger" not in session.view(2.0).roles.values()
+    session.on_layout(without(table, "s1.c4") | {"s1.c3": "T4"}, now=3.0)
+    assert session.state.actions()[-1] == Reveal(P1, 4, "T4")
+    assert session.sensed == session.expected
+    duel = GAME.describe(session.state)["duel"]
+    assert duel["attacked"] == "s1.c3" and duel["defending"] == "s1.c4"
+    assert session.view(3.0).roles["s1.c3"] == "life@0.67"  # T4's lives show on the Leader
+    # One round: R4's force (9 + 2, it beats brainwashing) against T4's brainwashing (2).
+    session.on_dice([1], now=4.0)
+    table = session.sensed | {"s2.r1": DOWN, "s1.r1": DOWN}
+    session.on_layout(table, now=5.0)
+    session.on_layout(table | {"s2.r1": "force", "s1.r1": "brainwashing"}, now=6.0)
+    state = mm_state(session)
+    assert state.phase is Phase.CLEAR and state.lives["T4"] == 1 and state.lives["T1"] == 3
+    roles = session.view(6.0).roles
+    assert roles["s1.c3"] == "life@0.33" and roles["s2.r1"] == "won" and roles["s1.r1"] == "lost"
+    # Cleared one card at a time: the power cards away, T4 off the Leader into the hand ...
+    cleared = without(table, "s2.r1", "s1.r1") | {"s1.c3": "T1"}
+    session.on_layout(cleared, now=7.0)
+    assert mm_state(session).phase is Phase.CLEAR
+    quiet(session, 7.0)
+    # ... and back in its own position (MM-5).
+    session.on_layout(cleared | {"s1.c4": "T4"}, now=8.0)
+    assert session.state.actions()[-1] == Clear()
+    roles = session.view(8.0).roles
+    assert roles["s1.c3"] == "life@1.00" and roles["s1.c4"] == "life@0.33"
+
+
+def test_a_defending_card_laid_face_up_on_the_leader_in_one_go_is_the_defence(
+    tmp_path: Path,
+) -> None:
+    """Rule 5: "place it revealed on his Leader Card". The face-down card from s1.c4 put on the
+    Leader face up at once is both the defence and its reveal; no `act` is needed."""
+    session = start_session(tmp_path, after(*MOVING, Move(1, 2)), settle=1.0)
+    session.act("attack:2:3", now=0.0)
+    table = session.expected | {"s2.c2": "R4", "s1.c3": "T1"}
+    session.on_layout(table, now=1.0)
+    session.on_layout(without(table, "s1.c4") | {"s1.c3": "T4"}, now=2.0)
+    assert session.state.actions()[-2:] == (Defend(4), Reveal(P1, 4, "T4"))
+    assert session.sensed == session.expected
+    assert session.message == "defend:4 then reveal:0:4:T4 (seen on the table)"
+
+
+def test_an_undefended_leader_stays_in_danger_through_the_duel(tmp_path: Path) -> None:
+    session = start_session(tmp_path, after(*SECOND), settle=1.0)
+    assert session.act("no_defence", now=0.0) == NoDefence()
+    assert mm_state(session).phase is Phase.ROUNDS
+    assert roles_of(session.view(0.0).roles, "danger") == {"s1.c3"}
+    session.on_dice([2], now=1.0)
+    session.on_layout(session.expected | {"s2.r1": DOWN}, now=2.0)
+    assert mm_state(session).phase is Phase.LAY_POWER
+    assert roles_of(session.view(2.0).roles, "danger") == {"s1.c3"}
+
+
+# -- the lights -------------------------------------------------------------------------------
+
+
+def test_every_light_role_of_random_games_is_in_the_palette() -> None:
+    used: set[str] = set()
+    for seed in range(300):
+        rng = random.Random(seed)
+        state = new_state()
+        hidden = GAME.deal(state, rng)
+        while not state.is_terminal():
+            random_step(state, rng, hidden)
+            roles = GAME.lights(state)
+            assert set(roles) <= set(GAME.spots())
+            used.update(roles.values())
+    names = {role.partition("@")[0] for role in used}
+    for role in used:
+        _, _, level = role.partition("@")
+        assert not level or 0 <= float(level) <= 1, role
+    assert {"life", "won", "lost", "draw", "attacker", "target", "guard", "danger"} <= names
+    assert names | SESSION_ROLES <= set(PALETTE), sorted(names - set(PALETTE))
+
+
+# -- the daemon, end to end -------------------------------------------------------------------
+
+
+def fast_config() -> Config:
+    return replace(
+        load_config(None).simulated(),
+        game="mightymania",
+        debounce_s=0.005,
+        settle_s=0.2,
+        camera_fps=200,
+        stable_frames=2,
+    )
+
+
+class CheckedSecrets(Hidden):
+    """The bots' secret cards, checking each card the session saw turned up against the one the
+    bot really had there before the secrets move on."""
+
+    def __init__(self, inner: Hidden) -> None:
+        assert isinstance(inner, MightymaniaHidden)
+        self.inner = inner
+        self.reveals: list[tuple[str, bool]] = []  # (action id, as the secrets had it)
+        self.seen = 0  # actions observed
+
+    def choices(self, state: GameState) -> list[Action]:
+        return self.inner.choices(state)
+
+    def outcome(self, state: GameState) -> Action | None:
+        return self.inner.outcome(state)
+
+    def observe(self, action: Action, state: GameState) -> None:
+        match action:
+            case Reveal(player, col, card):
+                # A defending card is named by its own column, where the secrets keep it.
+                self.reveals.append((action.id, self.inner.down[player].get(col - 1) == card))
+            case RevealPower(player, round_number, power):
+                held = self.inner.laid[player].get(round_number - 1)
+                self.reveals.append((action.id, held == power))
+        self.inner.observe(action, state)
+        self.seen += 1
+
+    def catch_up(self, state: GameState) -> None:
+        """Observe what the bots never followed: they stop once the game is over."""
+        shadow = after(*state.actions()[: self.seen])
+        for action in state.actions()[self.seen :]:
+            shadow.apply(action)
+            self.observe(action, shadow)
+
+
+def test_bots_play_mightymania_on_the_simulated_table_to_the_end(tmp_path: Path) -> None:
+    run = RunOptions(
+        state_dir=tmp_path / "state",
+        socket_path=tmp_path / "control.sock",
+        bots=True,
+        pace=0.0,
+        until_end=True,
+        seed=5,
+    )
+    daemon = Daemon(fast_config(), run)
+    daemon.open()
+    try:
+        assert daemon.camera is not None and not daemon.reeds.channels
+        assert daemon.bots is not None and daemon.bots.hidden is not None
+        secrets = CheckedSecrets(daemon.bots.hidden)
+        daemon.bots.hidden = secrets
+        started = time.monotonic()
+        assert daemon.run() == 0
+        assert time.monotonic() - started < 60
+        state = daemon.session.state
+        assert isinstance(state, MightymaniaState) and state.is_terminal()
+        result = GAME.result(state)
+        assert result is not None and len(result["winners"]) == 1  # MM-6: no draw
+        loser = "player_1" if result["winners"] == ["player_2"] else "player_2"
+        leader = state.data.leaders[0 if loser == "player_1" else 1]
+        assert result["leader_beaten"] == {"player": loser, "card": leader}
+        assert leader in state.removed
+        secrets.catch_up(state)
+        # Every card turned up was the one the bot had laid there.
+        record = Journal(tmp_path / "state").read()
+        shown = [GAME.action_from_json(a).id for a in record.history()]
+        shown = [a for a in shown if a.startswith(("reveal:", "reveal_power:"))]
+        assert shown and [a for a, _ in secrets.reveals] == shown
+        assert all(ok for _, ok in secrets.reveals), [a for a, ok in secrets.reveals if not ok]
+        replayed = GAME.replay(record.history(), record.options)
+        assert replayed.history() == state.history() and GAME.result(replayed) == result
+        types = {a["type"] for a in record.history()}
+        assert {"Lay", "StartRoll", "Attack", "Reveal", "Rounds", "LayPower", "Clear"} <= types
+        # The camera settled on the final table: the beaten Leader still lies there.
+        assert daemon.session.sensed == daemon.session.expected == GAME.layout(state)
+        assert daemon.settler.settled == GAME.layout(state)
+    finally:
+        daemon.close()
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def smartboard(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+FAST_CAMERA = "[camera]\nfps = 120\nstable_frames = 2\n[session]\nsettle_s = 0.2\n"
+
+
+def test_cli_run_with_bots_prints_the_result(tmp_path: Path) -> None:
+    config = tmp_path / "fast.toml"
+    config.write_text(FAST_CAMERA)
+    state_dir = tmp_path / "state"
+    args = ["--sim", "--bots", "--game", "mightymania", "--until-end", "--pace", "0"]
+    done = smartboard(
+        "run", *args, "--config", str(config), "--state-dir", str(state_dir), "--seed", "8"
+    )
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("result: ")
+    result = json.loads(last.removeprefix("result: "))
+    assert len(result["winners"]) == 1 and result["leader_beaten"]["card"] in {"T1", "R1"}
+    record = Journal(state_dir).read()
+    assert record.game == "mightymania" and record.options["decks"] == "titans,rogues"
+
+
+def test_cli_simulates_a_thousand_mightymania_games_to_the_end(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["simulate", "mightymania", "--games", "1000", "--seed", "5", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["game"] == "mightymania" and report["games"] == report["finished"] == 1000
+    assert sum(report["wins"].values()) == 1000 and report["draws"] == 0
+
+
+def test_cli_accepts_the_decks_the_other_way_round(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["simulate", "mightymania", "--option", "decks=rogues,titans", "--games", "20"]
+    assert cli.main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["finished"] == 20
+
+
+@pytest.mark.parametrize("command", ["simulate", "run"])
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (
+            "decks=titans,nobody",
+            "unknown Mightymania deck 'nobody'; built-in decks: rogues, titans",
+        ),
+        ("decks=titans", "option 'decks' must name two decks separated by a comma"),
+        ("decks=titans,titans", "share card ids"),
+        ("deck=titans", "--option 'deck=titans': mightymania's options are decks, rules"),
+    ],
+)
+def test_cli_refuses_bad_decks(
+    tmp_path: Path, command: str, option: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = ["mightymania"] if command == "simulate" else ["--sim", "--game", "mightymania"]
+    extra = ["--games", "1"] if command == "simulate" else ["--state-dir", str(tmp_path)]
+    assert cli.main([command, *where, "--option", option, *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("smartboard: ") and message in captured.err
+    assert not Journal(tmp_path).exists()  # refused before any game was started
