@@ -887,11 +887,14 @@ def test_hints_on_light_the_open_captures_during_the_capture_step() -> None:
 def test_table_board_rows_and_spots_are_zones_and_trophy_areas_seen_by_the_camera() -> None:
     """Rulebook set-up drawing: each player's play zone; trophies kept "à côté de lui"."""
     rows = GAME.board_rows()
-    assert [len(row) for row in rows] == [TROPHY_SLOTS, ZONE_SLOTS, ZONE_SLOTS, TROPHY_SLOTS]
+    half = ZONE_SLOTS // 2
+    assert [len(row) for row in rows] == [TROPHY_SLOTS, half, half, half, half, TROPHY_SLOTS]
     assert rows[0] == [f"s2.t{k}" for k in range(1, 6)]
-    assert rows[1] == [f"s2.z{k}" for k in range(1, 21)]
-    assert rows[2] == [f"s1.z{k}" for k in range(1, 21)]
-    assert rows[3] == [f"s1.t{k}" for k in range(1, 6)]
+    assert rows[1] == [f"s2.z{k}" for k in range(11, 21)]
+    assert rows[2] == [f"s2.z{k}" for k in range(1, 11)]
+    assert rows[3] == [f"s1.z{k}" for k in range(1, 11)]
+    assert rows[4] == [f"s1.z{k}" for k in range(11, 21)]
+    assert rows[5] == [f"s1.t{k}" for k in range(1, 6)]
     spots = GAME.spots()
     assert spots == {spot: CAMERA for row in rows for spot in row}
     assert len(spots) == 2 * (ZONE_SLOTS + TROPHY_SLOTS)

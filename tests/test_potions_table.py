@@ -114,13 +114,24 @@ def overlap(a: Region, b: Region) -> bool:
     return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
 
 
-def test_spots_are_fifty_camera_slots_in_four_rows() -> None:
+def test_spots_are_fifty_camera_slots_in_six_rows_as_the_profile_lays_them() -> None:
     spots = GAME.spots()
     assert set(spots.values()) == {CAMERA}
     rows = GAME.board_rows()
-    assert [len(row) for row in rows] == [5, 20, 20, 5]  # trophies, zones, zones, trophies
-    assert rows[0][0] == "s2.t1" and rows[2][19] == "s1.z20" and rows[3][4] == "s1.t5"
+    assert [len(row) for row in rows] == [5, 10, 10, 10, 10, 5]  # trophies, two zones, trophies
+    assert rows[0][0] == "s2.t1" and rows[4][9] == "s1.z20" and rows[5][4] == "s1.t5"
+    # Row by row from the top edge, as the profile's regions lie on the table.
+    tops = [{region_of(spot)[1] for spot in row} for row in rows]
+    assert all(len(top) == 1 for top in tops)
+    ys = [min(top) for top in tops]
+    assert ys == sorted(ys) and len(set(ys)) == len(rows)
     assert sorted(spot for row in rows for spot in row) == sorted(spots)
+
+
+def region_of(spot: str) -> Region:
+    region = PROFILE.spots[spot].region
+    assert region is not None
+    return region
 
 
 def test_builtin_profile_gives_every_slot_one_led_and_a_camera_region_on_the_table() -> None:

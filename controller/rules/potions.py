@@ -472,10 +472,19 @@ class PotionsGame(Game):
         return spots
 
     def board_rows(self) -> list[list[str]]:
+        """As the table lays them out: each zone in two rows of ten, its first row nearer the
+        middle, between the trophy areas along the edges."""
+        half = ZONE_SLOTS // 2
+
+        def zone_row(player: int, first: int) -> list[str]:
+            return [zone_spot(player, k) for k in range(first, first + half)]
+
         return [
             [trophy_spot(1, k) for k in range(1, TROPHY_SLOTS + 1)],
-            [zone_spot(1, k) for k in range(1, ZONE_SLOTS + 1)],
-            [zone_spot(0, k) for k in range(1, ZONE_SLOTS + 1)],
+            zone_row(1, half + 1),
+            zone_row(1, 1),
+            zone_row(0, 1),
+            zone_row(0, half + 1),
             [trophy_spot(0, k) for k in range(1, TROPHY_SLOTS + 1)],
         ]
 
