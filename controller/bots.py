@@ -104,7 +104,7 @@ class Bots:
         seen = self._shadow.actions()
         now = state.actions()
         if now[: len(seen)] != seen:
-            # A dice reading was corrected: deal the secrets afresh to fit the table.
+            # A corrected dice reading or a new game: deal the secrets afresh to fit the table.
             self._shadow = state.clone()
             self.hidden = self.session.game.deal(self._shadow, self.rng)
             return
