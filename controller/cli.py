@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
 from controller.config import ConfigError, load_config
 from controller.control import ControlError, request
 from controller.daemon import (
@@ -28,7 +31,24 @@ from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, Game, HistoryError
 from controller.session import describe_state
 from controller.simulate import simulate
-from hardware.profile import ProfileError
+from hardware.profile import (
+    BoardProfile,
+    ProfileError,
+    builtin_profile_path,
+    load_profile,
+    parse_profile,
+)
+from hardware.toml_files import read_toml
+from vision.calibration import (
+    Calibration,
+    CalibrationError,
+    Image,
+    annotate,
+    calibrate,
+    detect_markers,
+    profile_markers,
+)
+from vision.marker_sheet import MarkerSheetError, write_marker_sheet
 
 EX_DATAERR = 65  # a journal that does not replay: restarting will not help
 EX_CONFIG = 78  # systemd's RestartPreventExitStatus= names it, so a bad config is not retried
@@ -133,7 +153,69 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--abandon", action="store_true", help="give up the game in progress")
     new.add_argument("--state-dir", type=Path, help=state_help)
     new.set_defaults(command=_new)
+
+    markers = sub.add_parser(
+        "markers",
+        help="write the ArUco marker sheet of a board profile, a PDF to print at 100 %%",
+        description="Write the board profile's ArUco markers at true size on A4 pages (PDF). "
+        "Print at 100 % (actual size), check the 100 mm scale bar, cut the markers out and "
+        "lay each where its label says, its top edge towards the table's top edge.",
+    )
+    markers.add_argument(
+        "--out", type=Path, required=True, metavar="FILE.pdf", help="the PDF to write"
+    )
+    _add_profile_choice(markers)
+    markers.set_defaults(command=_markers)
+
+    calibrate = sub.add_parser(
+        "calibrate",
+        help="find the markers in a camera frame and save the camera's calibration",
+        description="Find the board profile's ArUco markers in a frame from the camera over "
+        "the table, and save the mapping from its pixels to table millimetres. A marker not "
+        "found is named, with where it belongs on the table.",
+    )
+    calibrate.add_argument(
+        "--image",
+        type=Path,
+        required=True,
+        metavar="FRAME",
+        help="a frame from the camera (PNG or JPEG) showing every marker",
+    )
+    _add_profile_choice(calibrate)
+    calibrate.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE.json",
+        help="where to save the calibration (default: calibration.json in $STATE_DIRECTORY, "
+        "else ~/.local/state/smartboard)",
+    )
+    calibrate.add_argument(
+        "--annotated",
+        type=Path,
+        metavar="FILE.png",
+        help="also write the frame with the markers found and every region drawn on it "
+        "(.png or .jpg), even when markers are missing",
+    )
+    calibrate.set_defaults(command=_calibrate)
     return parser  # fmt: skip
+
+
+def _add_profile_choice(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="TOML config whose game and profile to use (see `run`)",
+    )
+    which = command.add_mutually_exclusive_group()
+    which.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        help="use this game's built-in board profile (default: the config's game and profile)",
+    )
+    which.add_argument(
+        "--profile", type=Path, metavar="FILE", help="use this board profile (TOML) instead"
+    )
 
 
 def _add_game_options(command: argparse.ArgumentParser) -> None:
@@ -366,3 +448,92 @@ def _new(args: argparse.Namespace) -> int:
     reply = _call(args, {"op": "new", "abandon": args.abandon})
     print(f"new {reply['game']} game started")
     return 0
+
+
+def _board_profile(args: argparse.Namespace) -> BoardProfile:
+    """--profile FILE (its own `game` key names the game), --game's built-in, else the config's."""
+    if args.profile is not None:
+        data = read_toml(args.profile, "board profile", ProfileError)
+        try:
+            game = get_game(str(data.get("game")))
+        except ValueError as error:
+            raise ProfileError(f"board profile {args.profile}: {error}") from None
+        return parse_profile(data, game.spots(), str(args.profile))
+    config = load_config(args.config)
+    name = args.game or config.game
+    path = config.profile if config.profile and not args.game else builtin_profile_path(name)
+    return load_profile(path, get_game(name).spots())
+
+
+def _markers(args: argparse.Namespace) -> int:
+    try:
+        profile = _board_profile(args)
+        pages = write_marker_sheet(profile, args.out)
+    except (ConfigError, ProfileError) as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    except MarkerSheetError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"smartboard: cannot write {args.out}: {error.strerror}", file=sys.stderr)
+        return 1
+    print(
+        f"wrote {len(profile.markers)} markers on {pages} page{'s' if pages > 1 else ''} to "
+        f"{args.out}: print at 100 % and check that the scale bar measures 100 mm"
+    )
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    if args.annotated and args.annotated.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+        print(f"smartboard: --annotated {args.annotated}: name a .png or .jpg", file=sys.stderr)
+        return 2
+    try:
+        profile = _board_profile(args)
+        profile_markers(profile)
+    except (ConfigError, ProfileError) as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    try:
+        frame = _read_frame(args.image)
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) else error
+        print(f"smartboard: cannot read {args.image}: {reason}", file=sys.stderr)
+        return 1
+    found = detect_markers(frame)
+    try:
+        calibration: Calibration | None = calibrate(
+            found, profile, (frame.shape[1], frame.shape[0])
+        )
+        failure = ""
+    except CalibrationError as error:
+        calibration, failure = None, str(error)
+    out = args.out or default_state_dir() / "calibration.json"
+    try:
+        if args.annotated:
+            image = annotate(frame, found, profile, calibration)
+            args.annotated.write_bytes(cv2.imencode(args.annotated.suffix, image)[1].tobytes())
+        if calibration is not None:
+            calibration.save(out)
+    except OSError as error:
+        print(f"smartboard: cannot write {error.filename}: {error.strerror}", file=sys.stderr)
+        return 1
+    if calibration is None:
+        print(f"smartboard: {failure}", file=sys.stderr)
+        return 1
+    print(
+        f"calibrated {profile.name} from markers {', '.join(map(str, calibration.marker_ids))}: "
+        f"error {calibration.error_mm:.2f} mm; saved to {out}"
+        + (f"; annotated frame in {args.annotated}" if args.annotated else "")
+    )
+    return 0
+
+
+def _read_frame(path: Path) -> Image:
+    """A BGR frame from an image file; OSError if unreadable, ValueError if not an image."""
+    data = np.frombuffer(path.read_bytes(), np.uint8)
+    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if frame is None:
+        raise ValueError("not an image that OpenCV reads (PNG, JPEG ...)")
+    return np.asarray(frame, np.uint8)

@@ -11,6 +11,7 @@ from typing import Any
 
 from hardware.leds import RGB
 from hardware.toml_files import read_toml
+from vision.frame_sources import SOURCES
 
 
 class ConfigError(ValueError):
@@ -35,6 +36,17 @@ class Config:
     stable_frames: int
     sim_noise: float
     sim_delay_s: float
+    camera_source: str
+    camera_device: str
+    camera_width: int
+    camera_height: int
+    replay_fps: float
+    replay_loop: bool
+    camera_retry_s: float
+    camera_retry_max_s: float
+    dice_stable_frames: int
+    dice_min_confidence: float
+    dice_box_tolerance_px: float
     palette: dict[str, RGB]
     source: str
 
@@ -96,6 +108,16 @@ def _build(data: dict[str, Any], source: str) -> Config:
         return value
 
     profile = get("table", "profile", str)
+    camera_source = choice("camera", "source", SOURCES)
+    camera_device = get("camera", "device", str)
+    if camera_source != "picamera2" and not camera_device:
+        raise ConfigError(f"{source}: camera.device must name what camera.source reads")
+    retry_s = number("camera", "retry_s", 0.01, 60)
+    retry_max_s = number("camera", "retry_max_s", 0.01, 3600)
+    if retry_max_s < retry_s:
+        raise ConfigError(
+            f"{source}: camera.retry_max_s must be at least camera.retry_s: {retry_max_s}"
+        )
     return Config(
         game=get("table", "game", str),
         profile=Path(profile) if profile else None,
@@ -113,6 +135,17 @@ def _build(data: dict[str, Any], source: str) -> Config:
         stable_frames=integer("camera", "stable_frames", 1, 100),
         sim_noise=number("camera", "sim_noise", 0, 0.5),
         sim_delay_s=number("camera", "sim_delay_ms", 0, 10_000) / 1000,
+        camera_source=camera_source,
+        camera_device=camera_device,
+        camera_width=integer("camera", "width", 16, 8192),
+        camera_height=integer("camera", "height", 16, 8192),
+        replay_fps=number("camera", "replay_fps", 0.01, 120),
+        replay_loop=get("camera", "replay_loop", bool),
+        camera_retry_s=retry_s,
+        camera_retry_max_s=retry_max_s,
+        dice_stable_frames=integer("dice", "stable_frames", 1, 100),
+        dice_min_confidence=number("dice", "min_confidence", 0, 1),
+        dice_box_tolerance_px=number("dice", "box_tolerance_px", 0, 1000),
         palette={role: parse_colour(value, f"{source}: palette.{role}")
                  for role, value in data["palette"].items()},
         source=source,

@@ -3,8 +3,11 @@
 Hardware never speaks of games and games never speak of pins; the profile is the bridge
 (DESIGN.md §1). A reed channel is written "CHIP:LINE": a line of /dev/gpiochipCHIP, so reeds on
 the Pi's header (chip 0) and on I/O expanders exposed by the kernel (e.g. MCP23017) read alike.
-A camera region is `[x, y, w, h]` in millimetres on the table; calibrating the camera maps
-table millimetres to pixels.
+A camera region is `[x, y, w, h]` in millimetres on the table, origin at its top-left corner;
+calibrating the camera maps table millimetres to pixels. The calibration finds the profile's
+ArUco markers, printed and laid around the table: `[[markers]]` entries (`id`, `center_mm =
+[x, y]`, `size_mm`), or by default four markers just outside the table's corners, ids 0-3
+clockwise from the top-left.
 """
 
 from __future__ import annotations
@@ -53,6 +56,43 @@ class Region(NamedTuple):
     h: float
 
 
+# The ids the markers can take: those of the ArUco dictionary they are printed from
+# (vision/calibration.py, DICT_4X4_50).
+MARKER_IDS = 50
+DEFAULT_MARKER_MM = 40.0
+# Between the table's corner and the nearest edges of its default marker: white paper around
+# the marker's black border, which the detector needs.
+DEFAULT_MARKER_GAP_MM = 10.0
+
+
+@dataclass(frozen=True)
+class Marker:
+    """An ArUco marker laid on the table, upright: its top edge faces the table's top edge."""
+
+    id: int
+    center_mm: tuple[float, float]
+    size_mm: float
+
+    def corners_mm(self) -> tuple[tuple[float, float], ...]:
+        """Its corners on the table, clockwise from the top-left: ArUco's order for its corners."""
+        x, y = self.center_mm
+        half = self.size_mm / 2
+        return (
+            (x - half, y - half),
+            (x + half, y - half),
+            (x + half, y + half),
+            (x - half, y + half),
+        )
+
+
+def default_markers(table_size: tuple[float, float]) -> tuple[Marker, ...]:
+    """Four markers just outside the table's corners, ids 0-3 clockwise from the top-left."""
+    width, height = table_size
+    out = DEFAULT_MARKER_GAP_MM + DEFAULT_MARKER_MM / 2
+    centers = ((-out, -out), (width + out, -out), (width + out, height + out), (-out, height + out))
+    return tuple(Marker(i, center, DEFAULT_MARKER_MM) for i, center in enumerate(centers))
+
+
 # A spot's sensor, as a game's `spots()` names it.
 REED = "reed"
 CAMERA = "camera"
@@ -77,6 +117,8 @@ class BoardProfile:
     spots: Mapping[str, Spot]
     source: str
     table_size_mm: tuple[float, float] | None = None
+    # Empty only when the profile gives neither markers nor the table's size: no camera.
+    markers: tuple[Marker, ...] = ()
 
     def reed_channels(self) -> dict[str, Channel]:
         return {spot.id: spot.reed for spot in self.spots.values() if spot.reed is not None}
@@ -173,6 +215,10 @@ def parse_profile(
     missing = sorted(set(game_spots) - set(spots))
     if missing:
         raise fail(f"spots missing for game {data.get('game')!r}: {', '.join(missing)}")
+    if "markers" in data:
+        markers = _markers(data["markers"], table_size, fail)
+    else:
+        markers = default_markers(table_size) if table_size is not None else ()
     return BoardProfile(
         game=str(data.get("game", "")),
         name=str(data.get("name", source)),
@@ -181,6 +227,7 @@ def parse_profile(
         spots=spots,
         source=source,
         table_size_mm=table_size,
+        markers=markers,
     )
 
 
@@ -212,3 +259,65 @@ def _region(
                 f"[table] size_mm = [{width:g}, {height:g}]"
             )
     return region
+
+
+def _markers(
+    value: object,
+    table_size: tuple[float, float] | None,
+    fail: Callable[[str], ProfileError],
+) -> tuple[Marker, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, Mapping) for item in value):
+        raise fail(f"markers must be a list of [[markers]] tables, not {value!r}")
+    if len(value) < 3:
+        raise fail(
+            f"[[markers]] lists {len(value)} markers: give at least 3, around the table, "
+            "or leave them out for the four default corner markers"
+        )
+    markers: dict[int, Marker] = {}
+    for index, entry in enumerate(value):
+        marker_id = entry.get("id")
+        where = f"marker {marker_id}" if type(marker_id) is int else f"markers[{index}]"
+        unknown = set(entry) - {"id", "center_mm", "size_mm"}
+        if unknown:
+            raise fail(f"{where} has unknown keys {sorted(unknown)}")
+        if type(marker_id) is not int or not 0 <= marker_id < MARKER_IDS:
+            raise fail(f"{where}: id must be a whole number 0..{MARKER_IDS - 1}, not {marker_id!r}")
+        if marker_id in markers:
+            raise fail(f"marker {marker_id} is listed twice")
+        center = entry.get("center_mm")
+        if not _numbers(center, 2):
+            raise fail(f"{where}: center_mm must be [x, y], two numbers in mm, not {center!r}")
+        size = entry.get("size_mm", DEFAULT_MARKER_MM)
+        if not _numbers([size], 1) or size <= 0:
+            raise fail(f"{where}: size_mm must be a positive number of mm, not {size!r}")
+        marker = Marker(marker_id, (float(center[0]), float(center[1])), float(size))
+        if table_size is not None:
+            _check_near_table(marker, table_size, fail)
+        for other in markers.values():
+            if _overlap(marker, other):
+                raise fail(f"markers {other.id} and {marker_id} overlap on the table")
+        markers[marker_id] = marker
+    return tuple(markers.values())
+
+
+def _check_near_table(
+    marker: Marker, table_size: tuple[float, float], fail: Callable[[str], ProfileError]
+) -> None:
+    """A marker lies around the table, where the camera sees it: within half its size of it."""
+    width, height = table_size
+    (left, top), _, (right, bottom), _ = marker.corners_mm()
+    if left < -width / 2 or top < -height / 2 or right > width * 1.5 or bottom > height * 1.5:
+        x, y = marker.center_mm
+        raise fail(
+            f"marker {marker.id} at [{x:g}, {y:g}] mm is too far off the table "
+            f"([table] size_mm = [{width:g}, {height:g}]): markers lie around it, "
+            "within half its width and height of its edges"
+        )
+
+
+def _overlap(a: Marker, b: Marker) -> bool:
+    reach = (a.size_mm + b.size_mm) / 2
+    return (
+        abs(a.center_mm[0] - b.center_mm[0]) < reach
+        and abs(a.center_mm[1] - b.center_mm[1]) < reach
+    )

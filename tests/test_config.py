@@ -304,3 +304,129 @@ def test_config_is_frozen() -> None:
     config = load_config(None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.game = "other"  # type: ignore[misc]
+
+
+# The real camera and the dice read by it.
+
+
+def test_camera_source_and_dice_defaults() -> None:
+    config = load_config(None)
+    assert config.camera_source == "picamera2"
+    assert config.camera_device == "0"
+    assert (config.camera_width, config.camera_height) == (1280, 720)
+    assert config.replay_fps == 2.0
+    assert config.replay_loop is False
+    assert (config.camera_retry_s, config.camera_retry_max_s) == (0.5, 30.0)
+    assert config.dice_stable_frames == 4
+    assert config.dice_min_confidence == pytest.approx(0.8)
+    assert config.dice_box_tolerance_px == 8.0
+    # The simulated board camera is another thing, and --sim leaves the real one alone.
+    assert config.simulated().camera_source == "picamera2"
+
+
+def test_camera_source_overrides(tmp_path: Path) -> None:
+    text = """
+        [camera]
+        source = "replay"
+        device = "/srv/frames/akuma"
+        width = 640
+        height = 480
+        fps = 30
+        replay_fps = 7.5
+        replay_loop = true
+        retry_s = 1
+        retry_max_s = 1
+        [dice]
+        stable_frames = 6
+        min_confidence = 0.95
+        box_tolerance_px = 3.5
+        """
+    config = load_config(write(tmp_path, text))
+    assert (config.camera_source, config.camera_device) == ("replay", "/srv/frames/akuma")
+    assert (config.camera_width, config.camera_height, config.camera_fps) == (640, 480, 30)
+    assert (config.replay_fps, config.replay_loop) == (7.5, True)
+    assert (config.camera_retry_s, config.camera_retry_max_s) == (1.0, 1.0)
+    assert (config.dice_stable_frames, config.dice_min_confidence) == (6, 0.95)
+    assert config.dice_box_tolerance_px == 3.5
+    assert config.camera_backend == "sim"  # untouched
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [
+        ("[camera]\nwidth = 16", "camera_width", 16),
+        ("[camera]\nheight = 8192", "camera_height", 8192),
+        ("[camera]\nreplay_fps = 0.01", "replay_fps", 0.01),
+        ("[camera]\nreplay_fps = 120", "replay_fps", 120.0),
+        ("[camera]\nretry_s = 0.01", "camera_retry_s", 0.01),
+        ("[camera]\nretry_max_s = 3600", "camera_retry_max_s", 3600.0),
+        ("[dice]\nstable_frames = 1", "dice_stable_frames", 1),
+        ("[dice]\nstable_frames = 100", "dice_stable_frames", 100),
+        ("[dice]\nmin_confidence = 0", "dice_min_confidence", 0.0),
+        ("[dice]\nmin_confidence = 1", "dice_min_confidence", 1.0),
+        ("[dice]\nbox_tolerance_px = 0", "dice_box_tolerance_px", 0.0),
+        ("[dice]\nbox_tolerance_px = 1000", "dice_box_tolerance_px", 1000.0),
+    ],
+)
+def test_camera_source_and_dice_limits_are_inclusive(
+    tmp_path: Path, text: str, field: str, value: float
+) -> None:
+    assert getattr(load_config(write(tmp_path, text)), field) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[camera]\nsource = 2", "camera.source"),
+        ("[camera]\ndevice = 0", "camera.device"),
+        ("[camera]\nwidth = 640.0", "camera.width"),
+        ("[camera]\nheight = true", "camera.height"),
+        ('[camera]\nreplay_fps = "2"', "camera.replay_fps"),
+        ('[camera]\nreplay_loop = "yes"', "camera.replay_loop"),
+        ("[camera]\nreplay_loop = 1", "camera.replay_loop"),
+        ("[camera]\nretry_s = false", "camera.retry_s"),
+        ("[dice]\nstable_frames = 4.0", "dice.stable_frames"),
+        ('[dice]\nmin_confidence = "high"', "dice.min_confidence"),
+        ("[dice]\nbox_tolerance_px = [8]", "dice.box_tolerance_px"),
+    ],
+)
+def test_camera_source_and_dice_wrong_type(tmp_path: Path, text: str, key: str) -> None:
+    _, message = config_error(tmp_path, text)
+    assert f"{key} has the wrong type" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[camera]\nwidth = 15", "camera.width"),
+        ("[camera]\nheight = 8193", "camera.height"),
+        ("[camera]\nreplay_fps = 0", "camera.replay_fps"),
+        ("[camera]\nretry_s = 0", "camera.retry_s"),
+        ("[camera]\nretry_s = 61", "camera.retry_s"),
+        ("[camera]\nretry_max_s = 3601", "camera.retry_max_s"),
+        ("[dice]\nstable_frames = 0", "dice.stable_frames"),
+        ("[dice]\nmin_confidence = 1.1", "dice.min_confidence"),
+        ("[dice]\nbox_tolerance_px = -1", "dice.box_tolerance_px"),
+    ],
+)
+def test_camera_source_and_dice_out_of_range(tmp_path: Path, text: str, key: str) -> None:
+    _, message = config_error(tmp_path, text)
+    assert f"{key} must be in " in message
+
+
+def test_camera_source_must_be_known(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, '[camera]\nsource = "sim"\n')
+    assert "camera.source must be one of ('picamera2', 'opencv', 'replay'), not 'sim'" in message
+
+
+@pytest.mark.parametrize("source", ["opencv", "replay"])
+def test_camera_device_is_needed_by_opencv_and_replay(tmp_path: Path, source: str) -> None:
+    _, message = config_error(tmp_path, f'[camera]\nsource = "{source}"\ndevice = ""\n')
+    assert "camera.device must name what camera.source reads" in message
+    # The Pi camera needs none.
+    assert load_config(write(tmp_path, '[camera]\ndevice = ""\n')).camera_device == ""
+
+
+def test_camera_retry_ceiling_below_its_start(tmp_path: Path) -> None:
+    _, message = config_error(tmp_path, "[camera]\nretry_s = 5\nretry_max_s = 2\n")
+    assert "camera.retry_max_s must be at least camera.retry_s" in message

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from controller.rules import GAMES
 from controller.rules.akuma import GAME
 from hardware.profile import (
     BoardProfile,
     Channel,
+    Marker,
     ProfileError,
     Region,
     builtin_profile_path,
@@ -452,3 +454,125 @@ def test_reed_spot_may_carry_a_region(data: dict[str, Any]) -> None:
 def test_unknown_sensor_named_by_a_game(data: dict[str, Any]) -> None:
     with pytest.raises(ProfileError, match="unknown sensor 'laser'"):
         parse_profile(data, {**GAME.spots(), "5.trap": "laser"}, SOURCE)
+
+
+# ArUco markers around the table, for calibrating the camera.
+
+
+def markers_of(data: dict[str, Any]) -> tuple[Marker, ...]:
+    return parse_profile(data, VOODOO_SPOTS, SOURCE).markers
+
+
+def three_markers() -> list[dict[str, Any]]:
+    return [
+        {"id": 5, "center_mm": [-40, 200], "size_mm": 50},
+        {"id": 6, "center_mm": [440, 200], "size_mm": 50},
+        {"id": 7, "center_mm": [200, 440]},
+    ]
+
+
+def test_default_markers_sit_just_outside_the_corners(voodoo: BoardProfile) -> None:
+    assert voodoo.markers == (
+        Marker(0, (-30.0, -30.0), 40.0),
+        Marker(1, (430.0, -30.0), 40.0),
+        Marker(2, (430.0, 430.0), 40.0),
+        Marker(3, (-30.0, 430.0), 40.0),
+    )
+
+
+def test_every_builtin_camera_profile_has_markers() -> None:
+    for name, game in GAMES.items():
+        profile = load_profile(builtin_profile_path(name), game.spots())
+        assert bool(profile.markers) == bool(profile.camera_regions()), name
+
+
+def test_akuma_profile_has_no_markers(builtin: BoardProfile) -> None:
+    assert builtin.markers == ()  # no table size: no camera to calibrate
+
+
+def test_marker_corners_run_clockwise_from_the_top_left() -> None:
+    marker = Marker(0, (100.0, 50.0), 20.0)
+    assert marker.corners_mm() == ((90, 40), (110, 40), (110, 60), (90, 60))
+
+
+def test_listed_markers_replace_the_defaults(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["markers"] = three_markers()
+    assert markers_of(voodoo_data) == (
+        Marker(5, (-40.0, 200.0), 50.0),
+        Marker(6, (440.0, 200.0), 50.0),
+        Marker(7, (200.0, 440.0), 40.0),  # size_mm defaults to 40
+    )
+
+
+def test_markers_need_no_table_size(voodoo_data: dict[str, Any]) -> None:
+    del voodoo_data["table"]
+    assert markers_of(voodoo_data) == ()
+    voodoo_data["markers"] = three_markers()
+    assert [m.id for m in markers_of(voodoo_data)] == [5, 6, 7]
+
+
+def test_marker_listed_twice(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["markers"] = [*three_markers(), {"id": 6, "center_mm": [-40, 0]}]
+    assert "marker 6 is listed twice" in parse_voodoo_error(voodoo_data)
+
+
+@pytest.mark.parametrize("marker_id", [-1, 50, 1.0, "3", True, None])
+def test_marker_id_outside_the_dictionary(voodoo_data: dict[str, Any], marker_id: object) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][0]["id"] = marker_id
+    assert "id must be a whole number 0..49" in parse_voodoo_error(voodoo_data)
+
+
+@pytest.mark.parametrize("size", [0, -10, math.inf, "40", True, [40]])
+def test_marker_size_must_be_positive(voodoo_data: dict[str, Any], size: object) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][1]["size_mm"] = size
+    message = parse_voodoo_error(voodoo_data)
+    assert "marker 6: size_mm must be a positive number of mm" in message
+
+
+@pytest.mark.parametrize("center", [[1], [1, 2, 3], "1,2", [1, math.nan], None])
+def test_malformed_marker_center(voodoo_data: dict[str, Any], center: object) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][2]["center_mm"] = center
+    assert "marker 7: center_mm must be [x, y]" in parse_voodoo_error(voodoo_data)
+
+
+@pytest.mark.parametrize("center", [[-300, 200], [200, 4000], [590, 200], [200, -190]])
+def test_marker_far_off_the_table(voodoo_data: dict[str, Any], center: list[float]) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][2]["center_mm"] = center
+    message = parse_voodoo_error(voodoo_data)
+    assert "marker 7 at" in message and "too far off the table" in message
+    assert "[400, 400]" in message
+
+
+def test_marker_on_the_table_or_near_it_is_fine(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][2]["center_mm"] = [200, 200]
+    voodoo_data["markers"][1]["center_mm"] = [575, 200]  # its edge 200 mm off the table
+    assert len(markers_of(voodoo_data)) == 3
+
+
+def test_overlapping_markers(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][2]["center_mm"] = [-40, 240]  # 40 mm below marker 5, 50 mm wide
+    assert "markers 5 and 7 overlap" in parse_voodoo_error(voodoo_data)
+
+
+@pytest.mark.parametrize("count", [0, 2])
+def test_too_few_markers(voodoo_data: dict[str, Any], count: int) -> None:
+    voodoo_data["markers"] = three_markers()[:count]
+    assert f"lists {count} markers: give at least 3" in parse_voodoo_error(voodoo_data)
+
+
+@pytest.mark.parametrize("markers", [{"id": 0}, [1, 2, 3], "corners"])
+def test_markers_not_a_list_of_tables(voodoo_data: dict[str, Any], markers: object) -> None:
+    voodoo_data["markers"] = markers
+    assert "markers must be a list of [[markers]] tables" in parse_voodoo_error(voodoo_data)
+
+
+def test_marker_with_unknown_key(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["markers"] = three_markers()
+    voodoo_data["markers"][0]["centre_mm"] = [0, 0]
+    assert "marker 5 has unknown keys ['centre_mm']" in parse_voodoo_error(voodoo_data)

@@ -1,0 +1,195 @@
+"""Dice settling (vision/dice_settle.py): a roll once the dice have stopped, reported once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pytest
+
+from vision.dice_settle import DiceSettler, SettledRoll
+from vision.dice_sources import DiceReading
+
+
+@dataclass(frozen=True)
+class Die:
+    value: int
+    box: tuple[int, int, int, int]
+    confidence: float = 0.99
+
+
+def die(value: int, x: int, y: int = 100, confidence: float = 0.99) -> Die:
+    return Die(value, (x, y, 40, 40), confidence)
+
+
+THREE = die(3, 100)
+FIVE = die(5, 300)
+ROLL = [THREE, FIVE]
+
+
+def settler(stable_frames: int = 3) -> DiceSettler:
+    return DiceSettler(stable_frames, min_confidence=0.8, tolerance_px=4)
+
+
+def feed_all(settle: DiceSettler, frames: Iterable[Sequence[Die]]) -> list[SettledRoll | None]:
+    return [settle.feed(frame) for frame in frames]
+
+
+def reports(settle: DiceSettler, frames: Iterable[Sequence[Die]]) -> list[SettledRoll]:
+    return [roll for roll in feed_all(settle, frames) if roll is not None]
+
+
+def tumbling(count: int, value: int = 2) -> list[list[Die]]:
+    """Frames of a die still rolling: it moves further than the tolerance every frame."""
+    return [[die(value + i % 2, 500 + 30 * i)] for i in range(count)]
+
+
+def test_a_roll_is_reported_once_after_the_stable_frames() -> None:
+    settle = settler(3)
+    assert feed_all(settle, [ROLL] * 6) == [
+        None,
+        None,
+        SettledRoll((3, 5), 0.99, certain=True),
+        None,
+        None,
+        None,
+    ]
+
+
+def test_nothing_is_reported_while_the_dice_move() -> None:
+    settle = settler(2)
+    assert reports(settle, tumbling(20)) == []
+    # A die that keeps its value but slides is still moving.
+    sliding = [[die(4, 100 + 5 * i)] for i in range(10)]
+    assert reports(settle, sliding) == []
+    # A die that stays put but shows a new face every frame is still tumbling.
+    turning = [[die(1 + i % 6, 100)] for i in range(10)]
+    assert reports(settle, turning) == []
+
+
+def test_boxes_may_jitter_within_the_tolerance() -> None:
+    settle = settler(3)
+    jittery = [
+        [die(3, 100), die(5, 300)],
+        [die(3, 103, 98), die(5, 297)],
+        [Die(3, (100, 101, 43, 37), 0.9), die(5, 301)],
+    ]
+    assert reports(settle, jittery) == [SettledRoll((3, 5), 0.9, certain=True)]
+
+
+def test_values_are_given_left_to_right() -> None:
+    settle = settler(1)
+    assert settle.feed([die(6, 400), die(1, 20), die(4, 200, y=10)]) == SettledRoll(
+        (1, 4, 6), 0.99, certain=True
+    )
+
+
+def test_the_same_values_in_new_places_are_not_still() -> None:
+    settle = settler(3)
+    moved = [die(3, 150), die(5, 350)]
+    assert feed_all(settle, [ROLL, ROLL, moved, moved]) == [None] * 4
+    assert settle.feed(moved) == SettledRoll((3, 5), 0.99, certain=True)
+
+
+def test_an_empty_tray_is_not_a_roll_but_ends_the_last_one() -> None:
+    settle = settler(2)
+    assert reports(settle, [[]] * 5) == []
+    assert len(reports(settle, [ROLL] * 4)) == 1
+    assert reports(settle, [[]] * 3) == []
+    # The same dice put back in the same places: a new roll.
+    assert reports(settle, [ROLL] * 3) == [SettledRoll((3, 5), 0.99, certain=True)]
+
+
+def test_a_roll_thrown_again_is_reported_again() -> None:
+    settle = settler(3)
+    again = [die(3, 220, 60), die(5, 40, 200)]  # the same faces, where they fell this time
+    frames = [*tumbling(5), *[ROLL] * 4, *tumbling(4), *[again] * 4]
+    assert reports(settle, frames) == [
+        SettledRoll((3, 5), 0.99, certain=True),
+        SettledRoll((5, 3), 0.99, certain=True),
+    ]
+
+
+def test_a_resting_roll_glimpsed_through_a_hand_is_not_reported_twice() -> None:
+    settle = settler(3)
+    hand = [die(3, 100)]  # a hand covers the five for a moment
+    misread = [die(3, 100), die(6, 300, confidence=0.5)]
+    frames = [*[ROLL] * 3, hand, hand, *[ROLL] * 4, misread, *[ROLL] * 4, []]
+    assert len(reports(settle, frames)) == 1
+
+
+def test_taking_the_dice_away_one_by_one_is_not_a_roll() -> None:
+    settle = settler(2)
+    frames = [*[ROLL] * 2, *[[FIVE]] * 5, *[[]] * 2]
+    assert reports(settle, frames) == [SettledRoll((3, 5), 0.99, certain=True)]
+
+
+def test_a_settled_roll_is_not_changed_by_values_flickering_in_place() -> None:
+    settle = settler(2)
+    shadowed = [die(3, 100), die(6, 300)]
+    assert len(reports(settle, [*[ROLL] * 2, *[shadowed] * 5, *[ROLL] * 3])) == 1
+
+
+def test_an_uncertain_roll_is_shown_then_reported_once_it_firms_up() -> None:
+    settle = settler(2)
+    unsure = [die(3, 100), die(5, 300, confidence=0.6)]
+    sure = [die(3, 101), die(5, 300, confidence=0.85)]
+    results = feed_all(settle, [unsure, unsure, unsure, unsure, sure, sure, sure])
+    assert results == [
+        None,
+        SettledRoll((3, 5), 0.6, certain=False),
+        None,  # still uncertain: nothing new
+        None,
+        SettledRoll((3, 5), 0.85, certain=True),  # the same resting dice, now read surely
+        None,
+        None,
+    ]
+
+
+def test_an_uncertain_misread_firms_up_to_another_value() -> None:
+    settle = settler(2)
+    unsure = [die(3, 100), die(6, 300, confidence=0.55)]
+    sure = [die(3, 100), die(5, 300, confidence=0.95)]
+    assert reports(settle, [unsure] * 3 + [sure] * 3) == [
+        SettledRoll((3, 6), 0.55, certain=False),
+        SettledRoll((3, 5), 0.95, certain=True),
+    ]
+
+
+def test_an_uncertain_roll_with_a_die_taken_away_is_not_firmed_up() -> None:
+    settle = settler(2)
+    unsure = [die(3, 100), die(5, 300, confidence=0.6)]
+    assert reports(settle, [unsure] * 2 + [[THREE]] * 3) == [
+        SettledRoll((3, 5), 0.6, certain=False)
+    ]
+
+
+def test_the_confidence_threshold_is_inclusive() -> None:
+    settle = DiceSettler(1, min_confidence=0.8, tolerance_px=0)
+    assert settle.feed([die(2, 0, confidence=0.8)]) == SettledRoll((2,), 0.8, certain=True)
+
+
+def test_touching_dice_are_paired_off_as_a_whole() -> None:
+    # Each of the two threes lies within the tolerance of the other's last place too; pairing
+    # the first die with its nearest box would leave the second without one.
+    settle = DiceSettler(2, min_confidence=0.8, tolerance_px=6)
+    before = [Die(3, (0, 0, 40, 40), 0.9), Die(3, (10, -3, 40, 40), 0.9)]
+    after = [Die(3, (4, 0, 40, 40), 0.9), Die(3, (4, 4, 40, 40), 0.9)]
+    assert settle.feed(before) is None
+    assert settle.feed(after) == SettledRoll((3, 3), 0.9, certain=True)
+
+
+def test_the_reading_for_the_session() -> None:
+    roll = SettledRoll((3, 5), 0.9, certain=True)
+    assert roll.reading == DiceReading((3, 5), 0.9, source="camera")
+
+
+@pytest.mark.parametrize(
+    ("stable_frames", "min_confidence", "tolerance_px"),
+    [(0, 0.8, 4), (3, 1.5, 4), (3, -0.1, 4), (3, 0.8, -1)],
+)
+def test_bad_settings_are_refused(
+    stable_frames: int, min_confidence: float, tolerance_px: float
+) -> None:
+    with pytest.raises(ValueError, match="stable_frames"):
+        DiceSettler(stable_frames, min_confidence, tolerance_px)
