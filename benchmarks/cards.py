@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
+
+from timing import figures, timed
 
 from controller.rules.api import Game, GameState
 from controller.rules.mightymania import GAME as MIGHTYMANIA
@@ -43,20 +42,6 @@ def decisions(game: Game, games: int, seed: int) -> list[GameState]:
     return found
 
 
-def timed(call: Callable[[], object], repeat: int) -> list[float]:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return sorted(times)
-
-
-def figures(times: list[float]) -> str:
-    p99 = times[int(0.99 * len(times))]
-    return f"median {statistics.median(times) * 1000:.4f} ms, p99 {p99 * 1000:.4f} ms"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--search", type=int, default=200, help="games searched for positions")
@@ -70,13 +55,13 @@ def main() -> None:
         times = sorted(t for s in sample for t in timed(s.legal_actions, 1))
         print(
             f"{game.name} listing: {len(states)} decisions of {args.search} random games, "
-            f"{len(sample)} listings: {figures(times)} (target: median <= 0.5 ms)"
+            f"{len(sample)} listings: {figures(times, 4)} (target: median <= 0.5 ms)"
         )
         busiest = max(states, key=lambda s: len(s.legal_actions()))
         times = timed(busiest.legal_actions, args.repeat)
         print(
             f"{game.name} listing: busiest decision has {len(busiest.legal_actions())} legal "
-            f"actions; {args.repeat} listings: {figures(times)}"
+            f"actions; {args.repeat} listings: {figures(times, 4)}"
         )
         for options in OPTIONS[game.name]:
             report = simulate(game, args.games, seed=5, options=options)

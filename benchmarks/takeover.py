@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
-import time
-from collections.abc import Callable
+
+from timing import figures, timed
 
 from controller.rules.takeover import GAME, Phase, TakeoverState, map_problems
 from controller.simulate import random_step, simulate
@@ -45,20 +44,6 @@ def busiest_position(games: int, seed: int) -> tuple[int, TakeoverState]:
             random_step(state, rng)
     assert best is not None
     return best
-
-
-def timed(call: Callable[[], object], repeat: int) -> list[float]:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return sorted(times)
-
-
-def figures(times: list[float]) -> str:
-    p99 = times[int(0.99 * len(times))]
-    return f"median {statistics.median(times) * 1000:.3f} ms, p99 {p99 * 1000:.3f} ms"
 
 
 def main() -> None:

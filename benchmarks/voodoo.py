@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
-import time
+
+from timing import figures, timed
 
 from controller.rules.api import GameState
 from controller.rules.voodoo import GAME
@@ -50,22 +50,16 @@ def main() -> None:
     args = parser.parse_args()
 
     count, state = busiest_position(args.search, seed=1)
-    times = []
-    for _ in range(args.repeat):
-        start = time.perf_counter()
-        state.legal_actions()
-        times.append(time.perf_counter() - start)
-    times.sort()
+    times = timed(state.legal_actions, args.repeat)
     print(
         f"listing: busiest 4-player position of {args.search} random games has {count} legal "
-        f"actions; over {args.repeat} listings median {statistics.median(times) * 1000:.3f} ms, "
-        f"p99 {times[int(0.99 * len(times))] * 1000:.3f} ms (target: median <= 1 ms)"
+        f"actions; over {args.repeat} listings {figures(times)} (target: median <= 1 ms)"
     )
     for name, options in CONFIGS.items():
-        figures = simulate(GAME, args.games, seed=7, options=options)
+        report = simulate(GAME, args.games, seed=7, options=options)
         print(
-            f"playouts, {name}: {figures['finished']}/{figures['games']} finished, "
-            f"{figures['games_per_second']} games/s, {figures['mean_actions']:.1f} actions/game"
+            f"playouts, {name}: {report['finished']}/{report['games']} finished, "
+            f"{report['games_per_second']} games/s, {report['mean_actions']:.1f} actions/game"
         )
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_session import journal_history, roles_of, session_over, without
 
 from controller import cli
 from controller.config import Config, load_config
@@ -116,22 +117,7 @@ def after(*actions: Action) -> MightymaniaState:
 
 
 def start_session(tmp_path: Path, state: GameState, settle: float = 1.0) -> Session:
-    """A session over `state`, its journal started afresh (earlier actions are not written)."""
-    journal = Journal(tmp_path)
-    journal.start(GAME.name, state.options)
-    return Session(GAME, state, journal, settle)
-
-
-def journal_history(tmp_path: Path) -> list[dict[str, Any]]:
-    return Journal(tmp_path).read().history()
-
-
-def roles_of(roles: dict[str, str], role: str) -> set[str]:
-    return {spot for spot, r in roles.items() if r == role}
-
-
-def without(layout: Layout, *spots: str) -> Layout:
-    return {s: t for s, t in layout.items() if s not in spots}
+    return session_over(GAME, tmp_path, state, settle)
 
 
 def mm_state(session: Session) -> MightymaniaState:

@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 from potions_play import alert_spots
+from table_session import journal_history, roles_of, session_over, without
 
 from controller import cli
 from controller.config import Config, load_config
 from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
-from controller.rules.api import CAMERA, Action, GameState, Hidden, IllegalActionError, Layout
+from controller.rules.api import CAMERA, Action, GameState, Hidden, IllegalActionError
 from controller.rules.potions import (
     GAME,
     Capture,
@@ -70,22 +71,7 @@ def dealt(*actions: Action, options: dict[str, Any] | None = None) -> PotionsSta
 
 
 def start_session(tmp_path: Path, state: GameState, settle: float = 1.0) -> Session:
-    """A session over `state`, its journal started afresh (earlier actions are not written)."""
-    journal = Journal(tmp_path)
-    journal.start(GAME.name, state.options)
-    return Session(GAME, state, journal, settle)
-
-
-def journal_history(tmp_path: Path) -> list[dict[str, Any]]:
-    return Journal(tmp_path).read().history()
-
-
-def roles_of(roles: dict[str, str], role: str) -> set[str]:
-    return {spot for spot, r in roles.items() if r == role}
-
-
-def without(layout: Layout, *spots: str) -> Layout:
-    return {s: t for s, t in layout.items() if s not in spots}
+    return session_over(GAME, tmp_path, state, settle)
 
 
 def potions_state(session: Session) -> PotionsState:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from daemon_run import call, serving
+from table_session import roles_of, session_over
 
 from controller import cli
 from controller.config import load_config
@@ -86,9 +87,7 @@ def set_up(
 
 
 def start_session(tmp_path: Path, state: TakeoverState, settle: float = 1.0) -> Session:
-    journal = Journal(tmp_path)
-    journal.start(GAME.name, state.options)
-    return Session(GAME, state, journal, settle)
+    return session_over(GAME, tmp_path, state, settle)
 
 
 def moved(layout: Layout, source: str, target: str) -> Layout:
@@ -106,10 +105,6 @@ def with_map(layout: Layout, **cells: str) -> Layout:
 def tile_at(corner: str) -> dict[str, str]:
     r, c = (int(n) for n in corner[1:].split("c"))
     return {f"r{r + dr}c{c + dc}": "tile" for dr in (0, 1) for dc in (0, 1)}
-
-
-def roles_of(roles: dict[str, str], role: str) -> set[str]:
-    return {spot for spot, r in roles.items() if r == role}
 
 
 def led(spot: str) -> int:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from table_session import journal_history, roles_of, session_over, without
 from voodoo_play import new_state, play, position, rolled
 
 from controller import cli
@@ -55,22 +56,7 @@ SPARE = {"r6c0": "Y", "r6c1": "R"}  # Mamy Wata's spare capture: r6c0 over r6c1 
 
 
 def start_session(tmp_path: Path, state: GameState, settle: float = 1.0) -> Session:
-    """A session over `state`, its journal started afresh (earlier actions are not written)."""
-    journal = Journal(tmp_path)
-    journal.start(GAME.name, state.options)
-    return Session(GAME, state, journal, settle)
-
-
-def journal_history(tmp_path: Path) -> list[dict[str, Any]]:
-    return Journal(tmp_path).read().history()
-
-
-def roles_of(roles: dict[str, str], role: str) -> set[str]:
-    return {spot for spot, r in roles.items() if r == role}
-
-
-def without(layout: Layout, *spots: str) -> Layout:
-    return {s: t for s, t in layout.items() if s not in spots}
+    return session_over(GAME, tmp_path, state, settle)
 
 
 def rolled_board(seed: int) -> tuple[list[SetupFace], Layout]:
