@@ -18,7 +18,12 @@ endif
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean firmware-test
+
+# MicroPython 1.27 (its WebAssembly port, run by Node) for the firmware's pure-logic self-test.
+MPY_PKG := @micropython/micropython-webassembly-pyscript
+MPY_DIR := $(VENV)/micropython
+MPY := $(MPY_DIR)/node_modules/$(MPY_PKG)/micropython.mjs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "smartboard needs Python 3.11 or newer, found " + sys.version.split()[0]'
@@ -36,8 +41,15 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint firmware-test
 	$(BIN)/pytest
+
+$(MPY):
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "the firmware self-test needs node and npm (apt install nodejs npm)"; exit 1; }
+	npm install --prefix $(MPY_DIR) --no-audit --no-fund --no-save $(MPY_PKG)@1.27.0
+
+firmware-test: $(MPY)
+	node firmware/run_micropython.mjs $(MPY)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/latency.py
@@ -46,6 +58,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/voodoo.py
 	$(BIN)/python benchmarks/takeover.py
 	$(BIN)/python benchmarks/cards.py
+	$(BIN)/python benchmarks/dice.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -29,7 +29,10 @@ class Bots:
         submit_dice: Callable[[DiceReading], None],
         rng: random.Random,
         pace: float,
+        camera_kinds: frozenset[str] = frozenset(),
     ) -> None:
+        """`camera_kinds`: the dice the camera reads, from frames nobody at this table throws;
+        the bots wait for those rolls rather than roll them."""
         self.session = session
         self.reeds = reeds
         self.camera = camera
@@ -37,6 +40,7 @@ class Bots:
         self.rng = rng
         self.dice = VirtualDice(rng)
         self.pace = pace
+        self.camera_kinds = camera_kinds
         self.next_step = 0.0
         self._placed: Action | None = None  # the decision whose layout the hands laid out
         self._shadow: GameState = session.state.clone()  # what the hidden cards have seen
@@ -67,7 +71,8 @@ class Bots:
         if state.is_chance_node():
             wanted = game.dice_wanted(state)
             if wanted is not None:
-                self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
+                if wanted.kind not in self.camera_kinds:
+                    self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
                 return
             # No dice stand for it: the outcome is laid on the board for the session to see.
             outcome = self.hidden.outcome(state) if self.hidden is not None else None
@@ -91,8 +96,10 @@ class Bots:
         if wanted is not None:
             reading = self.dice.roll(wanted.faces, wanted.count)
             if self._dice_tell(action, reading):
-                # The dice thrown tell the choice (AK-3, or the one building a pawn can claim).
-                self.submit_dice(reading)
+                # The dice thrown tell the choice (AK-3, or the one building a pawn can claim);
+                # the camera's next roll tells it, whichever it is.
+                if wanted.kind not in self.camera_kinds:
+                    self.submit_dice(reading)
                 return
         # Nothing on the table shows it: the player names it through the control interface.
         session.act(action.id, now)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 
 from controller.config import ConfigError, load_config
 from controller.control import ControlError, request
@@ -42,12 +41,13 @@ from hardware.toml_files import read_toml
 from vision.calibration import (
     Calibration,
     CalibrationError,
-    Image,
     annotate,
     calibrate,
     detect_markers,
     profile_markers,
 )
+from vision.dice_reader import VIEWS, DiceReader, draw_dice
+from vision.image_files import read_image, read_images
 from vision.marker_sheet import MarkerSheetError, write_marker_sheet
 
 EX_DATAERR = 65  # a journal that does not replay: restarting will not help
@@ -107,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start a new game even if the journal holds one (that journal is kept, renamed)",
     )
+    run.add_argument(
+        "--camera-folder",
+        type=Path,
+        metavar="DIR",
+        help="read the rolls from the photos in DIR (or a video file), replayed as the camera's "
+        "frames at camera.replay_fps, even with --sim",
+    )
     run.add_argument("--state-dir", type=Path, help=state_help)
     run.add_argument("--seed", type=int, help="seed for the bots and virtual dice")
     run.add_argument(
@@ -125,7 +132,10 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.set_defaults(command=_simulate)
 
-    status = sub.add_parser("status", help="describe the journal's game (no daemon needed)")
+    status = sub.add_parser(
+        "status",
+        help="describe the game, and the running table's camera and dice (no daemon needed)",
+    )
     status.add_argument("--state-dir", type=Path, help=state_help)
     status.add_argument("--json", action="store_true")
     status.set_defaults(command=_status)
@@ -140,8 +150,14 @@ def _parser() -> argparse.ArgumentParser:
     act.add_argument("--state-dir", type=Path, help=state_help)
     act.set_defaults(command=_act)
 
+    confirm = sub.add_parser(
+        "confirm", help="apply the roll the camera read but was unsure of, as it was read"
+    )
+    confirm.add_argument("--state-dir", type=Path, help=state_help)
+    confirm.set_defaults(command=_dice, op="confirm", values=[])
+
     for name, text in (
-        ("roll", "enter a roll the table did not read"),
+        ("roll", "enter a roll the table did not read, or the right one for an unsure reading"),
         ("correct", "replace the last, misread, roll"),
     ):
         dice = sub.add_parser(name, help=text)
@@ -153,6 +169,48 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--abandon", action="store_true", help="give up the game in progress")
     new.add_argument("--state-dir", type=Path, help=state_help)
     new.set_defaults(command=_new)
+
+    dice = sub.add_parser("dice", help="the camera's dice reader, on photos")
+    dice_sub = dice.add_subparsers(required=True, metavar="ACTION")
+    read = dice_sub.add_parser(
+        "read",
+        help="read the pip dice (d6) in photos",
+        description="Read every d6 in each photo: its value, its box in pixels and a confidence. "
+        "Dice below the config's dice.min_confidence would not be applied to a game.",
+    )
+    read.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    read.add_argument(
+        "--json",
+        action="store_true",
+        help='one line per image: {"image": PATH, "dice": [{"value": V, "box": [x, y, w, h], '
+        '"confidence": C}]}',
+    )
+    read.add_argument(
+        "--overlay",
+        type=Path,
+        metavar="DIR",
+        help="also write each image into DIR with the boxes and values drawn on it",
+    )
+    read.add_argument(
+        "--view",
+        choices=VIEWS,
+        help="top: straight down over a tray; oblique: at an angle; auto: a square photo is a "
+        "top view (default: the config's dice.view)",
+    )
+    read.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see `run`)")
+    read.set_defaults(command=_dice_read)
+
+    bench = sub.add_parser("bench", help="measure parts of the table")
+    bench_sub = bench.add_subparsers(required=True, metavar="WHAT")
+    link = bench_sub.add_parser(
+        "link",
+        help="piece events and LED frames through the serial link to the microcontroller, "
+        "with faults injected, on a simulated table over a pseudo-terminal",
+    )
+    link.add_argument("--events", type=int, default=10_000, help="piece events (default 10000)")
+    link.add_argument("--seed", type=int, default=1)
+    link.add_argument("--json", action="store_true", help="print one JSON object")
+    link.set_defaults(command=_bench_link)
 
     markers = sub.add_parser(
         "markers",
@@ -279,6 +337,14 @@ def _run(args: argparse.Namespace) -> int:
         return EX_CONFIG
     if args.sim:
         config = config.simulated()
+    if args.camera_folder is not None:
+        if not args.camera_folder.exists():
+            print(
+                f"smartboard: --camera-folder {args.camera_folder}: no such folder or file",
+                file=sys.stderr,
+            )
+            return 2
+        config = config.replaying(args.camera_folder)
     if args.pace < 0:
         print("smartboard: --pace must not be negative", file=sys.stderr)
         return 2
@@ -357,18 +423,20 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    journal = Journal(args.state_dir or default_state_dir())
-    if not journal.exists():
-        print(f"smartboard: no game journal in {journal.path.parent}", file=sys.stderr)
-        return 1
-    try:
-        record = journal.read()
-        game = get_game(record.game)
-        state = game.replay(record.history(), record.options)
-    except (JournalError, HistoryError, ValueError) as error:
-        print(f"smartboard: {error}", file=sys.stderr)
-        return EX_DATAERR
-    summary = describe_state(game, state)
+    summary = _live_status(args.state_dir)
+    if summary is None:
+        journal = Journal(args.state_dir or default_state_dir())
+        if not journal.exists():
+            print(f"smartboard: no game journal in {journal.path.parent}", file=sys.stderr)
+            return 1
+        try:
+            record = journal.read()
+            game = get_game(record.game)
+            state = game.replay(record.history(), record.options)
+        except (JournalError, HistoryError, ValueError) as error:
+            print(f"smartboard: {error}", file=sys.stderr)
+            return EX_DATAERR
+        summary = describe_state(game, state)
     if args.json:
         print(json.dumps(summary))
     else:
@@ -394,7 +462,42 @@ def _status(args: argparse.Namespace) -> int:
                     print(f"    {_row_text(row)}")
             else:
                 print(f"  {name}: {_detail_text(value)}")
+        for line in _table_lines(summary):
+            print(f"  {line}")
     return 0
+
+
+def _live_status(state_dir: Path | None) -> JSON | None:
+    """The running daemon's status, with what its sensors see; None if no daemon answers."""
+    try:
+        reply = request(client_socket_path(state_dir), {"op": "status"}, timeout=3.0)
+    except ControlError:
+        return None
+    if not reply.pop("ok", False):
+        return None
+    return reply
+
+
+def _table_lines(summary: JSON) -> list[str]:
+    """What the running table adds: its camera, the dice it sees, and its message."""
+    lines = []
+    camera = summary.get("camera")
+    if camera is not None:
+        text = str(camera["state"])
+        if "reason" in camera:
+            text += f": {camera['reason']}"
+        if "retry_in_s" in camera:
+            text += f" (attempt {camera['attempt']}, next in {camera['retry_in_s']} s)"
+        lines.append(f"camera: {text}")
+        seen = ", ".join(f"{d['value']} ({d['confidence']:.2f})" for d in summary["dice_seen"])
+        lines.append(f"dice seen: {seen or '-'}")
+        unsure = summary.get("dice_unsure")
+        if unsure:
+            values = ", ".join(map(str, unsure["values"]))
+            lines.append(f"unsure roll: {values} (confidence {unsure['confidence']})")
+    if summary.get("message"):
+        lines.append(f"message: {summary['message']}")
+    return lines
 
 
 def _row_text(row: dict[str, object]) -> str:
@@ -435,6 +538,61 @@ def _act(args: argparse.Namespace) -> int:
     reply = _call(args, {"op": "act", "id": args.id})
     print("applied " + ", ".join(reply["applied"]))
     return 0
+
+
+def _dice_read(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    reader = DiceReader(args.view or config.dice_view)
+    if args.overlay is not None:
+        args.overlay.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for path, image in read_images(args.images):
+        if isinstance(image, str):
+            failed += 1
+            print(f"smartboard: cannot read {path}: {image}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"image": str(path), "dice": [], "error": image}))
+            continue
+        dice = reader.read(image)
+        if args.json:
+            print(json.dumps({"image": str(path), "dice": [d.to_json() for d in dice]}))
+        else:
+            values = ", ".join(f"{d.value} ({d.confidence:.2f})" for d in dice)
+            print(f"{path}: {len(dice)} {'die' if len(dice) == 1 else 'dice'}: {values or '-'}")
+        if args.overlay is not None:
+            drawn = draw_dice(image, dice, config.dice_min_confidence)
+            out = args.overlay / path.name
+            if out.resolve() == path.resolve():
+                print(
+                    f"smartboard: --overlay would write over {path}: name another folder",
+                    file=sys.stderr,
+                )
+                return 2
+            if not cv2.imwrite(str(out), drawn):
+                print(f"smartboard: cannot write {out}", file=sys.stderr)
+                failed += 1
+    sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def _bench_link(args: argparse.Namespace) -> int:
+    from hardware.link_bench import run_link_bench  # spawns a process: only for this command
+
+    if args.events < 1:
+        print("smartboard: bench link: --events must be at least 1", file=sys.stderr)
+        return 2
+    result = run_link_bench(args.events, seed=args.seed)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    ok = result["lost"] == 0 and result["duplicated"] == 0 and result["leds_converged"]
+    return 0 if ok else 1
 
 
 def _dice(args: argparse.Namespace) -> int:
@@ -496,7 +654,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"smartboard: {error}", file=sys.stderr)
         return EX_CONFIG
     try:
-        frame = _read_frame(args.image)
+        frame = read_image(args.image)
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) else error
         print(f"smartboard: cannot read {args.image}: {reason}", file=sys.stderr)
@@ -528,12 +686,3 @@ def _calibrate(args: argparse.Namespace) -> int:
         + (f"; annotated frame in {args.annotated}" if args.annotated else "")
     )
     return 0
-
-
-def _read_frame(path: Path) -> Image:
-    """A BGR frame from an image file; OSError if unreadable, ValueError if not an image."""
-    data = np.frombuffer(path.read_bytes(), np.uint8)
-    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if frame is None:
-        raise ValueError("not an image that OpenCV reads (PNG, JPEG ...)")
-    return np.asarray(frame, np.uint8)

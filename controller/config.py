@@ -11,6 +11,7 @@ from typing import Any
 
 from hardware.leds import RGB
 from hardware.toml_files import read_toml
+from vision.dice_reader import VIEWS
 from vision.frame_sources import SOURCES
 
 
@@ -44,6 +45,9 @@ class Config:
     replay_loop: bool
     camera_retry_s: float
     camera_retry_max_s: float
+    camera_calibration: Path | None
+    dice_source: str
+    dice_view: str
     dice_stable_frames: int
     dice_min_confidence: float
     dice_box_tolerance_px: float
@@ -51,7 +55,19 @@ class Config:
     source: str
 
     def simulated(self) -> Config:
-        return replace(self, reeds_backend="sim", leds_backend="sim", camera_backend="sim")
+        return replace(
+            self,
+            reeds_backend="sim",
+            leds_backend="sim",
+            camera_backend="sim",
+            dice_source="virtual",
+        )
+
+    def replaying(self, folder: Path) -> Config:
+        """Dice read from a folder of frames (or a video) instead of the camera."""
+        return replace(
+            self, camera_source="replay", camera_device=str(folder), dice_source="camera"
+        )
 
 
 def _defaults() -> dict[str, Any]:
@@ -118,6 +134,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         raise ConfigError(
             f"{source}: camera.retry_max_s must be at least camera.retry_s: {retry_max_s}"
         )
+    calibration = get("camera", "calibration", str)
     return Config(
         game=get("table", "game", str),
         profile=Path(profile) if profile else None,
@@ -143,6 +160,9 @@ def _build(data: dict[str, Any], source: str) -> Config:
         replay_loop=get("camera", "replay_loop", bool),
         camera_retry_s=retry_s,
         camera_retry_max_s=retry_max_s,
+        camera_calibration=Path(calibration) if calibration else None,
+        dice_source=choice("dice", "source", ("camera", "virtual")),
+        dice_view=choice("dice", "view", VIEWS),
         dice_stable_frames=integer("dice", "stable_frames", 1, 100),
         dice_min_confidence=number("dice", "min_confidence", 0, 1),
         dice_box_tolerance_px=number("dice", "box_tolerance_px", 0, 1000),

@@ -22,7 +22,7 @@ from controller.bots import Bots
 from controller.config import Config
 from controller.control import ControlServer
 from controller.journal import Journal, JournalError
-from controller.lights import render
+from controller.lights import render, role_colour
 from controller.notify import notify, watchdog_interval
 from controller.rules import get_game
 from controller.rules.api import (
@@ -39,8 +39,15 @@ from controller.terminal import draw
 from hardware.leds import Frame, LedStrip, NeoPixelStrip, SimStrip, limit_frame
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
 from hardware.reeds import Debouncer, ReedBank, gpio_factories, mock_factories
+from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
 from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
+from vision.calibration import Calibration, CalibrationError
+from vision.camera_watch import CameraStatus
+from vision.dice_camera import DiceCamera
+from vision.dice_reader import DiceReader
+from vision.dice_settle import DiceSettler, SettledRoll
 from vision.dice_sources import DiceReading, VirtualDice
+from vision.frame_sources import BackendMissingError, frame_source
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +77,13 @@ class RunOptions:
 
 Event = tuple[Any, ...]
 
+# Trouble with the table itself flashes every LED for a moment every few seconds: seen from
+# across the room, and the game's lights still show in between.
+TROUBLE_PERIOD_S = 2.0
+TROUBLE_FLASH_S = 0.25
+# Control requests that may change what lies on the table.
+CHANGING_OPS = ("act", "roll", "correct", "confirm", "new")
+
 
 class Daemon:
     def __init__(self, config: Config, options: RunOptions) -> None:
@@ -80,6 +94,7 @@ class Daemon:
         self.stopping = False
         self._opened: list[Any] = []
         self._last_frame: Frame | None = None
+        self._link: SerialLink | None = None
         self._last_drawn: object = None
 
     # -- start-up -------------------------------------------------------------------------
@@ -110,7 +125,7 @@ class Daemon:
         if camera_spots:
             self.camera = self.sim_camera = self._sim_camera(camera_spots)
             self._opened.append(self.camera)
-        if self.config.reeds_backend == "sim":
+        if isinstance(self.reeds, ReedBank) and self.config.reeds_backend == "sim":
             # Pieces outlive a restart on a real table; the simulated one starts as it was left.
             for spot in self.session.expected:
                 if spot in self.reeds.channels:
@@ -118,19 +133,33 @@ class Daemon:
         if self.sim_camera is not None:
             self.sim_camera.show(self.session.expected)
         self._drain_edges()
-        self.debouncer = Debouncer(self.config.debounce_s, self.reeds.read())
+        # A microcontroller debounces its reeds before it reports them.
+        debounce = 0.0 if isinstance(self.reeds, SerialReedBank) else self.config.debounce_s
+        self.debouncer = Debouncer(debounce, self.reeds.read())
         self.session.on_layout(self.sensed(), self.clock())
         if self.camera is not None:
             self.camera.start()
+        self.unsure: SettledRoll | None = None
+        self.dice_camera = self._dice_camera()
+        if self.dice_camera is not None:
+            self._opened.append(self.dice_camera)
+            self.dice_camera.start()
         self.control = ControlServer(self.options.socket_path, self._submit_control)
         self._opened.append(self.control)
         self.bots: Bots | None = None
         if self.options.bots:
-            if self.config.reeds_backend != "sim":
+            if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
             rng = random.Random(self.options.seed)
+            read = self.dice_camera.reader.kinds if self.dice_camera is not None else ()
             self.bots = Bots(
-                self.session, self.reeds, self.sim_camera, self._submit_dice, rng, self.options.pace
+                self.session,
+                self.reeds,
+                self.sim_camera,
+                self._submit_dice,
+                rng,
+                self.options.pace,
+                camera_kinds=frozenset(read),
             )
 
     def _resume(self) -> tuple[Game, GameState]:
@@ -174,7 +203,22 @@ class Daemon:
         count = self.profile.led_count
         if self.config.leds_backend == "sim":
             return SimStrip(count)
+        if self.profile.link is not None:
+            return SerialStrip(self._serial_link())
         return NeoPixelStrip(count, self.config.led_pin, self.config.pixel_order)
+
+    def _serial_link(self) -> SerialLink:
+        """The profile's microcontroller, shared by the reeds and the LEDs it serves."""
+        if self._link is None:
+            link = self.profile.link
+            assert link is not None
+            self._link = SerialLink(link.port, link.rows, link.cols, self.profile.led_count)
+            try:
+                self._link.start()
+            except LinkError as error:
+                self._link.close()
+                raise StartupError(f"the table's microcontroller: {error}") from error
+        return self._link
 
     def _sim_camera(self, spots: set[str]) -> SimBoardCamera:
         # "sim" is the only camera backend so far (camera.backend), and over a real table it
@@ -194,7 +238,65 @@ class Daemon:
             rng=random.Random(None if seed is None else f"camera {seed}"),
         )
 
-    def _reeds(self) -> ReedBank:
+    def _dice_camera(self) -> DiceCamera | None:
+        """The camera as the source of the rolls it can read, if the config makes it so and
+        the game rolls such dice."""
+        reader = DiceReader(self.config.dice_view)
+        if self.config.dice_source != "camera" or not set(reader.kinds) & set(self.game.dice_kinds):
+            return None
+        config = self.config
+        try:
+            source = frame_source(
+                config.camera_source,
+                config.camera_device,
+                config.camera_width,
+                config.camera_height,
+                config.camera_fps,
+                config.replay_fps,
+                config.replay_loop,
+            )
+        except BackendMissingError as error:
+            raise UnavailableError(
+                f'{error}. Or set [dice] source = "virtual" to type the rolls in'
+            ) from error
+        settler = DiceSettler(
+            config.dice_stable_frames, config.dice_min_confidence, config.dice_box_tolerance_px
+        )
+        return DiceCamera(
+            source,
+            reader,
+            settler,
+            lambda roll: self.events.put(("roll", roll)),
+            lambda status: self.events.put(("camera", status)),
+            config.camera_fps,
+            config.camera_retry_s,
+            config.camera_retry_max_s,
+            self._tray_polygon(),
+        )
+
+    def _tray_polygon(self) -> Any:
+        """The profile's dice tray in the camera's pixels, or None for the whole frame."""
+        tray = self.profile.dice_tray
+        if tray is None or self.config.camera_source == "replay":
+            return None  # replayed photos show a tray, not the table
+        path = self.config.camera_calibration or self.options.state_dir / "calibration.json"
+        if not path.exists():
+            log.warning("no camera calibration at %s: dice are read in the whole frame", path)
+            return None
+        try:
+            calibration = Calibration.load(path)
+        except CalibrationError as error:
+            raise StartupError(f"{error}; run `smartboard calibrate` again") from error
+        if calibration.profile != self.profile.name:
+            raise StartupError(
+                f"calibration {path} is for {calibration.profile!r}, not {self.profile.name!r}: "
+                "run `smartboard calibrate` for this profile"
+            )
+        return calibration.region_polygon(tray)
+
+    def _reeds(self) -> ReedBank | SerialReedBank:
+        if self.config.reeds_backend != "sim" and self.profile.link is not None:
+            return SerialReedBank(self.profile.reed_channels(), self._serial_link(), self._on_edge)
         factories = mock_factories() if self.config.reeds_backend == "sim" else gpio_factories()
         return ReedBank(
             self.profile.reed_channels(),
@@ -292,6 +394,10 @@ class Daemon:
                 deadlines.append(deadline)
         if self.session.fixes(now):
             deadlines.append(now + 0.5 / self.config.blink_hz)
+        if self._trouble() is not None:
+            phase = now % TROUBLE_PERIOD_S
+            edge = TROUBLE_FLASH_S if phase < TROUBLE_FLASH_S else TROUBLE_PERIOD_S
+            deadlines.append(now - phase + edge)
         if self.bots is not None and not self._table_busy():
             # While busy, the bots wait for the table: its events and deadlines wake the loop.
             deadlines.append(self.bots.next_step)
@@ -309,20 +415,41 @@ class Daemon:
                 self.camera_board = settled
                 self.session.on_layout(self.sensed(), now)
         elif kind == "dice":
-            reading: DiceReading = event[1]
-            try:
-                self.session.on_dice(reading.values, now)
-            except IllegalActionError as error:
-                self.session.message = f"dice not applied: {error}"
-                log.warning("%s", self.session.message)
+            self._apply_dice(event[1], now)
+        elif kind == "roll":
+            roll: SettledRoll = event[1]
+            if roll.certain:
+                self._apply_dice(roll.reading, now)
+            else:
+                self.unsure = roll
+                values = ", ".join(map(str, roll.values))
+                self.session.message = (
+                    f"dice read {values}, but unsure (confidence {roll.confidence:.2f}): "
+                    f"`smartboard confirm` applies it, `smartboard roll ...` types the right one"
+                )
+        elif kind == "camera":
+            status: CameraStatus = event[1]
+            if status.state == "retrying" and status.attempt == 1:
+                self.session.message = f"camera failing: {status.reason}; retrying"
+            elif status.state == "ok" and self.session.message.startswith("camera failing"):
+                self.session.message = "camera working again"
         elif kind == "control":
             _, request, reply = event
             answer = self._control(request, now)
-            if answer.get("ok") and request.get("op") in ("act", "roll", "correct", "new"):
+            if answer.get("ok") and request.get("op") in CHANGING_OPS:
                 self._hands_follow()
             reply.put(answer)
         elif kind == "stop":
             self.stopping = True
+
+    def _apply_dice(self, reading: DiceReading, now: float) -> None:
+        """A roll read or rolled: applied if the game wants it, else a message says why not."""
+        self.unsure = None
+        try:
+            self.session.on_dice(reading.values, now)
+        except IllegalActionError as error:
+            self.session.message = f"dice not applied: {error}"
+            log.warning("%s", self.session.message)
 
     def _control(self, request: JSON, now: float) -> JSON:
         op = request.get("op")
@@ -343,6 +470,13 @@ class Daemon:
                     return {"ok": False, "error": "a game is in progress; abandon it to start anew"}
                 self._new_game(now)
                 return {"ok": True, "game": self.game.name}
+            if op == "confirm":
+                unsure = self.unsure
+                if unsure is None:
+                    return {"ok": False, "error": "no unsure dice reading to confirm"}
+                applied = session.on_dice(unsure.values, now)
+                self.unsure = None
+                return {"ok": True, "applied": [a.id for a in applied]}
             if op in ("roll", "correct"):
                 values = request.get("values")
                 if not isinstance(values, list) or not values:
@@ -350,12 +484,13 @@ class Daemon:
                 typed = VirtualDice.typed(values).values
                 if op == "roll":
                     applied = session.on_dice(typed, now)
+                    self.unsure = None
                 else:
                     applied = session.correct_dice(typed, now)
                 return {"ok": True, "applied": [a.id for a in applied]}
         except IllegalActionError as error:
             return {"ok": False, "error": str(error)}
-        known = "status, actions, act, roll, correct, new"
+        known = "status, actions, act, roll, correct, confirm, new"
         return {"ok": False, "error": f"unknown op {op!r}; known: {known}"}
 
     def _hands_follow(self) -> None:
@@ -377,7 +512,7 @@ class Daemon:
 
     def status(self, now: float) -> JSON:
         session = self.session
-        return {
+        out: JSON = {
             **describe_state(self.game, session.state),
             "sensed": dict(sorted(session.sensed.items())),
             "expected": dict(sorted(session.expected.items())),
@@ -385,11 +520,31 @@ class Daemon:
             "candidates": [a.id for a in session.candidates()],
             "message": session.message,
         }
+        if self.dice_camera is not None:
+            out["camera"] = self.dice_camera.status.to_json(now)
+            out["dice_seen"] = [die.to_json() for die in self.dice_camera.seen]
+            unsure = self.unsure
+            out["dice_unsure"] = (
+                None
+                if unsure is None
+                else {"values": list(unsure.values), "confidence": round(unsure.confidence, 3)}
+            )
+        return out
+
+    def _trouble(self) -> str | None:
+        """The table's own trouble, flashed over the game's lights: a failing camera (the
+        palette's `camera_fault`), or a roll read but unsure (`unsure`)."""
+        if self.dice_camera is not None and self.dice_camera.status.state == "retrying":
+            return "camera_fault"
+        return "unsure" if self.unsure is not None else None
 
     def _show(self, now: float) -> None:
         view = self.session.view(now)
         blink_on = int(now * self.config.blink_hz * 2) % 2 == 0
         frame = render(view, self.profile, self.config.palette, blink_on)
+        trouble = self._trouble()
+        if trouble is not None and now % TROUBLE_PERIOD_S < TROUBLE_FLASH_S:
+            frame = (role_colour(trouble, self.config.palette),) * len(frame)
         frame = limit_frame(frame, self.config.brightness_cap, self.config.power_budget_ma)
         if frame != self._last_frame:
             self.strip.show(frame)

@@ -7,7 +7,11 @@ A camera region is `[x, y, w, h]` in millimetres on the table, origin at its top
 calibrating the camera maps table millimetres to pixels. The calibration finds the profile's
 ArUco markers, printed and laid around the table: `[[markers]]` entries (`id`, `center_mm =
 [x, y]`, `size_mm`), or by default four markers just outside the table's corners, ids 0-3
-clockwise from the top-left.
+clockwise from the top-left. `[dice] tray` is the region where dice are thrown.
+
+A large grid's reeds and LEDs hang off a microcontroller instead of the Pi's pins: `[reeds]
+backend = "serial"` and a `[link]` table (`port`, `rows`, `cols`); each reed is then "ROW:COL"
+of its matrix.
 """
 
 from __future__ import annotations
@@ -109,6 +113,20 @@ class Spot:
 
 
 @dataclass(frozen=True)
+class Link:
+    """The table's microcontroller on a serial port (hardware/serial_link.py), scanning a
+    `rows` x `cols` reed matrix and driving the LEDs: a reed's channel is then "ROW:COL"."""
+
+    port: str
+    rows: int
+    cols: int
+
+
+# A Pico's matrix: 16 x 16 at most (firmware/README.md).
+MAX_MATRIX = 16
+
+
+@dataclass(frozen=True)
 class BoardProfile:
     game: str
     name: str
@@ -119,6 +137,10 @@ class BoardProfile:
     table_size_mm: tuple[float, float] | None = None
     # Empty only when the profile gives neither markers nor the table's size: no camera.
     markers: tuple[Marker, ...] = ()
+    # Where the dice are thrown, for the camera to read them: `[dice] tray`.
+    dice_tray: Region | None = None
+    # `[reeds] backend = "serial"`: reeds and LEDs go through a microcontroller, not the Pi's pins.
+    link: Link | None = None
 
     def reed_channels(self) -> dict[str, Channel]:
         return {spot.id: spot.reed for spot in self.spots.values() if spot.reed is not None}
@@ -161,6 +183,10 @@ def parse_profile(
     pull_up = reeds.get("pull_up", True)
     if not isinstance(pull_up, bool):
         raise fail(f"[reeds] pull_up must be true or false, not {pull_up!r}")
+    unknown = set(reeds) - {"pull_up", "backend"}
+    if unknown:
+        raise fail(f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up")
+    link = _link(reeds.get("backend", "gpio"), data.get("link"), fail)
     size_mm = table(data.get("table", {}), "[table]").get("size_mm")
     table_size: tuple[float, float] | None = None
     if size_mm is not None:
@@ -188,6 +214,15 @@ def parse_profile(
             if "reed" in entry
             else None
         )
+        if (
+            reed is not None
+            and link is not None
+            and not (reed.chip < link.rows and reed.line < link.cols)
+        ):
+            raise fail(
+                f"{where}: reed {reed} is outside the link's {link.rows} x {link.cols} matrix "
+                "(ROW:COL)"
+            )
         if reed is not None:
             if reed in channel_owner:
                 raise fail(
@@ -215,6 +250,11 @@ def parse_profile(
     missing = sorted(set(game_spots) - set(spots))
     if missing:
         raise fail(f"spots missing for game {data.get('game')!r}: {', '.join(missing)}")
+    dice = table(data.get("dice", {}), "[dice]")
+    unknown = set(dice) - {"tray"}
+    if unknown:
+        raise fail(f"[dice] has unknown keys {sorted(unknown)}; known: tray")
+    tray = _region(dice["tray"], table_size, fail, "[dice] tray") if "tray" in dice else None
     if "markers" in data:
         markers = _markers(data["markers"], table_size, fail)
     else:
@@ -228,7 +268,30 @@ def parse_profile(
         source=source,
         table_size_mm=table_size,
         markers=markers,
+        dice_tray=tray,
+        link=link,
     )
+
+
+def _link(backend: object, value: object, fail: Callable[[str], ProfileError]) -> Link | None:
+    if backend == "gpio":
+        if value is not None:
+            raise fail('[link] is for [reeds] backend = "serial"')
+        return None
+    if backend != "serial":
+        raise fail(f'[reeds] backend must be "gpio" or "serial", not {backend!r}')
+    if not isinstance(value, Mapping):
+        raise fail('[reeds] backend = "serial" needs a [link] table: port, rows, cols')
+    unknown = set(value) - {"port", "rows", "cols"}
+    if unknown:
+        raise fail(f"[link] has unknown keys {sorted(unknown)}; known: cols, port, rows")
+    port = value.get("port")
+    if not isinstance(port, str) or not port:
+        raise fail(f"[link] port must name the serial device, not {port!r}")
+    size = [value.get("rows"), value.get("cols")]
+    if not all(type(n) is int and 1 <= n <= MAX_MATRIX for n in size):
+        raise fail(f"[link] rows and cols must be whole numbers in 1..{MAX_MATRIX}, not {size}")
+    return Link(port, int(value["rows"]), int(value["cols"]))
 
 
 def _numbers(value: object, count: int) -> TypeGuard[list[float]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from profiles import akuma_without_table
 
 from controller.cli import main
 from controller.rules.akuma import GAME as AKUMA
@@ -176,8 +177,8 @@ def test_a_turned_marker_is_named(profile: BoardProfile) -> None:
     assert "turned or moved" in message
 
 
-def test_a_profile_without_markers_cannot_calibrate() -> None:
-    akuma = load_profile(builtin_profile_path("akuma"), AKUMA.spots())
+def test_a_profile_without_markers_cannot_calibrate(tmp_path: Path) -> None:
+    akuma = load_profile(akuma_without_table(tmp_path), AKUMA.spots())
     with pytest.raises(ProfileError, match="places no markers"):
         profile_markers(akuma)
     with pytest.raises(ProfileError, match="places no markers"):
@@ -298,7 +299,8 @@ def test_cli_calibrate_unreadable_image(
 def test_cli_calibrate_profile_errors_exit_78(
     frame_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["calibrate", "--game", "akuma", "--image", str(frame_file)]) == 78
+    no_table = akuma_without_table(tmp_path)
+    assert main(["calibrate", "--profile", str(no_table), "--image", str(frame_file)]) == 78
     assert "places no markers" in capsys.readouterr().err
     bad = tmp_path / "bad.toml"
     bad.write_text('game = "voodoo"\n[leds]\ncount = 0\n')

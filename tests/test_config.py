@@ -296,7 +296,9 @@ def test_simulated_switches_the_backends_only(tmp_path: Path) -> None:
     sim = config.simulated()
     assert isinstance(sim, Config)
     assert (sim.reeds_backend, sim.leds_backend, sim.camera_backend) == ("sim", "sim", "sim")
-    assert dataclasses.replace(sim, reeds_backend="gpio", leds_backend="neopixel") == config
+    assert sim.dice_source == "virtual"  # nobody throws dice under a simulated table's camera
+    real = dataclasses.replace(sim, reeds_backend="gpio", leds_backend="neopixel")
+    assert dataclasses.replace(real, dice_source="camera") == config
     assert (config.reeds_backend, config.leds_backend) == ("gpio", "neopixel")  # not mutated
 
 
@@ -322,6 +324,28 @@ def test_camera_source_and_dice_defaults() -> None:
     assert config.dice_box_tolerance_px == 8.0
     # The simulated board camera is another thing, and --sim leaves the real one alone.
     assert config.simulated().camera_source == "picamera2"
+    assert (config.dice_source, config.dice_view) == ("camera", "auto")
+    assert config.camera_calibration is None  # calibration.json in the state directory
+
+
+def test_replaying_reads_the_dice_from_a_folder(tmp_path: Path) -> None:
+    config = load_config(None).simulated().replaying(tmp_path)
+    assert (config.camera_source, config.camera_device) == ("replay", str(tmp_path))
+    assert config.dice_source == "camera"
+    assert config.reeds_backend == "sim"  # the rest of the table stays simulated
+
+
+def test_dice_source_view_and_calibration(tmp_path: Path) -> None:
+    text = (
+        '[camera]\ncalibration = "/etc/smartboard/cal.json"\n'
+        '[dice]\nsource = "virtual"\nview = "top"\n'
+    )
+    config = load_config(write(tmp_path, text))
+    assert config.camera_calibration == Path("/etc/smartboard/cal.json")
+    assert (config.dice_source, config.dice_view) == ("virtual", "top")
+    for bad in ('[dice]\nsource = "tray"\n', '[dice]\nview = "side"\n'):
+        with pytest.raises(ConfigError, match="must be one of"):
+            load_config(write(tmp_path, bad))
 
 
 def test_camera_source_overrides(tmp_path: Path) -> None:

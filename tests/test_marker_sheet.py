@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from profiles import akuma_without_table
 
 from controller.cli import main
 from controller.rules.voodoo import GAME as VOODOO
@@ -121,7 +122,8 @@ def test_cli_markers_profile_errors_exit_78(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "sheet.pdf"
-    assert main(["markers", "--game", "akuma", "--out", str(path)]) == 78
+    no_table = akuma_without_table(tmp_path)
+    assert main(["markers", "--profile", str(no_table), "--out", str(path)]) == 78
     assert "places no markers" in capsys.readouterr().err
     assert main(["markers", "--profile", str(tmp_path / "none.toml"), "--out", str(path)]) == 78
     assert "cannot read board profile" in capsys.readouterr().err

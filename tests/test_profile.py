@@ -16,6 +16,7 @@ from controller.rules.akuma import GAME
 from hardware.profile import (
     BoardProfile,
     Channel,
+    Link,
     Marker,
     ProfileError,
     Region,
@@ -388,9 +389,10 @@ def test_voodoo_leds_are_two_a_cell_in_a_serpentine(voodoo: BoardProfile) -> Non
     assert leds["r6c0"] == (84, 85)
 
 
-def test_akuma_profile_has_no_camera_regions(builtin: BoardProfile) -> None:
+def test_akuma_profile_has_no_camera_spots_but_a_dice_tray(builtin: BoardProfile) -> None:
     assert builtin.camera_regions() == {}
-    assert builtin.table_size_mm is None
+    assert builtin.table_size_mm == (520, 360)
+    assert builtin.dice_tray == Region(380, 100, 130, 160)
 
 
 def test_camera_spot_without_region(voodoo_data: dict[str, Any]) -> None:
@@ -480,14 +482,28 @@ def test_default_markers_sit_just_outside_the_corners(voodoo: BoardProfile) -> N
     )
 
 
-def test_every_builtin_camera_profile_has_markers() -> None:
+def test_every_builtin_profile_the_camera_reads_has_markers() -> None:
     for name, game in GAMES.items():
         profile = load_profile(builtin_profile_path(name), game.spots())
-        assert bool(profile.markers) == bool(profile.camera_regions()), name
+        read = bool(profile.camera_regions()) or profile.dice_tray is not None
+        assert bool(profile.markers) == read, name
 
 
-def test_akuma_profile_has_no_markers(builtin: BoardProfile) -> None:
-    assert builtin.markers == ()  # no table size: no camera to calibrate
+def test_every_builtin_profile_of_a_game_with_pip_dice_has_a_tray() -> None:
+    for name, game in GAMES.items():
+        profile = load_profile(builtin_profile_path(name), game.spots())
+        assert (profile.dice_tray is not None) == ("d6" in game.dice_kinds), name
+
+
+def test_dice_tray_is_a_region_on_the_table(voodoo_data: dict[str, Any]) -> None:
+    voodoo_data["dice"] = {"tray": [300, 300, 50, 50]}
+    assert parse_profile(voodoo_data, VOODOO_SPOTS, SOURCE).dice_tray == Region(300, 300, 50, 50)
+    voodoo_data["dice"] = {"tray": [380, 300, 50, 50]}
+    assert "[dice] tray: region [380, 300, 50, 50] reaches beyond" in parse_voodoo_error(
+        voodoo_data
+    )
+    voodoo_data["dice"] = {"tray": [0, 0, 10, 10], "cup": 1}
+    assert "[dice] has unknown keys ['cup']" in parse_voodoo_error(voodoo_data)
 
 
 def test_marker_corners_run_clockwise_from_the_top_left() -> None:
@@ -576,3 +592,40 @@ def test_marker_with_unknown_key(voodoo_data: dict[str, Any]) -> None:
     voodoo_data["markers"] = three_markers()
     voodoo_data["markers"][0]["centre_mm"] = [0, 0]
     assert "marker 5 has unknown keys ['centre_mm']" in parse_voodoo_error(voodoo_data)
+
+
+def test_a_serial_profile_puts_its_reeds_on_the_links_matrix() -> None:
+    profile = load_profile(builtin_profile_path("takeover-serial"), GAMES["takeover"].spots())
+    assert profile.link == Link("/dev/smartboard-pico", 12, 12)
+    assert profile.reed_channels()["r11c0"] == Channel(11, 0)  # ROW:COL
+
+
+@pytest.mark.parametrize(
+    ("reeds", "link", "message"),
+    [
+        ({"backend": "usb"}, None, '[reeds] backend must be "gpio" or "serial"'),
+        ({"backend": "serial"}, None, 'backend = "serial" needs a [link] table'),
+        ({}, {"port": "/dev/x", "rows": 4, "cols": 4}, '[link] is for [reeds] backend = "serial"'),
+        ({"backend": "serial"}, {"port": "", "rows": 4, "cols": 4}, "[link] port must name"),
+        ({"backend": "serial"}, {"port": "/dev/x", "rows": 17, "cols": 4}, "in 1..16"),
+        ({"backend": "serial"}, {"port": "/dev/x", "rows": 4, "cols": 4, "baud": 9600}, "['baud']"),
+        (
+            {"backend": "serial"},
+            {"port": "/dev/x", "rows": 2, "cols": 2},
+            "outside the link's 2 x 2",
+        ),
+        ({"pullup": True}, None, "[reeds] has unknown keys ['pullup']"),
+    ],
+)
+def test_bad_serial_links_are_named(
+    reeds: dict[str, Any], link: dict[str, Any] | None, message: str
+) -> None:
+    data = tomllib.loads(builtin_profile_path("akuma").read_text())
+    data["reeds"] = {**data["reeds"], **reeds}
+    for index, spot in enumerate(s for s in data["spots"] if "reed" in s):
+        spot["reed"] = f"{index // 8}:{index % 8}"
+    if link is not None:
+        data["link"] = link
+    with pytest.raises(ProfileError) as caught:
+        parse_profile(data, GAME.spots(), SOURCE)
+    assert message in str(caught.value)

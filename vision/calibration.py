@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from hardware.profile import BoardProfile, Marker, ProfileError, Region
+from vision.image_files import Image
 
 # 4x4 bits: the largest cells for a marker's size, so the surest reading from a camera high
 # above the table; its 50 ids are the profile's MARKER_IDS.
@@ -34,8 +35,6 @@ MARKER_TOLERANCE_MM = 10.0
 
 Points = NDArray[np.float64]
 """N x 2 points: pixels (x right, y down) or table millimetres (from the top-left corner)."""
-
-Image = NDArray[np.uint8]
 
 
 class CalibrationError(Exception):
@@ -221,6 +220,10 @@ def annotate(
             polygon = calibration.region_polygon(region)
             _outline(image, polygon, (255, 160, 0), line)
             _label(image, spot_id, polygon.mean(axis=0), _width(polygon), (255, 160, 0))
+        if profile.dice_tray is not None:
+            polygon = calibration.region_polygon(profile.dice_tray)
+            _outline(image, polygon, (0, 220, 255), line)
+            _label(image, "dice tray", polygon.mean(axis=0), _width(polygon), (0, 220, 255))
     expected = {m.id for m in profile.markers}
     for detection in found:
         # Green: the profile's markers; orange: markers from some other sheet.

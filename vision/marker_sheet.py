@@ -16,7 +16,8 @@ import cv2
 import numpy as np
 
 from hardware.profile import BoardProfile, Marker
-from vision.calibration import Image, marker_dictionary, profile_markers, where_on_table
+from vision.calibration import marker_dictionary, profile_markers, where_on_table
+from vision.image_files import Image
 
 DPI = 300
 PAGE_MM = (210.0, 297.0)  # A4

@@ -316,6 +316,7 @@ class AkumaGame(Game):
     )
     # AK-8: the supply is configurable.
     default_options: ClassVar[Mapping[str, Any]] = {"traps": 5, "tiles": 5}
+    dice_kinds: ClassVar[tuple[str, ...]] = ("d6", "miraculous")
 
     def _new_state(self, options: Mapping[str, Any]) -> AkumaState:
         for key in ("traps", "tiles"):

@@ -230,6 +230,8 @@ class Game(ABC):
     player_names: ClassVar[tuple[str, ...]]
     action_types: ClassVar[tuple[type[Action], ...]]
     default_options: ClassVar[Mapping[str, Any]]
+    dice_kinds: ClassVar[tuple[str, ...]] = ()
+    """The kinds of dice its `DiceRequest`s name: the table reads those it has a reader for."""
 
     @abstractmethod
     def _new_state(self, options: Mapping[str, Any]) -> GameState: ...

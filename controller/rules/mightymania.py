@@ -740,6 +740,7 @@ class MightymaniaGame(Game):
         "decks": "titans,rogues",  # built-in deck names or TOML paths, player_1's first
         "rules": "",  # a power-cycle file; empty: the built-in mightymania.toml
     }
+    dice_kinds: ClassVar[tuple[str, ...]] = ("d6",)
 
     def _new_state(self, options: Mapping[str, Any]) -> MightymaniaState:
         return MightymaniaState(options, load_game_data(options["decks"], options["rules"]))

@@ -635,6 +635,7 @@ class TakeoverGame(Game):
     )
     # The table's grid is 12x12 by default; a bigger table sets "size" (its profile must match).
     default_options: ClassVar[Mapping[str, Any]] = {"players": 2, "size": 12}
+    dice_kinds: ClassVar[tuple[str, ...]] = ("d12",)
 
     def _new_state(self, options: Mapping[str, Any]) -> TakeoverState:
         if not 2 <= options["players"] <= len(COLOURS):

@@ -1089,6 +1089,7 @@ class VoodooGame(Game):
         "loas": "",  # seat order, e.g. "red,yellow"; empty: the first Loas of BV-3
         "rules": "",  # a rules file (board, points, targets); empty: the built-in one
     }
+    dice_kinds: ClassVar[tuple[str, ...]] = ("soul",)
 
     def _new_state(self, options: Mapping[str, Any]) -> VoodooState:
         if options["setup"] not in ("roll", "place"):

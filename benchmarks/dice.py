@@ -1,0 +1,143 @@
+"""The d6 reader on the labelled photos: accuracy and speed per folder, as the user runs it.
+
+For each folder (default: every folder of ../shared/data/dice), `smartboard dice read --json`
+reads all its photos in one process and `../shared/tools/dice_eval.py` scores the lines;
+`ms_per_image` is the command's wall time over the photos, start-up included, as dice_eval.py
+counts it with --run. Then, on the dice that matched a label, how
+often a die at or above the config's `dice.min_confidence` was right, and how many were below.
+
+The shipped models were trained on every photo of nell/: its figures here are not held out.
+The held-out figures are in vision/models/README.md.
+
+Run: .venv/bin/python benchmarks/dice.py [--data DIR ...] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from controller.config import load_config
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+EVAL = SHARED / "tools" / "dice_eval.py"
+SMARTBOARD = Path(sys.executable).parent / "smartboard"
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+TARGETS = {"die_accuracy": 0.98, "frame_exact": 0.90, "ms_per_image": 15.0}
+
+
+def evaluate(folder: Path) -> dict[str, float]:
+    """dice_eval.py's summary of `smartboard dice read --json` over `folder`."""
+    images = sorted(
+        str(p) for p in (folder / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        lines = Path(scratch) / "lines.jsonl"
+        start = time.perf_counter()
+        with lines.open("w") as out:
+            subprocess.run(
+                [str(SMARTBOARD), "dice", "read", "--json", *images], stdout=out, check=True
+            )
+        elapsed = time.perf_counter() - start
+        done = subprocess.run(
+            [sys.executable, str(EVAL), str(folder), "--predictions", str(lines), "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        summary: dict[str, float] = json.loads(done.stdout)
+        summary["ms_per_image"] = round(1000 * elapsed / len(images), 2)
+        summary.update(confidence_figures(lines))
+    return summary
+
+
+def confidence_figures(lines: Path) -> dict[str, float]:
+    """Of the dice read whose centre lies in a label's box: the share below min_confidence,
+    and the value accuracy of those at or above it."""
+    threshold = load_config(None).dice_min_confidence
+    sure = right = unsure = 0
+    for line in lines.read_text().splitlines():
+        read = json.loads(line)
+        image = Path(read["image"])
+        label = image.parent.parent / "labels" / f"{image.stem}.txt"
+        width, height = _size(image)
+        truth = [tuple(map(float, row.split())) for row in label.read_text().splitlines()]
+        for die in read["dice"]:
+            x, y, w, h = die["box"]
+            cx, cy = (x + w / 2) / width, (y + h / 2) / height
+            hit = next(
+                (t for t in truth if abs(cx - t[1]) <= t[3] / 2 and abs(cy - t[2]) <= t[4] / 2),
+                None,
+            )
+            if hit is None:
+                continue
+            if die["confidence"] < threshold:
+                unsure += 1
+            else:
+                sure += 1
+                right += die["value"] == int(hit[0])
+    total = sure + unsure
+    return {
+        "min_confidence": threshold,
+        "share_unsure": round(unsure / total, 4) if total else 0.0,
+        "sure_value_accuracy": round(right / sure, 4) if sure else 0.0,
+    }
+
+
+def _size(image: Path) -> tuple[int, int]:
+    import cv2  # only here: the benchmark's own start-up stays out of the reader's timing
+
+    shape = cv2.imread(str(image)).shape
+    return shape[1], shape[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        help="a folder of images/ and labels/ (repeatable; default: each of shared/data/dice)",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per folder")
+    args = parser.parse_args()
+    if not EVAL.exists():
+        print(f"dice benchmark: {EVAL} is missing: ../shared must sit beside the repo")
+        return 1
+    folders = args.data or sorted(p.parent for p in (SHARED / "data" / "dice").glob("*/images"))
+    models = sorted((REPO / "vision" / "models").glob("*.onnx"))
+    size_mb = sum(p.stat().st_size for p in models) / 1e6
+    if not args.json:
+        print(f"models: {', '.join(p.name for p in models)}: {size_mb:.2f} MB in all (max 5)")
+    met = True
+    for folder in folders:
+        summary = evaluate(folder)
+        ok = (
+            summary["die_accuracy"] >= TARGETS["die_accuracy"]
+            and summary["frame_exact"] >= TARGETS["frame_exact"]
+            and summary["ms_per_image"] <= TARGETS["ms_per_image"]
+        )
+        met &= ok
+        if args.json:
+            print(json.dumps({"folder": folder.name, **summary, "targets_met": ok}))
+            continue
+        print(
+            f"{folder.name}: {summary['images']} photos, {summary['dice']} dice: "
+            f"recall {summary['recall']:.3f}, precision {summary['precision']:.3f}, "
+            f"die_accuracy {summary['die_accuracy']:.3f}, "
+            f"frame_exact {summary['frame_exact']:.3f}, "
+            f"{summary['ms_per_image']:.1f} ms/image; below min_confidence "
+            f"{summary['min_confidence']}: {summary['share_unsure']:.1%} of dice, the rest "
+            f"{summary['sure_value_accuracy']:.3f} right; targets {'met' if ok else 'NOT met'}"
+        )
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The daemon on a table whose reeds and LEDs hang off a microcontroller: the profile alone
+chooses the serial link, and the game is read and lit through it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from daemon_run import call, serving
+
+from controller.config import load_config
+from controller.daemon import Daemon, RunOptions, StartupError
+from hardware.link_bench import BENCH_CONFIG
+from hardware.link_sim import SimTable
+from hardware.profile import builtin_profile_path
+from hardware.serial_link import SerialReedBank, SerialStrip
+
+ROWS = COLS = 8  # Akuma's 45 reeds on an 8 x 8 matrix
+LEDS = 63
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def serial_profile(folder: Path, port: Path) -> tuple[Path, dict[str, tuple[int, int]]]:
+    """Akuma's built-in profile with its reeds on the link's matrix, in the order listed."""
+    text = builtin_profile_path("akuma").read_text(encoding="utf-8")
+    cells: dict[str, tuple[int, int]] = {}
+    lines = []
+    spot = ""
+    for line in text.splitlines():
+        if line.startswith("id = "):
+            spot = line.split('"')[1]
+        if line.startswith("reed = "):
+            index = len(cells)
+            cells[spot] = (index // COLS, index % COLS)
+            line = f'reed = "{index // COLS}:{index % COLS}"'
+        lines.append(line)
+    text = "\n".join(lines).replace(
+        "[reeds]\npull_up = true",
+        f'[reeds]\npull_up = true\nbackend = "serial"\n\n[link]\nport = "{port}"\n'
+        f"rows = {ROWS}\ncols = {COLS}",
+    )
+    assert 'backend = "serial"' in text
+    path = folder / "akuma-serial.toml"
+    path.write_text(text + "\n", encoding="utf-8")
+    return path, cells
+
+
+@pytest.fixture
+def pico(tmp_path: Path) -> Iterator[SimTable]:
+    sim = SimTable(
+        tmp_path / "ttyPico", {**BENCH_CONFIG, "rows": ROWS, "cols": COLS, "led_count": LEDS}
+    )
+    yield sim
+    sim.close()
+
+
+def test_a_serial_profile_plays_through_the_microcontroller(tmp_path: Path, pico: SimTable) -> None:
+    profile, cells = serial_profile(tmp_path, pico.link)
+    # Real backends (not --sim): the profile's link serves both the reeds and the LEDs.
+    config = replace(load_config(None), profile=profile, dice_source="virtual")
+    run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
+    with serving(config, run) as daemon:
+        assert isinstance(daemon.reeds, SerialReedBank)
+        assert isinstance(daemon.strip, SerialStrip)
+        assert daemon.debouncer.seconds == 0  # the firmware debounced already
+        assert call(daemon, op="roll", values=[3])["ok"]  # Hawk Moth rolls square 3
+        row, col = cells["3.hawkmoth"]
+        pico.set(row, col, True)
+        wait_for(lambda: "3.hawkmoth" in call(daemon, op="status")["sensed"])
+
+        # The table's LEDs converge to the daemon's latest frame.
+        def shown() -> bool:
+            last = daemon._last_frame
+            return last is not None and pico.leds() == bytes(v for rgb in last for v in rgb)
+
+        wait_for(shown)
+
+
+def test_no_microcontroller_on_the_port_is_a_clear_start_up_error(tmp_path: Path) -> None:
+    profile, _ = serial_profile(tmp_path, tmp_path / "ttyNone")
+    config = replace(load_config(None), profile=profile, dice_source="virtual")
+    run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
+    daemon = Daemon(config, run)
+    with pytest.raises(StartupError, match="the table's microcontroller"):
+        daemon.open()
+    daemon.close()

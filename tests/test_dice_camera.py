@@ -1,0 +1,252 @@
+"""The camera as the dice source: real photos replayed as frames, settled into Akuma's rolls;
+unsure readings shown and confirmed; a failing camera flashed on the table, never changing
+the game."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from daemon_run import call, serving
+from dice_photos import PHOTOS, load, photos
+
+from controller.cli import main
+from controller.config import Config, load_config
+from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
+from controller.journal import Journal
+from controller.lights import role_colour
+from controller.rules.akuma import GAME, POWERS, ChooseDice, Roll
+from hardware.leds import limit_frame
+from vision.calibration import Calibration
+from vision.dice_camera import DiceCamera
+from vision.dice_reader import DiceReader
+from vision.dice_settle import DiceSettler, SettledRoll
+from vision.dice_sources import DiceReading
+from vision.frame_sources import ReplaySource
+
+TRAY = PHOTOS / "nell" / "images"  # one or two dice in each: Akuma's rolls
+
+
+def camera_config(**changes: object) -> Config:
+    """The simulated table, with rolls read from TRAY replayed fast and in a loop."""
+    config = load_config(None).simulated().replaying(TRAY)
+    fast = {
+        "debounce_s": 0.005,
+        "settle_s": 0.2,
+        "camera_fps": 20.0,
+        "replay_fps": 4.0,
+        "replay_loop": True,
+        "dice_stable_frames": 3,
+        "dice_min_confidence": 0.0,
+    }
+    return replace(config, **{**fast, **changes})  # type: ignore[arg-type]
+
+
+def options(tmp_path: Path, **changes: object) -> RunOptions:
+    run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
+    return replace(run, **changes)  # type: ignore[arg-type]
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def flashed(daemon: Daemon, role: str) -> bool:
+    """Whether every LED has shown the role's colour at once (as the brightness cap allows)."""
+    config = daemon.config
+    count = daemon.profile.led_count
+    colour = role_colour(role, config.palette)
+    flash = limit_frame((colour,) * count, config.brightness_cap, config.power_budget_ma)
+    return any(frame == flash for _, frame in daemon.strip.frames)  # type: ignore[attr-defined]
+
+
+def photo_rolls() -> dict[int, tuple[int, ...]]:
+    """The values shown in each photo of TRAY, by their number of dice... as totals."""
+    return {
+        i: tuple(sorted(label.value for label in load(photo)[1]))
+        for i, photo in enumerate(photos("nell"))
+    }
+
+
+def test_a_photo_held_still_is_one_roll_left_to_right() -> None:
+    rolls: list[SettledRoll] = []
+    image, truth = load(photos("nell")[0])
+    camera = DiceCamera(
+        ReplaySource(TRAY, 1.0),
+        DiceReader("top"),
+        DiceSettler(3, 0.0, 8),
+        rolls.append,
+        lambda status: None,
+        10,
+        0.5,
+        1.0,
+    )
+    for _ in range(6):
+        camera.frame(image)
+    left_to_right = sorted(truth, key=lambda label: label.box[0])
+    assert [roll.values for roll in rolls] == [tuple(label.value for label in left_to_right)]
+    assert rolls[0].certain and rolls[0].reading.source == "camera"
+    assert len(camera.seen) == len(truth)
+
+
+def test_bots_play_akuma_with_rolls_read_from_replayed_photos(tmp_path: Path) -> None:
+    shown = {sum(values): len(values) for values in photo_rolls().values()}
+    run = options(tmp_path, bots=True, pace=0.0, until_end=True, seed=3)
+    with serving(camera_config(), run) as daemon:
+        assert daemon.bots is not None and daemon.dice_camera is not None
+        thrown: list[DiceReading] = []
+        submit = daemon.bots.submit_dice
+
+        def spy(reading: DiceReading) -> None:
+            thrown.append(reading)
+            submit(reading)
+
+        daemon.bots.submit_dice = spy
+
+        def rolls() -> int:
+            return sum(isinstance(a, Roll) for a in daemon.session.state.actions())
+
+        wait_for(lambda: daemon.session.state.is_terminal() or rolls() >= 6, timeout=60)
+    # The bots threw only the Miraculous Powers die, which the camera does not read yet.
+    assert all(reading.values[0] in POWERS for reading in thrown)
+    history = GAME.replay(Journal(tmp_path).read().history(), {}).actions()
+    read = [i for i, action in enumerate(history) if isinstance(action, Roll)]
+    assert read
+    for i in read:
+        roll = history[i]
+        assert isinstance(roll, Roll)
+        # Every roll is the total of the dice of one of the photos, thrown as chosen (AK-3).
+        assert roll.total in shown
+        chosen = [a for a in history[:i] if isinstance(a, ChooseDice)][-1]
+        assert chosen.count == shown[roll.total]
+
+
+def test_an_unsure_roll_waits_flashing_until_confirmed(tmp_path: Path) -> None:
+    config = camera_config(dice_min_confidence=1.0, replay_loop=False, replay_fps=0.2)
+    with serving(config, options(tmp_path)) as daemon:
+        wait_for(lambda: daemon.unsure is not None)
+        before = daemon.session.state.actions()
+        status = call(daemon, op="status")
+        values = status["dice_unsure"]["values"]
+        assert sorted(values) == list(photo_rolls()[0])
+        assert "unsure" in status["message"] and "smartboard confirm" in status["message"]
+        wait_for(lambda: flashed(daemon, "unsure"))
+        assert daemon.session.state.actions() == before  # not applied
+        reply = call(daemon, op="confirm")
+        assert reply["ok"], reply
+        assert reply["applied"] == [f"choose_dice:{len(values)}", f"roll:{sum(values)}"]
+        assert call(daemon, op="status")["dice_unsure"] is None
+        assert not call(daemon, op="confirm")["ok"]
+
+
+def test_a_failing_camera_flashes_and_leaves_the_game_alone(tmp_path: Path) -> None:
+    config = replace(camera_config(), camera_device=str(tmp_path / "unplugged"))
+    with serving(config, options(tmp_path)) as daemon:
+        before = daemon.session.state.actions()
+        wait_for(lambda: call(daemon, op="status")["camera"]["state"] == "retrying")
+        status = call(daemon, op="status")
+        assert "no folder or video file" in status["camera"]["reason"]
+        assert status["message"].startswith("camera failing")
+        wait_for(lambda: flashed(daemon, "camera_fault"))
+        assert call(daemon, op="roll", values=[3])["ok"]  # typed rolls still play
+        assert len(daemon.session.state.actions()) == len(before) + 2
+
+
+def test_the_pi_camera_missing_off_a_pi_is_a_clear_error(tmp_path: Path) -> None:
+    config = replace(camera_config(), camera_source="picamera2", camera_device="0")
+    daemon = Daemon(config, options(tmp_path))
+    with pytest.raises(UnavailableError, match="picamera2") as caught:
+        daemon.open()
+    daemon.close()
+    assert 'source = "virtual"' in str(caught.value)
+
+
+def test_games_without_pip_dice_open_no_dice_camera(tmp_path: Path) -> None:
+    daemon = Daemon(camera_config(), options(tmp_path, game="potions"))
+    daemon.open()
+    try:
+        assert daemon.dice_camera is None
+    finally:
+        daemon.close()
+
+
+def calibration_for(profile_name: str) -> Calibration:
+    """A camera 2 pixels to the millimetre, square over the table."""
+    half = ((0.5, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 1.0))
+    return Calibration(profile_name, (1280, 960), half, (0, 1, 2, 3), 0.3)
+
+
+def test_a_calibrated_camera_reads_only_the_profiles_tray(tmp_path: Path) -> None:
+    config = replace(camera_config(), camera_source="opencv", camera_device=str(tmp_path / "no"))
+    daemon = Daemon(config, options(tmp_path))
+    daemon.open()  # no calibration yet: the whole frame
+    try:
+        assert daemon.dice_camera is not None and daemon.dice_camera.tray is None
+        name = daemon.profile.name
+    finally:
+        daemon.close()
+    calibration_for(name).save(tmp_path / "calibration.json")
+    daemon = Daemon(config, options(tmp_path))
+    daemon.open()
+    try:
+        assert daemon.dice_camera is not None
+        x, y, w, h = daemon.profile.dice_tray  # type: ignore[misc]
+        corners = [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+        assert daemon.dice_camera.tray.tolist() == [[2 * a, 2 * b] for a, b in corners]  # type: ignore[union-attr]
+    finally:
+        daemon.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "is not valid JSON"),
+        ('{"profile": "x"}', "is malformed"),
+        (None, "is for 'Mightymania"),
+    ],
+)
+def test_a_bad_calibration_stops_the_start_clearly(
+    tmp_path: Path, content: str | None, message: str
+) -> None:
+    path = tmp_path / "calibration.json"
+    if content is None:
+        calibration_for("Mightymania, 2 x 4 card positions and 2 x 5 round slots").save(path)
+    else:
+        path.write_text(content)
+    config = replace(camera_config(), camera_source="opencv", camera_calibration=path)
+    daemon = Daemon(config, options(tmp_path))
+    with pytest.raises(StartupError, match=message):
+        daemon.open()
+    daemon.close()
+
+
+def test_status_shows_the_running_tables_camera_and_confirm_needs_a_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = camera_config(replay_loop=False, replay_fps=0.2)
+    with serving(config, options(tmp_path)) as daemon:
+        wait_for(lambda: bool(daemon.dice_camera and daemon.dice_camera.seen))
+        assert main(["status", "--state-dir", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert "akuma, turn 1" in out
+        assert "  camera: ok" in out
+        assert "  dice seen: 4 (" in out  # the first photo's die
+        assert main(["confirm", "--state-dir", str(tmp_path)]) == 1
+        assert "no unsure dice reading to confirm" in capsys.readouterr().err
+    assert main(["status", "--state-dir", str(tmp_path)]) == 0  # from the journal alone
+    assert "camera" not in capsys.readouterr().out
+
+
+def test_run_refuses_a_camera_folder_that_is_not_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "frames"
+    args = ["run", "--sim", "--game", "akuma", "--camera-folder", str(missing)]
+    assert main([*args, "--state-dir", str(tmp_path)]) == 2
+    assert f"--camera-folder {missing}: no such folder or file" in capsys.readouterr().err

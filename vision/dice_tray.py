@@ -1,0 +1,200 @@
+"""Reads d6 dice in top-down tray photos with two small ONNX networks (cv2.dnn + NumPy only).
+
+A detector finds every die (one class-agnostic heatmap), then a classifier counts the pips on a
+crop of each die taken from the full-resolution photo. vision/models/README.md describes both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.die import Die
+
+# These must match vision/training (which imports them from here).
+INPUT_SIZE = 320
+"""Detector input: the photo is letterboxed into a square of this side."""
+STRIDE = 4
+"""Detector output cell size in input pixels."""
+SIZE_SCALE = 16.0
+"""The detector predicts box width and height in input pixels divided by this."""
+PAD_VALUE = 114
+"""Grey used for the letterbox padding."""
+CROP_SIZE = 32
+"""Classifier input side."""
+CROP_FACTOR = 1.4
+"""Crop side = CROP_FACTOR * the longer box side: some tray around the die, as in training."""
+NMS_FRACTION = 0.5
+"""A weaker peak whose centre lies within this fraction of a stronger die's box is the same die."""
+PEAK_SURE = 0.6
+"""A heatmap peak this high is surely a die: on the validation photos every die peaked at 0.53 or
+more (median 0.73) and nothing else reached 0.1. Weaker peaks lower the confidence in proportion,
+so a die found just at the default threshold (0.3) is at most 0.5 sure."""
+MAX_SCALE = 0.5
+"""The detector learned dice of 30-50 px in 640 px tray photos, shrunk to 320: a smaller picture
+(a crop of the tray) is padded, not magnified, so its dice keep the size the detector knows."""
+
+
+def letterbox(
+    image: NDArray[np.uint8], size: int = INPUT_SIZE, max_scale: float = MAX_SCALE
+) -> tuple[NDArray[np.uint8], float]:
+    """Shrink so the long side fits `size` (by at least 1 / max_scale), pad bottom and right.
+    Returns (canvas, scale)."""
+    h, w = image.shape[:2]
+    scale = min(size / max(h, w), max_scale)
+    nw, nh = round(w * scale), round(h * scale)
+    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    canvas[:nh, :nw] = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    return canvas, scale
+
+
+def crop_die(
+    image: NDArray[np.uint8], cx: float, cy: float, side: float, angle: float = 0.0
+) -> NDArray[np.uint8]:
+    """CROP_SIZE square around (cx, cy) covering CROP_FACTOR * side pixels, rotated by angle."""
+    scale = CROP_SIZE / max(CROP_FACTOR * side, 4.0)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[0, 2] += CROP_SIZE / 2 - cx
+    m[1, 2] += CROP_SIZE / 2 - cy
+    # INTER_AREA when shrinking a lot, so thin pips do not alias away.
+    flags = cv2.INTER_AREA if scale < 0.7 else cv2.INTER_LINEAR
+    out = cv2.warpAffine(
+        image, m, (CROP_SIZE, CROP_SIZE), flags=flags, borderMode=cv2.BORDER_REPLICATE
+    )
+    return np.asarray(out, np.uint8)
+
+
+@dataclass
+class _Peak:
+    score: float
+    cx: float
+    cy: float
+    w: float
+    h: float
+
+
+def _load(path: Path) -> cv2.dnn.Net:
+    if not path.is_file():
+        raise FileNotFoundError(f"dice model not found: {path}")
+    try:
+        net = cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as exc:
+        raise ValueError(f"cannot read dice model {path}: {exc}") from exc
+    if net.empty():
+        raise ValueError(f"cannot read dice model {path}")
+    return net
+
+
+def _softmax(logits: NDArray[np.float32]) -> NDArray[np.float32]:
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return np.asarray(e / e.sum(axis=-1, keepdims=True), np.float32)
+
+
+class TrayReader:
+    """Reads the dice in top-down photos of a dice tray (BGR uint8 arrays)."""
+
+    def __init__(
+        self,
+        detector: Path,
+        pips: Path,
+        threshold: float = 0.3,
+        threads: int = 2,
+        tta: int = 4,
+    ) -> None:
+        if tta not in (1, 2, 4):
+            raise ValueError(f"tta must be 1, 2 or 4 rotations, not {tta}")
+        # cv2's thread pool is process-wide: this also limits any other cv2 work in the process.
+        cv2.setNumThreads(threads)
+        self._detector = _load(detector)
+        self._pips = _load(pips)
+        self.threshold = threshold
+        self.tta = tta
+        # One dummy pass each: checks the outputs have the expected shape (a wrong file fails
+        # here, not at the first roll) and pays the first-inference set-up cost up front.
+        try:
+            heat = self._detect(np.full((INPUT_SIZE, INPUT_SIZE, 3), PAD_VALUE, np.uint8))
+        except cv2.error as exc:
+            raise ValueError(f"{detector} is not a dice detector: {exc}") from exc
+        if heat.shape != (3, INPUT_SIZE // STRIDE, INPUT_SIZE // STRIDE):
+            raise ValueError(f"{detector} is not a dice detector: output shape {heat.shape}")
+        try:  # two crops: the classifier must take a batch
+            probs = self._classify([np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)] * 2)
+        except cv2.error as exc:
+            raise ValueError(f"{pips} is not a pip classifier: {exc}") from exc
+        if probs.shape != (2, 6):
+            raise ValueError(f"{pips} is not a pip classifier: output shape {probs.shape}")
+
+    def read(self, image: NDArray[np.uint8]) -> list[Die]:
+        """The dice in `image` (BGR), left to right."""
+        if image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(f"expected a BGR image, got shape {image.shape}")
+        canvas, scale = letterbox(image)
+        peaks = self._peaks(self._detect(canvas), scale, image.shape[1], image.shape[0])
+        if not peaks:
+            return []
+        crops = [crop_die(image, p.cx, p.cy, max(p.w, p.h)) for p in peaks]
+        probs = self._classify(crops)
+        dice = []
+        for p, pr in zip(peaks, probs, strict=True):
+            k = int(pr.argmax())
+            # Clip to the picture: a die at the edge must not get a box outside it.
+            x0, y0 = max(0, round(p.cx - p.w / 2)), max(0, round(p.cy - p.h / 2))
+            x1 = min(image.shape[1], round(p.cx + p.w / 2))
+            y1 = min(image.shape[0], round(p.cy + p.h / 2))
+            box = (x0, y0, x1 - x0, y1 - y0)
+            # Both stages must be sure: a faint peak or a split vote between values is "unsure".
+            found = min(1.0, p.score / PEAK_SURE)
+            dice.append(Die(k + 1, box, float(found * pr[k])))
+        dice.sort(key=lambda d: (d.box[0], d.box[1]))
+        return dice
+
+    def _detect(self, canvas: NDArray[np.uint8]) -> NDArray[np.float32]:
+        self._detector.setInput(cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=False))
+        # Channels: heatmap (already a sigmoid), box width / SIZE_SCALE, height / SIZE_SCALE.
+        return np.asarray(self._detector.forward()[0], np.float32)
+
+    def _peaks(
+        self, out: NDArray[np.float32], scale: float, width: int, height: int
+    ) -> list[_Peak]:
+        heat = out[0]
+        # A die is a local maximum over 5x5 cells (20 input px, about half a small die).
+        local_max = heat >= cv2.dilate(heat, np.ones((5, 5), np.uint8))
+        ys, xs = np.nonzero(local_max & (heat >= self.threshold))
+        rows, cols = heat.shape
+        found: list[_Peak] = []
+        for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+            # Sub-cell centre: score-weighted centroid of the 3x3 neighbourhood.
+            y0, y1, x0, x1 = max(0, y - 1), min(rows, y + 2), max(0, x - 1), min(cols, x + 2)
+            patch = heat[y0:y1, x0:x1]
+            gy, gx = np.mgrid[y0:y1, x0:x1]
+            total = float(patch.sum())
+            cy = float((patch * gy).sum()) / total
+            cx = float((patch * gx).sum()) / total
+            cx_img = (cx + 0.5) * STRIDE / scale
+            cy_img = (cy + 0.5) * STRIDE / scale
+            if cx_img >= width or cy_img >= height:
+                continue  # in the letterbox padding
+            w = max(float(out[1, y, x]), 0.05) * SIZE_SCALE / scale
+            h = max(float(out[2, y, x]), 0.05) * SIZE_SCALE / scale
+            found.append(_Peak(float(heat[y, x]), cx_img, cy_img, w, h))
+        # Strongest first; a weaker peak near the centre of a kept die is the same die twice.
+        found.sort(key=lambda p: -p.score)
+        kept: list[_Peak] = []
+        for p in found:
+            if not any(
+                abs(p.cx - k.cx) < NMS_FRACTION * k.w and abs(p.cy - k.cy) < NMS_FRACTION * k.h
+                for k in kept
+            ):
+                kept.append(p)
+        return kept
+
+    def _classify(self, crops: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
+        """Value probabilities (N x 6), averaged over `tta` quarter turns of each crop."""
+        batch = [np.ascontiguousarray(np.rot90(c, k)) for k in range(self.tta) for c in crops]
+        self._pips.setInput(cv2.dnn.blobFromImages(batch, 1.0 / 255.0, swapRB=False))
+        logits = np.asarray(self._pips.forward(), np.float32).reshape(self.tta, len(crops), -1)
+        return np.asarray(_softmax(logits).mean(axis=0), np.float32)
