@@ -37,8 +37,8 @@ def table(tmp_path: Path) -> Iterator[SimTable]:
 
 
 def test_fault_injected_events_none_lost_none_duplicated() -> None:
-    result = run_link_bench(events=2000, seed=7, led_frames=5)
-    assert result["events"] == 2000
+    result = run_link_bench(events=10_000, seed=7, led_frames=5)
+    assert result["events"] == 10_000
     assert result["lost"] == 0
     assert result["duplicated"] == 0
     assert result["leds_converged"] and result["state_matches"]
