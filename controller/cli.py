@@ -13,7 +13,7 @@ from typing import Any
 
 import cv2
 
-from controller.config import ConfigError, load_config
+from controller.config import Config, ConfigError, load_config
 from controller.control import ControlError, request
 from controller.daemon import (
     Daemon,
@@ -329,11 +329,18 @@ def _option(game: Game, item: str) -> tuple[str, Any]:
     return key, text
 
 
-def _run(args: argparse.Namespace) -> int:
+def _config(path: Path | None) -> Config | None:
+    """The config, or None once its error is printed (the command then exits EX_CONFIG)."""
     try:
-        config = load_config(args.config)
+        return load_config(path)
     except ConfigError as error:
         print(f"smartboard: {error}", file=sys.stderr)
+        return None
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = _config(args.config)
+    if config is None:
         return EX_CONFIG
     if args.sim:
         config = config.simulated()
@@ -541,10 +548,8 @@ def _act(args: argparse.Namespace) -> int:
 
 
 def _dice_read(args: argparse.Namespace) -> int:
-    try:
-        config = load_config(args.config)
-    except ConfigError as error:
-        print(f"smartboard: {error}", file=sys.stderr)
+    config = _config(args.config)
+    if config is None:
         return EX_CONFIG
     reader = DiceReader(args.view or config.dice_view)
     if args.overlay is not None:

@@ -134,3 +134,20 @@ def test_a_grey_photo_reads_like_its_colour_one(reader: DiceReader) -> None:
     image, truth = load(photos("matteo")[0])
     grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     assert read_right(reader.read(grey), truth)
+
+
+def test_cli_refuses_a_bad_config_and_takes_the_view_from_a_good_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[dice]\nview = "sideways"\n')
+    photo = str(photos("nell")[0])
+    assert main(["dice", "read", "--config", str(bad), photo]) == 78
+    assert "dice.view must be one of" in capsys.readouterr().err
+    oblique = tmp_path / "oblique.toml"
+    oblique.write_text('[dice]\nview = "oblique"\n')
+    # The tray photo read as an oblique view: another reader, so other boxes.
+    assert main(["dice", "read", "--json", "--config", str(oblique), photo]) == 0
+    as_oblique = json.loads(capsys.readouterr().out)
+    assert main(["dice", "read", "--json", photo]) == 0
+    assert json.loads(capsys.readouterr().out) != as_oblique
