@@ -56,3 +56,24 @@ def test_several_dice_left_to_right_and_a_larger_frame() -> None:
 @pytest.mark.parametrize("frame", [wood(), np.zeros((480, 640, 3), np.uint8)])
 def test_no_dice(frame: NDArray[np.uint8]) -> None:
     assert read_oblique(frame) == []
+
+
+def test_two_touching_dice_in_one_blob_are_both_read() -> None:
+    frame = wood()
+    draw_die(frame, 3, (280, 200), 5)
+    draw_die(frame, 2, (326, 242), 5)  # corners overlap: the two faces make one bright blob
+    dice = read_oblique(frame)
+    assert [d.value for d in dice] == [3, 2]
+    assert dice[0].box[1] < dice[1].box[1]
+
+
+def test_a_six_with_pips_smeared_across_its_rows_is_still_a_six() -> None:
+    """Motion blur stretches every pip one way: the ellipses no longer show the slant."""
+    frame = wood()
+    cx, cy, radius = 320, 240, 6
+    cv2.rectangle(frame, (cx - 31, cy - 28), (cx + 31, cy + 28), (245, 245, 245), -1)
+    for px, py in GRID[6]:
+        pip = (cx + round(py * radius * 0.9), cy + round(px * radius * 0.9))
+        cv2.ellipse(frame, (pip, (2 * radius * 0.55, 2 * radius), 0), (20, 20, 20), -1)
+    dice = read_oblique(frame)
+    assert [d.value for d in dice] == [6]

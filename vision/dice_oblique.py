@@ -131,11 +131,14 @@ def _layout_cost(pips: _Pips, group: tuple[int, ...]) -> float:
     scale = float(dist @ canon / (canon @ canon))
     misfit = float(np.sqrt(np.mean(((dist - scale * canon) / (scale * canon)) ** 2)))
     # The spacing in pip radii is the only cue that tells a two from a one beside a side pip.
-    return misfit + 0.5 * max(0.0, abs(float(np.log(scale))) - _SCALE_SLACK)
+    return misfit + 0.75 * max(0.0, abs(float(np.log(scale))) - _SCALE_SLACK)
 
 
-def _compatible(pips: _Pips) -> NDArray[np.bool_]:
-    """Pairs of pips that could share a face: alike in size and shape, spaced like d6 pips."""
+def _compatible(pips: _Pips, most: float) -> NDArray[np.bool_]:
+    """Pairs of pips that could share a face: alike in size and shape, spaced like d6 pips.
+
+    ``most`` is the largest spacing allowed, in pip radii.
+    """
     n = len(pips.xy)
     ok = np.zeros((n, n), bool)
     for i, j in combinations(range(n), 2):
@@ -144,25 +147,48 @@ def _compatible(pips: _Pips) -> NDArray[np.bool_]:
             continue
         step = pips.xy[i] - pips.xy[j]
         radii = float(np.sqrt(step @ np.linalg.solve((pips.shape[i] + pips.shape[j]) / 2, step)))
-        ok[i, j] = ok[j, i] = 2.3 < radii < 8.5
+        ok[i, j] = ok[j, i] = 2.3 < radii < most
     return ok
+
+
+def _grid_misfit(points: FloatArray) -> float:
+    """How far six points are from any affine image of the six's 2 x 3 grid (0 = exact).
+
+    Whitening by the points' own spread undoes any slant, so this needs no pip shapes: it still
+    holds when motion blur smears the pips and their ellipses no longer show the slant.
+    """
+    centred = points - points.mean(0)
+    spread = centred.T @ centred / len(points)
+    if np.linalg.det(spread) <= 1e-9 * max(float(np.trace(spread)), 1e-9) ** 2:
+        return np.inf
+    dist = _sorted_distances(centred @ np.linalg.inv(np.linalg.cholesky(spread)).T)
+    canon = _CANON[6]
+    scale = float(dist @ canon / (canon @ canon))
+    return float(np.sqrt(np.mean(((dist - scale * canon) / (scale * canon)) ** 2)))
 
 
 def _faces(pips: _Pips) -> list[tuple[tuple[int, ...], float]]:
     """Splits the pips into faces: each a group of 1..6 pips and its layout cost."""
-    ok = _compatible(pips)
+    ok = _compatible(pips, 9.5)
+    # Blur smears pips across the motion, so the far pairs of a six can look too far apart.
+    far = _compatible(pips, 13.0)
     groups: list[tuple[tuple[int, ...], float]] = []
 
     def grow(group: tuple[int, ...], rest: list[int]) -> None:
         cost = _layout_cost(pips, group)
-        if cost < _MAX_COST:
+        if len(group) == 6 and cost < 2 * _MAX_COST:
+            # A clean 2 x 3 grid is a six even when the blurred pips misjudge the slant.
+            cost = min(cost, _grid_misfit(pips.xy[list(group)]) + 0.5 * cost)
+        if cost < _MAX_COST and (
+            len(group) == 6 or ok[np.ix_(group, group)].sum() == len(group) * (len(group) - 1)
+        ):
             groups.append((group, cost))
         if len(group) < 6:
             for t, j in enumerate(rest):
-                grow((*group, j), [q for q in rest[t + 1 :] if ok[j, q]])
+                grow((*group, j), [q for q in rest[t + 1 :] if far[j, q]])
 
     for i in range(len(pips.xy)):
-        grow((i,), [j for j in range(i + 1, len(pips.xy)) if ok[i, j]])
+        grow((i,), [j for j in range(i + 1, len(pips.xy)) if far[i, j]])
     # Greedy cover: a whole face explains its pips better than two fragments of it.
     groups.sort(key=lambda g: (-len(g[0]), g[1]))
     used: set[int] = set()
@@ -194,6 +220,22 @@ def _confidence(pips: _Pips, faces: list[tuple[tuple[int, ...], float]], top: in
     return float(np.clip(single * (0.5 + 0.5 * fit) * round_ * min(1.0, sizes / 0.6) * clear, 0, 1))
 
 
+def _other_top(pips: _Pips, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether face b is the top of another die than face a's: parallel and a die apart.
+
+    A side face stands at a right angle to the top face, so the camera squashes its pips along
+    another direction or by another amount; a face seen just like the top is another die's top.
+    """
+    shape_a, shape_b = pips.shape[list(a)].mean(0), pips.shape[list(b)].mean(0)
+    ratios = np.linalg.eigvals(np.linalg.solve(shape_a, shape_b)).real
+    size = pips.area[list(b)].mean() / pips.area[list(a)].mean()
+    # Tops of two dice are a face width (about ten pip radii on the face plane) apart or more.
+    step = pips.xy[list(b)].mean(0) - pips.xy[list(a)].mean(0)
+    apart = float(np.sqrt(step @ np.linalg.solve(shape_a, step)))
+    alike = np.log(ratios.max() / ratios.min()) / 2 < 0.15
+    return bool(alike and 0.6 < size < 1 / 0.6 and apart > 8.0)
+
+
 def read_oblique(image: NDArray[np.uint8]) -> list[Die]:
     """Reads the top faces of the white dice in a BGR frame, left to right."""
     dice = []
@@ -201,13 +243,23 @@ def read_oblique(image: NDArray[np.uint8]) -> list[Die]:
         faces = _faces(pips)
         if not faces:
             continue
-        top = min(range(len(faces)), key=lambda f: float(pips.xy[list(faces[f][0]), 1].mean()))
-        idx = list(faces[top][0])
-        centres = pips.xy[idx]
-        # Box the top face: the pips plus the margin a d6 leaves around its outer pips.
-        margin = 3.0 * float(np.sqrt(pips.area[idx].max() / np.pi))
-        x0, y0 = centres.min(0) - margin
-        x1, y1 = centres.max(0) + margin
-        box = (int(x0), int(y0), round(float(x1 - x0)), round(float(y1 - y0)))
-        dice.append(Die(len(idx), box, _confidence(pips, faces, top)))
+        first = min(range(len(faces)), key=lambda f: float(pips.xy[list(faces[f][0]), 1].mean()))
+        # Touching dice make one blob: a second laid-out face with the top's slant is a top too.
+        tops = [first] + [
+            f
+            for f, (group, _) in enumerate(faces)
+            if f != first and len(group) > 1 and _other_top(pips, faces[first][0], group)
+        ]
+        for top in tops:
+            idx = list(faces[top][0])
+            centres = pips.xy[idx]
+            # Box the top face: the pips plus the margin a d6 leaves around its outer pips.
+            margin = 3.0 * float(np.sqrt(pips.area[idx].max() / np.pi))
+            x0, y0 = centres.min(0) - margin
+            x1, y1 = centres.max(0) + margin
+            box = (int(x0), int(y0), round(float(x1 - x0)), round(float(y1 - y0)))
+            # The other tops are no rivals: only side faces could have been this die's top.
+            rivals = [face for f, face in enumerate(faces) if f == top or f not in tops]
+            confidence = _confidence(pips, rivals, rivals.index(faces[top]))
+            dice.append(Die(len(idx), box, confidence))
     return sorted(dice, key=lambda d: d.box[0])
