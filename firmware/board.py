@@ -19,7 +19,6 @@ class Board:
         ]
         self.count = config["led_count"]
         self.pixels = neopixel.NeoPixel(machine.Pin(config["led_pin"]), self.count)
-        self.led = machine.Pin("LED", machine.Pin.OUT)
 
     def read_row(self, r):
         pin = self.rows[r]
