@@ -149,6 +149,16 @@ def batches(
         )
 
 
+def add_common_arguments(ap: argparse.ArgumentParser) -> None:
+    """What both trainers take: the data, the held-out share, the outputs, seed and threads."""
+    ap.add_argument("--data", action="append", required=True, help="DIR or DIR:KIND (top|oblique)")
+    ap.add_argument("--holdout", type=float, default=0.0, help="fraction of each folder left out")
+    ap.add_argument("--out", type=Path, required=True, help="ONNX file to write")
+    ap.add_argument("--checkpoint", type=Path, help="also save the PyTorch state dict here")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+
+
 def seed_all(seed: int, threads: int) -> random.Random:
     random.seed(seed)
     np.random.seed(seed)
@@ -160,17 +170,12 @@ def seed_all(seed: int, threads: int) -> random.Random:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--data", action="append", required=True, help="DIR or DIR:KIND (top|oblique)")
-    ap.add_argument("--holdout", type=float, default=0.0, help="fraction of each folder left out")
-    ap.add_argument("--out", type=Path, required=True, help="ONNX file to write")
-    ap.add_argument("--checkpoint", type=Path, help="also save the PyTorch state dict here")
+    add_common_arguments(ap)
     ap.add_argument("--init", type=Path, help="start from this state dict")
     ap.add_argument("--minutes", type=float, default=40.0, help="time budget (stops early)")
     ap.add_argument("--epochs", type=int, default=150, help="epochs (sets the LR schedule)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
 
     rng = seed_all(a.seed, a.threads)

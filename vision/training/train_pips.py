@@ -8,8 +8,9 @@ box side, from the full-resolution photo. Output: 6 logits, one per value. Crops
 with jittered centre and size (the detector's boxes are not exact), any rotation and colour noise.
 With --holdout, the held-out photos' ground-truth boxes are scored at the end.
 
-The shipped vision/models/dice_pips.onnx was made with (seed 1, 10000 steps of 128 crops; 559 s
-on one CPU thread of a machine shared with other jobs):
+The shipped vision/models/dice_pips.onnx is two of these, seeds 1 and 2, merged by
+vision.training.ensemble_pips (see vision/models/README.md). Seed 1 (10000 steps of 128 crops;
+559 s on one CPU thread of a machine shared with other jobs):
   OMP_WAIT_POLICY=PASSIVE python -m vision.training.train_pips \
     --data /work/shared/data/dice/nell:top --data /work/shared/data/dice/matteo:oblique \
     --steps 10000 --minutes 30 --seed 1 --threads 1 --out vision/models/dice_pips.onnx
@@ -26,7 +27,6 @@ import math
 import os
 import random
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -35,7 +35,7 @@ from torch import nn
 
 from vision.dice_tray import CROP_SIZE, crop_die
 from vision.training.dataset import Sample, load_specs, pip_crop
-from vision.training.train_detector import export_onnx, seed_all
+from vision.training.train_detector import add_common_arguments, export_onnx, seed_all
 
 
 class PipNet(nn.Module):
@@ -104,18 +104,13 @@ def score_held_out(model: nn.Module, held: list[Sample]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--data", action="append", required=True, help="DIR or DIR:KIND (top|oblique)")
-    ap.add_argument("--holdout", type=float, default=0.0, help="fraction of each folder left out")
-    ap.add_argument("--out", type=Path, required=True, help="ONNX file to write")
-    ap.add_argument("--checkpoint", type=Path, help="also save the PyTorch state dict here")
+    add_common_arguments(ap)
     ap.add_argument("--steps", type=int, default=10000, help="batches (sets the LR schedule)")
     ap.add_argument("--minutes", type=float, default=30.0, help="time budget (stops early)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--width", type=int, default=16)
     ap.add_argument("--smoothing", type=float, default=0.05, help="label smoothing")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
 
     rng = seed_all(a.seed, a.threads)
