@@ -433,6 +433,8 @@ class Daemon:
                 self.session.message = f"camera failing: {status.reason}; retrying"
             elif status.state == "ok" and self.session.message.startswith("camera failing"):
                 self.session.message = "camera working again"
+            elif status.state == "ended":
+                self.session.message = f"{status.reason}: type the rolls with `smartboard roll`"
         elif kind == "control":
             _, request, reply = event
             answer = self._control(request, now)

@@ -250,3 +250,14 @@ def test_run_refuses_a_camera_folder_that_is_not_there(
     args = ["run", "--sim", "--game", "akuma", "--camera-folder", str(missing)]
     assert main([*args, "--state-dir", str(tmp_path)]) == 2
     assert f"--camera-folder {missing}: no such folder or file" in capsys.readouterr().err
+
+
+def test_the_end_of_a_replay_says_rolls_can_be_typed(tmp_path: Path) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "roll.jpg").write_bytes(photos("nell")[0].read_bytes())
+    config = replace(camera_config(replay_loop=False), camera_device=str(frames))
+    with serving(config, options(tmp_path)) as daemon:
+        wait_for(lambda: call(daemon, op="status")["camera"]["state"] == "ended")
+        assert "type the rolls with `smartboard roll`" in call(daemon, op="status")["message"]
+        assert call(daemon, op="roll", values=[2, 5])["ok"]
