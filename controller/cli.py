@@ -200,6 +200,48 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see `run`)")
     read.set_defaults(command=_dice_read)
 
+    cards = sub.add_parser("cards", help="the card games' printable cards, and the card reader")
+    cards_sub = cards.add_subparsers(required=True, metavar="ACTION")
+    sheet = cards_sub.add_parser(
+        "sheet",
+        help="write a game's cards on A4 pages with cut marks, a PDF to print double-sided",
+        description="Write a game's cards (63 x 88 mm) on A4 pages: faces, each with its id's "
+        "ArUco markers, then their backs, all with the one back marker. Print double-sided at "
+        "100 % (flip on the long edge) and cut at the marks.",
+    )
+    sheet.add_argument("--game", required=True, choices=CARD_GAMES)
+    sheet.add_argument(
+        "--out", type=Path, required=True, metavar="FILE.pdf", help="the PDF to write"
+    )
+    sheet.set_defaults(command=_cards_sheet)
+    listing = cards_sub.add_parser("list", help="list a game's cards: ids, faces and markers")
+    listing.add_argument("--game", required=True, choices=CARD_GAMES)
+    listing.add_argument("--json", action="store_true", help="print one JSON list of objects")
+    listing.set_defaults(command=_cards_list)
+    cards_read = cards_sub.add_parser(
+        "read",
+        help="read the cards in photos: ids, face up or down, corners",
+        description="Find every card in each photo by its ArUco markers: its id (null face "
+        "down), its corners in pixels and a confidence. With --calibration, each card is also "
+        "placed in the board profile's slot holding its centre.",
+    )
+    cards_read.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    cards_read.add_argument(
+        "--json",
+        action="store_true",
+        help='one line per image: {"image": PATH, "cards": [{"id": ID, "face": "up"|"down", '
+        '"corners": [[x, y], ...], "confidence": C}]}',
+    )
+    cards_read.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE",
+        help="a calibration.json from `smartboard calibrate`: add each card's slot, from the "
+        "profile of --game, --profile or the config",
+    )
+    _add_profile_choice(cards_read)
+    cards_read.set_defaults(command=_cards_read)
+
     bench = sub.add_parser("bench", help="measure parts of the table")
     bench_sub = bench.add_subparsers(required=True, metavar="WHAT")
     link = bench_sub.add_parser(
@@ -580,6 +622,83 @@ def _dice_read(args: argparse.Namespace) -> int:
             if not cv2.imwrite(str(out), drawn):
                 print(f"smartboard: cannot write {out}", file=sys.stderr)
                 failed += 1
+    sys.stdout.flush()
+    return 1 if failed else 0
+
+
+CARD_GAMES = ("akuma", "mightymania", "potions")
+
+
+def _cards_sheet(args: argparse.Namespace) -> int:
+    from vision.card_sheet import write_card_sheet
+
+    try:
+        pages = write_card_sheet(args.game, args.out)
+    except OSError as error:
+        print(f"smartboard: cannot write {args.out}: {error.strerror}", file=sys.stderr)
+        return 1
+    print(
+        f"wrote the {args.game} cards on {pages} pages to {args.out}: print double-sided at "
+        "100 % (flip on the long edge), then cut at the marks"
+    )
+    return 0
+
+
+def _cards_list(args: argparse.Namespace) -> int:
+    from vision.card_deck import deck
+
+    cards = [card.to_json() for card in deck(args.game)]
+    if args.json:
+        print(json.dumps(cards))
+    else:
+        for card in cards:
+            lines = ", ".join(map(str, card["lines"]))  # type: ignore[call-overload]
+            print(f"{card['id']}: {card['title']} ({lines}) markers {card['markers']}")
+    return 0
+
+
+def _cards_read(args: argparse.Namespace) -> int:
+    from vision.card_deck import CardDeckError, deck
+    from vision.card_reader import CardReader, place_in_slots
+
+    calibration: Calibration | None = None
+    regions: dict[str, Any] = {}
+    ids = None
+    try:
+        if args.game is not None:
+            ids = {card.id for card in deck(args.game)}
+        if args.calibration is not None:
+            calibration = Calibration.load(args.calibration)
+            regions = dict(_board_profile(args).camera_regions())
+    except CardDeckError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 2
+    except (ConfigError, ProfileError, CalibrationError) as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_CONFIG
+    except OSError as error:
+        print(f"smartboard: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
+        return 1
+    reader = CardReader(ids)
+    failed = 0
+    for path, image in read_images(args.images):
+        if isinstance(image, str):
+            failed += 1
+            print(f"smartboard: cannot read {path}: {image}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"image": str(path), "cards": [], "error": image}))
+            continue
+        seen = reader.read(image)
+        if calibration is not None:
+            seen = place_in_slots(seen, calibration, regions)
+        if args.json:
+            print(json.dumps({"image": str(path), "cards": [c.to_json() for c in seen]}))
+        else:
+            names = ", ".join(
+                f"{c.id or 'back'}{f' in {c.slot}' if c.slot else ''} ({c.confidence:.2f})"
+                for c in seen
+            )
+            print(f"{path}: {len(seen)} card{'' if len(seen) == 1 else 's'}: {names or '-'}")
     sys.stdout.flush()
     return 1 if failed else 0
 

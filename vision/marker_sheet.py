@@ -47,7 +47,7 @@ class _Cell:
 def write_marker_sheet(profile: BoardProfile, path: Path) -> int:
     """Write the profile's marker sheet as a PDF; the number of pages."""
     pages = sheet_pages(profile)
-    path.write_bytes(_pdf(pages))
+    path.write_bytes(pdf_bytes(pages))
     return len(pages)
 
 
@@ -57,7 +57,7 @@ def sheet_pages(profile: BoardProfile) -> list[Image]:
     pages = []
     for number, cells in enumerate(layout, 1):
         # Whole pixels within the page, never beyond it: the PDF draws them at exactly DPI.
-        page = np.full((_px(PAGE_MM[1], floor=True), _px(PAGE_MM[0], floor=True)), 255, np.uint8)
+        page = np.full((px(PAGE_MM[1], floor=True), px(PAGE_MM[0], floor=True)), 255, np.uint8)
         _header(page, profile, number, len(layout))
         for cell in cells:
             _draw_marker(page, cell, profile.table_size_mm)
@@ -66,7 +66,8 @@ def sheet_pages(profile: BoardProfile) -> list[Image]:
     return pages
 
 
-def _px(mm: float, floor: bool = False) -> int:
+def px(mm: float, floor: bool = False) -> int:
+    """Millimetres on paper to pixels of a page at DPI."""
     pixels = mm * DPI / 25.4
     return int(pixels) if floor else round(pixels)
 
@@ -126,10 +127,10 @@ def _draw_marker(page: Image, cell: _Cell, table_size: tuple[float, float] | Non
     width, _ = _cell_size(marker, table_size)
     framed = marker.size_mm + 2 * quiet
     frame_x = cell.x + (width - framed) / 2
-    cut = (_px(frame_x), _px(cell.y)), (_px(frame_x + framed), _px(cell.y + framed))
+    cut = (px(frame_x), px(cell.y)), (px(frame_x + framed), px(cell.y + framed))
     cv2.rectangle(page, cut[0], cut[1], 190, 2)
-    side = _px(marker.size_mm)
-    x, y = _px(frame_x + quiet), _px(cell.y + quiet)
+    side = px(marker.size_mm)
+    x, y = px(frame_x + quiet), px(cell.y + quiet)
     page[y : y + side, x : x + side] = cv2.aruco.generateImageMarker(
         marker_dictionary(), marker.id, side
     )
@@ -150,11 +151,11 @@ def _scale_bar(page: Image) -> None:
     """A 100 mm bar with a tick every 10 mm, at the bottom of the page."""
     left = (PAGE_MM[0] - SCALE_BAR_MM) / 2
     y = PAGE_MM[1] - MARGIN_MM - FOOTER_MM + 12
-    cv2.rectangle(page, (_px(left), _px(y - 1)), (_px(left + SCALE_BAR_MM), _px(y)), 0, -1)
+    cv2.rectangle(page, (px(left), px(y - 1)), (px(left + SCALE_BAR_MM), px(y)), 0, -1)
     for mm in range(0, SCALE_BAR_MM + 1, 10):
         tall = 4 if mm % 50 == 0 else 2.5
-        x = _px(left + mm)
-        cv2.line(page, (x, _px(y - 1 - tall)), (x, _px(y)), 0, 3)
+        x = px(left + mm)
+        cv2.line(page, (x, px(y - 1 - tall)), (x, px(y)), 0, 3)
     _text(
         page, f"This bar must measure {SCALE_BAR_MM} mm. If it does not, print again.", 105, y + 6
     )
@@ -163,22 +164,26 @@ def _scale_bar(page: Image) -> None:
 def _text(page: Image, text: str, centre_mm: float, baseline_mm: float, bold: bool = False) -> None:
     thickness = 3 if bold else 2
     (width, _), _ = cv2.getTextSize(text, FONT, TEXT_SCALE, thickness)
-    origin = (_px(centre_mm) - width // 2, _px(baseline_mm))
+    origin = (px(centre_mm) - width // 2, px(baseline_mm))
     cv2.putText(page, text, origin, FONT, TEXT_SCALE, 0, thickness, cv2.LINE_AA)
 
 
-def _pdf(pages: Sequence[Image]) -> bytes:
-    """A PDF of A4 pages, each one grey image (Flate-compressed) drawn at DPI from the top."""
+def pdf_bytes(pages: Sequence[Image]) -> bytes:
+    """A PDF of A4 pages, each one image (Flate-compressed) drawn at DPI from the top: grey
+    (height x width) or BGR colour (height x width x 3), as OpenCV draws them."""
     page_w, page_h = (mm * 72 / 25.4 for mm in PAGE_MM)
     objects: list[bytes] = [b"", b""]  # 1: the catalog, 2: the page tree, filled in below
     kids = []
     for page in pages:
-        height, width = page.shape
-        pixels = zlib.compress(page.tobytes(), 6)
+        height, width = page.shape[:2]
+        colour = page.ndim == 3
+        samples = cv2.cvtColor(page, cv2.COLOR_BGR2RGB) if colour else page
+        pixels = zlib.compress(np.ascontiguousarray(samples).tobytes(), 6)
+        space = b"/DeviceRGB" if colour else b"/DeviceGray"
         objects.append(
-            b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+            b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s "
             b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
-            % (width, height, len(pixels), pixels)
+            % (width, height, space, len(pixels), pixels)
         )
         image = len(objects)
         # Drawn at exactly DPI, from the page's top-left: true scale, whatever the rounding.
