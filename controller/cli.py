@@ -7,7 +7,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ from vision.calibration import (
     profile_markers,
 )
 from vision.dice_reader import VIEWS, DiceReader, draw_dice
-from vision.image_files import read_image, read_images
+from vision.image_files import Image, read_image, read_images
 from vision.marker_sheet import MarkerSheetError, write_marker_sheet
 
 EX_DATAERR = 65  # a journal that does not replay: restarting will not help
@@ -589,6 +589,21 @@ def _act(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readable(
+    paths: list[Path], key: str, as_json: bool, failed: list[Path]
+) -> Iterator[tuple[Path, Image]]:
+    """Each image that can be read, in order; the others are named on stderr (with --json, a
+    line `{"image": PATH, KEY: [], "error": WHY}` too) and added to `failed`."""
+    for path, image in read_images(paths):
+        if isinstance(image, str):
+            failed.append(path)
+            print(f"smartboard: cannot read {path}: {image}", file=sys.stderr)
+            if as_json:
+                print(json.dumps({"image": str(path), key: [], "error": image}))
+            continue
+        yield path, image
+
+
 def _dice_read(args: argparse.Namespace) -> int:
     config = _config(args.config)
     if config is None:
@@ -596,14 +611,8 @@ def _dice_read(args: argparse.Namespace) -> int:
     reader = DiceReader(args.view or config.dice_view)
     if args.overlay is not None:
         args.overlay.mkdir(parents=True, exist_ok=True)
-    failed = 0
-    for path, image in read_images(args.images):
-        if isinstance(image, str):
-            failed += 1
-            print(f"smartboard: cannot read {path}: {image}", file=sys.stderr)
-            if args.json:
-                print(json.dumps({"image": str(path), "dice": [], "error": image}))
-            continue
+    failed: list[Path] = []
+    for path, image in _readable(args.images, "dice", args.json, failed):
         dice = reader.read(image)
         if args.json:
             print(json.dumps({"image": str(path), "dice": [d.to_json() for d in dice]}))
@@ -621,7 +630,7 @@ def _dice_read(args: argparse.Namespace) -> int:
                 return 2
             if not cv2.imwrite(str(out), drawn):
                 print(f"smartboard: cannot write {out}", file=sys.stderr)
-                failed += 1
+                failed.append(path)
     sys.stdout.flush()
     return 1 if failed else 0
 
@@ -680,14 +689,8 @@ def _cards_read(args: argparse.Namespace) -> int:
         print(f"smartboard: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
         return 1
     reader = CardReader(ids)
-    failed = 0
-    for path, image in read_images(args.images):
-        if isinstance(image, str):
-            failed += 1
-            print(f"smartboard: cannot read {path}: {image}", file=sys.stderr)
-            if args.json:
-                print(json.dumps({"image": str(path), "cards": [], "error": image}))
-            continue
+    failed: list[Path] = []
+    for path, image in _readable(args.images, "cards", args.json, failed):
         seen = reader.read(image)
         if calibration is not None:
             seen = place_in_slots(seen, calibration, regions)

@@ -126,6 +126,25 @@ def export_onnx(
     )
 
 
+def save(
+    model: nn.Module,
+    a: argparse.Namespace,
+    size: int,
+    names: tuple[str, str],
+    batch: bool,
+    steps: int,
+    started: float,
+) -> None:
+    """The state dict if --checkpoint was given, then the ONNX file of --out, and a last line."""
+    if a.checkpoint:
+        torch.save(model.state_dict(), a.checkpoint)
+    export_onnx(model, a.out, size, *names, batch=batch)
+    mb = os.path.getsize(a.out) / 1e6
+    print(
+        f"done: {steps} steps in {time.time() - started:.0f}s -> {a.out} ({mb:.2f} MB)", flush=True
+    )
+
+
 def batches(
     samples: list[Sample], bs: int, rng: random.Random
 ) -> Iterator[tuple[torch.Tensor, ...]]:
@@ -221,11 +240,7 @@ def main() -> None:
         if el > a.minutes * 60:
             print(f"time budget reached after {ep + 1} epochs", flush=True)
             break
-    if a.checkpoint:
-        torch.save(model.state_dict(), a.checkpoint)
-    export_onnx(model, a.out, INPUT_SIZE, "image", "out", batch=False)
-    mb = os.path.getsize(a.out) / 1e6
-    print(f"done: {step} steps in {time.time() - t0:.0f}s -> {a.out} ({mb:.2f} MB)", flush=True)
+    save(model, a, INPUT_SIZE, ("image", "out"), False, step, t0)
 
 
 if __name__ == "__main__":

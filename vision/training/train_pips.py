@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import time
 
@@ -35,7 +34,7 @@ from torch import nn
 
 from vision.dice_tray import CROP_SIZE, crop_die
 from vision.training.dataset import Sample, load_specs, pip_crop
-from vision.training.train_detector import add_common_arguments, export_onnx, seed_all
+from vision.training.train_detector import add_common_arguments, save, seed_all
 
 
 class PipNet(nn.Module):
@@ -144,11 +143,7 @@ def main() -> None:
     model.eval()
     if held:
         score_held_out(model, [s for s in held if s.kind == "top"])
-    if a.checkpoint:
-        torch.save(model.state_dict(), a.checkpoint)
-    export_onnx(model, a.out, CROP_SIZE, "crop", "logits", batch=True)
-    mb = os.path.getsize(a.out) / 1e6
-    print(f"done: {step} steps in {time.time() - t0:.0f}s -> {a.out} ({mb:.2f} MB)", flush=True)
+    save(model, a, CROP_SIZE, ("crop", "logits"), True, step, t0)
 
 
 if __name__ == "__main__":
