@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from controller.config import load_config
+from vision.image_files import read_image
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -91,9 +92,7 @@ def confidence_figures(lines: Path) -> dict[str, float]:
 
 
 def _size(image: Path) -> tuple[int, int]:
-    import cv2  # only here: the benchmark's own start-up stays out of the reader's timing
-
-    shape = cv2.imread(str(image)).shape
+    shape = read_image(image).shape
     return shape[1], shape[0]
 
 

@@ -41,7 +41,7 @@ from hardware.profile import BoardProfile, builtin_profile_path, load_profile
 from hardware.reeds import Debouncer, ReedBank, gpio_factories, mock_factories
 from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
 from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
-from vision.calibration import Calibration, CalibrationError
+from vision.calibration import Calibration, CalibrationError, Points
 from vision.camera_watch import CameraStatus
 from vision.dice_camera import DiceCamera
 from vision.dice_reader import DiceReader
@@ -241,8 +241,8 @@ class Daemon:
     def _dice_camera(self) -> DiceCamera | None:
         """The camera as the source of the rolls it can read, if the config makes it so and
         the game rolls such dice."""
-        reader = DiceReader(self.config.dice_view)
-        if self.config.dice_source != "camera" or not set(reader.kinds) & set(self.game.dice_kinds):
+        readable = set(DiceReader.kinds) & set(self.game.dice_kinds)
+        if self.config.dice_source != "camera" or not readable:
             return None
         config = self.config
         try:
@@ -264,7 +264,7 @@ class Daemon:
         )
         return DiceCamera(
             source,
-            reader,
+            DiceReader(config.dice_view),
             settler,
             lambda roll: self.events.put(("roll", roll)),
             lambda status: self.events.put(("camera", status)),
@@ -274,7 +274,7 @@ class Daemon:
             self._tray_polygon(),
         )
 
-    def _tray_polygon(self) -> Any:
+    def _tray_polygon(self) -> Points | None:
         """The profile's dice tray in the camera's pixels, or None for the whole frame."""
         tray = self.profile.dice_tray
         if tray is None or self.config.camera_source == "replay":
