@@ -12,10 +12,12 @@ RUN_ARGS :=
 else
 VENV_FLAGS :=
 EXTRAS := dev
-RUN_ARGS := --sim --bots --pace 0.4 --until-end --new-game
+RUN_ARGS := --sim --bots --pace 0.4 --until-end --new-game --web 127.0.0.1:8080
 endif
 
 comma := ,
+# The dashboard's browser tests drive Debian's chromium through Playwright.
+CHROMIUM := /usr/bin/chromium
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: run test lint bench clean firmware-test
@@ -41,8 +43,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint firmware-test
+test: lint firmware-test $(CHROMIUM)
 	$(BIN)/pytest
+
+$(CHROMIUM):
+	@[ "$$(id -u)" = 0 ] || { echo "the browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
+	apt-get update
+	apt-get install -y --no-install-recommends chromium
 
 $(MPY):
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "the firmware self-test needs node and npm (apt install nodejs npm)"; exit 1; }
@@ -59,6 +66,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/takeover.py
 	$(BIN)/python benchmarks/cards.py
 	$(BIN)/python benchmarks/dice.py
+	$(BIN)/python benchmarks/icon_dice.py
+	$(BIN)/python benchmarks/web_latency.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -7,7 +7,9 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,13 @@ from controller.daemon import (
     install_signal_handlers,
 )
 from controller.journal import Journal, JournalError
+from controller.replay import RecordError, lights_view, load_record, steps
 from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, Game, HistoryError
 from controller.session import describe_state
 from controller.simulate import simulate
+from controller.terminal import draw
+from controller.web import parse_listen
 from hardware.profile import (
     BoardProfile,
     ProfileError,
@@ -47,6 +52,18 @@ from vision.calibration import (
     profile_markers,
 )
 from vision.dice_reader import VIEWS, DiceReader, draw_dice
+from vision.icon_dice import KINDS as ICON_KINDS
+from vision.icon_dice import (
+    IconModel,
+    IconModelError,
+    IconReader,
+    NoDieError,
+    colours_of,
+    faces_of,
+    label_of,
+    learn_and_score,
+    model_path,
+)
 from vision.image_files import Image, read_image, read_images
 from vision.marker_sheet import MarkerSheetError, write_marker_sheet
 
@@ -111,11 +128,18 @@ def _parser() -> argparse.ArgumentParser:
         "--camera-folder",
         type=Path,
         metavar="DIR",
-        help="read the rolls from the photos in DIR (or a video file), replayed as the camera's "
-        "frames at camera.replay_fps, even with --sim",
+        help="read the rolls (and the board of a game the camera reads) from the photos in DIR "
+        "(or a video file), replayed as the camera's frames at camera.replay_fps, even with --sim",
     )
     run.add_argument("--state-dir", type=Path, help=state_help)
     run.add_argument("--seed", type=int, help="seed for the bots and virtual dice")
+    run.add_argument(
+        "--web",
+        type=_listen_address,
+        metavar="HOST:PORT",
+        help="serve the dashboard there (default: [web] listen of the config; off loopback it "
+        "needs a token, printed once at first start)",
+    )
     run.add_argument(
         "--show",
         action=argparse.BooleanOptionalAction,
@@ -167,8 +191,41 @@ def _parser() -> argparse.ArgumentParser:
 
     new = sub.add_parser("new", help="start a new game once this one is over, through the daemon")
     new.add_argument("--abandon", action="store_true", help="give up the game in progress")
+    new.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        help="play this game next, with its own board profile (default: the same game)",
+    )
+    _add_game_options(new)
     new.add_argument("--state-dir", type=Path, help=state_help)
     new.set_defaults(command=_new)
+
+    for name, text in (
+        ("pause", "pause the game: the table ignores the pieces until it resumes"),
+        ("resume", "resume a paused game, reading the table as it now lies"),
+    ):
+        pause = sub.add_parser(name, help=text)
+        pause.add_argument("--state-dir", type=Path, help=state_help)
+        pause.set_defaults(command=_pause, op=name)
+
+    replay = sub.add_parser(
+        "replay",
+        help="show a saved game again, action by action: a dashboard download or a journal",
+    )
+    replay.add_argument(
+        "file", type=Path, help="a game record (.json, from the dashboard) or a journal (.jsonl)"
+    )
+    replay.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="pause between actions (default 0: the whole game at once)",
+    )
+    replay.add_argument(
+        "--json", action="store_true", help="one JSON line per step: the action and the game after"
+    )
+    replay.set_defaults(command=_replay)
 
     dice = sub.add_parser("dice", help="the camera's dice reader, on photos")
     dice_sub = dice.add_subparsers(required=True, metavar="ACTION")
@@ -198,7 +255,44 @@ def _parser() -> argparse.ArgumentParser:
         "top view (default: the config's dice.view)",
     )
     read.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see `run`)")
+    read.add_argument(
+        "--kind",
+        choices=("d6", *ICON_KINDS),
+        default="d6",
+        help="the dice to read: d6 (pips, the default) or a kind learned by `dice learn`; "
+        'then each die is {"face": F, "colour": C or null, "box": [x, y, w, h], "confidence": C}',
+    )
+    read.add_argument(
+        "--model",
+        type=Path,
+        metavar="FILE",
+        help="the learned model of --kind (default: the one `dice learn` saved in the state "
+        "directory)",
+    )
+    read.add_argument("--state-dir", type=Path, help=state_help)
     read.set_defaults(command=_dice_read)
+    learn = dice_sub.add_parser(
+        "learn",
+        help="learn the user's icon dice or d12 from photos of them",
+        description="Learn one kind of dice from photos of one die each, roughly in the middle, "
+        "each face shown in 3 photos at least (5-10 is better), on the tray's surface. The face "
+        "(and a soul die's colour) comes from the file name: its words, cut at - _ . or spaces, "
+        "name it (venom_3.jpg, red-steal-2.png; a d12's face is a number 1-12 with no leading "
+        "zero: d12_11_a.jpg). Photos whose names say nothing are asked about when run in a "
+        "terminal. Prints the photos per face and the accuracy on each photo learned without "
+        "it, and writes the model.",
+    )
+    learn.add_argument("--kind", required=True, choices=ICON_KINDS)
+    learn.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="where to write the model (default: icon-model-KIND.npz in the state directory, "
+        "where the daemon looks)",
+    )
+    learn.add_argument("--state-dir", type=Path, help=state_help)
+    learn.add_argument("photos", nargs="+", type=Path, metavar="PHOTO")
+    learn.set_defaults(command=_dice_learn)
 
     cards = sub.add_parser("cards", help="the card games' printable cards, and the card reader")
     cards_sub = cards.add_subparsers(required=True, metavar="ACTION")
@@ -371,6 +465,14 @@ def _option(game: Game, item: str) -> tuple[str, Any]:
     return key, text
 
 
+def _listen_address(text: str) -> str:
+    try:
+        parse_listen(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _config(path: Path | None) -> Config | None:
     """The config, or None once its error is printed (the command then exits EX_CONFIG)."""
     try:
@@ -397,6 +499,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.pace < 0:
         print("smartboard: --pace must not be negative", file=sys.stderr)
         return 2
+    if args.web is not None:
+        config = replace(config, web_listen=args.web)
     try:
         game_options = _game_options(get_game(args.game or config.game), args)
     except ValueError as error:
@@ -544,6 +648,10 @@ def _table_lines(summary: JSON) -> list[str]:
         if unsure:
             values = ", ".join(map(str, unsure["values"]))
             lines.append(f"unsure roll: {values} (confidence {unsure['confidence']})")
+        if summary.get("board_unsure"):
+            lines.append(f"board read unsure at: {', '.join(summary['board_unsure'])}")
+    for kind, why in summary.get("dice_typed", {}).items():
+        lines.append(f"{kind} dice {why}")
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
     return lines
@@ -604,10 +712,116 @@ def _readable(
         yield path, image
 
 
+def _icon_dice_read(args: argparse.Namespace) -> int:
+    if args.overlay is not None:
+        print("smartboard: --overlay draws d6 readings only", file=sys.stderr)
+        return 2
+    path = args.model or model_path(args.state_dir or default_state_dir(), args.kind)
+    try:
+        reader = IconReader(IconModel.load(path, args.kind))
+    except IconModelError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 1
+    failed: list[Path] = []
+    for image_path, image in _readable(args.images, "dice", args.json, failed):
+        dice = reader.read(image)
+        if args.json:
+            print(json.dumps({"image": str(image_path), "dice": [d.to_json() for d in dice]}))
+        else:
+            faces = ", ".join(
+                f"{' '.join(filter(None, (d.colour, d.face)))} ({d.confidence:.2f})" for d in dice
+            )
+            print(
+                f"{image_path}: {len(dice)} {'die' if len(dice) == 1 else 'dice'}: {faces or '-'}"
+            )
+    sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def _dice_learn(args: argparse.Namespace) -> int:
+    kind = args.kind
+    failed: list[Path] = []
+    photos = list(_readable(args.photos, "dice", False, failed))
+    if failed:
+        return 1
+    labels = [label_of(path.name, kind) for path, _ in photos]
+    colours = colours_of(kind)
+    unlabelled = [
+        path
+        for (path, _), (face, colour) in zip(photos, labels, strict=True)
+        if face is None or (colours is not None and colour is None)
+    ]
+    if unlabelled and not sys.stdin.isatty():
+        print(
+            f"smartboard: these photos' names give no {kind} face"
+            + (" and colour" if colours else "")
+            + ": "
+            + ", ".join(map(str, unlabelled))
+            + f"; name them like {_LABEL_EXAMPLES[kind]}, or run in a terminal to be asked",
+            file=sys.stderr,
+        )
+        return 2
+    samples = []
+    for (path, image), (face, colour) in zip(photos, labels, strict=True):
+        if face is None:
+            face = _ask(f"face of {path}", faces_of(kind))
+        if colours is not None and colour is None:
+            colour = _ask(f"colour of {path}", colours)
+        samples.append((image, face, colour))
+    try:
+        model, score = learn_and_score(kind, samples)
+    except NoDieError as error:
+        print(f"smartboard: {photos[error.index][0]}: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return 1
+    out = args.out or model_path(args.state_dir or default_state_dir(), kind)
+    try:
+        model.save(out)
+    except OSError as error:
+        print(f"smartboard: cannot write {out}: {error.strerror}", file=sys.stderr)
+        return 1
+    print(f"learned the {kind} die from {len(samples)} photos:")
+    print("  photos per face: " + ", ".join(f"{f} {n}" for f, n in score.faces.items()))
+    if score.colours is not None:
+        print("  photos per colour: " + ", ".join(f"{c} {n}" for c, n in score.colours.items()))
+    accuracy = (
+        "  cross-validated accuracy (each photo read by a model learned without it): "
+        f"face {score.face_accuracy:.1%}"
+    )
+    if score.colour_accuracy is not None:
+        accuracy += f", colour {score.colour_accuracy:.1%}"
+    print(accuracy)
+    print(f"model written to {out}")
+    return 0
+
+
+_LABEL_EXAMPLES = {
+    "miraculous": "venom_3.jpg or second-chance-1.jpg",
+    "soul": "red-steal-2.png",
+    "d12": "d12_11_a.jpg",
+}
+
+
+def _ask(question: str, choices: Sequence[str]) -> str:
+    """One of `choices`, typed by name or by number at the terminal."""
+    listing = "  ".join(f"{i}) {c}" for i, c in enumerate(choices, 1))
+    while True:
+        answer = input(f"{question}? {listing}\n> ").strip().lower()
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        if answer in choices:
+            return answer
+        print(f"one of: {', '.join(choices)}")
+
+
 def _dice_read(args: argparse.Namespace) -> int:
     config = _config(args.config)
     if config is None:
         return EX_CONFIG
+    if args.kind != "d6":
+        return _icon_dice_read(args)
     reader = DiceReader(args.view or config.dice_view)
     if args.overlay is not None:
         args.overlay.mkdir(parents=True, exist_ok=True)
@@ -730,8 +944,54 @@ def _dice(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    reply = _call(args, {"op": "new", "abandon": args.abandon})
+    message: JSON = {"op": "new", "abandon": args.abandon, "game": args.game}
+    if args.game is not None:
+        try:
+            message["options"] = _game_options(get_game(args.game), args)
+        except ValueError as error:
+            print(f"smartboard: {error}", file=sys.stderr)
+            return 2
+    elif args.players is not None or args.teams or args.option:
+        print("smartboard: game options need --game (the same game keeps its own)", file=sys.stderr)
+        return 2
+    reply = _call(args, message)
     print(f"new {reply['game']} game started")
+    return 0
+
+
+def _pause(args: argparse.Namespace) -> int:
+    _call(args, {"op": args.op})
+    print("game paused: the table ignores the pieces" if args.op == "pause" else "game resumed")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if args.delay < 0:
+        print("smartboard: --delay must not be negative", file=sys.stderr)
+        return 2
+    config = _config(None)
+    if config is None:
+        return EX_CONFIG
+    try:
+        record = load_record(args.file)
+    except RecordError as error:
+        print(f"smartboard: {error}", file=sys.stderr)
+        return EX_DATAERR
+    game = record.game
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    for number, (action, state) in enumerate(steps(record)):
+        if args.json:
+            applied = None if action is None else action.to_json()
+            print(json.dumps({"step": number, "action": applied, **describe_state(game, state)}))
+        else:
+            title = "set-up" if action is None else f"{number}. {action}"
+            view = lights_view(game, state)
+            print(f"{title}\n{draw(game, state, view, config.palette, colour)}\n", flush=True)
+        if args.delay and action is not None:
+            time.sleep(args.delay)
+    result = game.result(state)
+    if not args.json:
+        print(f"result: {json.dumps(result)}" if result else "the game was not finished")
     return 0
 
 

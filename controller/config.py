@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from controller.web import check_token, parse_listen
 from hardware.leds import RGB
 from hardware.toml_files import read_toml
 from vision.dice_reader import VIEWS
@@ -51,6 +52,9 @@ class Config:
     dice_stable_frames: int
     dice_min_confidence: float
     dice_box_tolerance_px: float
+    dice_models: Path | None
+    web_listen: str
+    web_token: str
     palette: dict[str, RGB]
     source: str
 
@@ -64,9 +68,13 @@ class Config:
         )
 
     def replaying(self, folder: Path) -> Config:
-        """Dice read from a folder of frames (or a video) instead of the camera."""
+        """Dice and board read from a folder of frames (or a video) instead of the camera."""
         return replace(
-            self, camera_source="replay", camera_device=str(folder), dice_source="camera"
+            self,
+            camera_backend="camera",
+            camera_source="replay",
+            camera_device=str(folder),
+            dice_source="camera",
         )
 
 
@@ -135,6 +143,16 @@ def _build(data: dict[str, Any], source: str) -> Config:
             f"{source}: camera.retry_max_s must be at least camera.retry_s: {retry_max_s}"
         )
     calibration = get("camera", "calibration", str)
+    models = get("dice", "models", str)
+    web_listen = get("web", "listen", str)
+    web_token = get("web", "token", str)
+    try:
+        if web_listen:
+            parse_listen(web_listen)
+        if web_token:
+            check_token(web_token)
+    except ValueError as error:
+        raise ConfigError(f"{source}: [web] {error}") from None
     return Config(
         game=get("table", "game", str),
         profile=Path(profile) if profile else None,
@@ -147,7 +165,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000),
         settle_s=number("session", "settle_s", 0, 60),
         blink_hz=number("session", "blink_hz", 0.1, 20),
-        camera_backend=choice("camera", "backend", ("sim",)),
+        camera_backend=choice("camera", "backend", ("camera", "sim")),
         camera_fps=number("camera", "fps", 1, 120),
         stable_frames=integer("camera", "stable_frames", 1, 100),
         sim_noise=number("camera", "sim_noise", 0, 0.5),
@@ -166,6 +184,9 @@ def _build(data: dict[str, Any], source: str) -> Config:
         dice_stable_frames=integer("dice", "stable_frames", 1, 100),
         dice_min_confidence=number("dice", "min_confidence", 0, 1),
         dice_box_tolerance_px=number("dice", "box_tolerance_px", 0, 1000),
+        dice_models=Path(models) if models else None,
+        web_listen=web_listen,
+        web_token=web_token,
         palette={role: parse_colour(value, f"{source}: palette.{role}")
                  for role, value in data["palette"].items()},
         source=source,

@@ -8,7 +8,14 @@ handed to the daemon's main loop, which alone touches the session.
   {"op": "act", "id": "place_trap:5"} apply a decision by id
   {"op": "roll", "values": [3, 4]}    a roll typed in (the camera did not see it)
   {"op": "correct", "values": [3, 5]} replace a misread roll
-  {"op": "new", "abandon": false}     start a new game once this one is over (or abandon it)
+  {"op": "confirm"}                   apply a roll the camera read but was unsure of
+  {"op": "new", "abandon": false}     start a new game once this one is over (or abandon it);
+                                      "game" and "options" choose another game
+  {"op": "pause"} / {"op": "resume"}  the table ignores the pieces while paused
+  {"op": "snapshot"}                  everything the dashboard shows (controller/snapshot.py)
+  {"op": "record"}                    the game record: game, options, history
+  {"op": "place", "spot": "5.trap"}   --sim only: lay a piece on a spot, or lift it
+  {"op": "roll"}                      --sim only: with no "values", roll the wanted dice
 """
 
 from __future__ import annotations

@@ -16,13 +16,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
+
+import cv2
 
 from controller.bots import Bots
 from controller.config import Config
 from controller.control import ControlServer
 from controller.journal import Journal, JournalError
-from controller.lights import render, role_colour
+from controller.lights import dim, render, role_colour
 from controller.notify import notify, watchdog_interval
 from controller.rules import get_game
 from controller.rules.api import (
@@ -35,19 +37,29 @@ from controller.rules.api import (
     Layout,
 )
 from controller.session import Session, describe_state
+from controller.snapshot import table_snapshot
 from controller.terminal import draw
+from controller.web import Dashboard, WebError
 from hardware.leds import Frame, LedStrip, NeoPixelStrip, SimStrip, limit_frame
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
 from hardware.reeds import Debouncer, ReedBank, gpio_factories, mock_factories
 from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
 from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
-from vision.calibration import Calibration, CalibrationError, Points
+from vision.calibration import Calibration, CalibrationError, Points, annotate, detect_markers
 from vision.camera_watch import CameraStatus
-from vision.dice_camera import DiceCamera
-from vision.dice_reader import DiceReader
+from vision.dice_reader import DiceReader, draw_dice
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.dice_sources import DiceReading, VirtualDice
 from vision.frame_sources import BackendMissingError, frame_source
+from vision.table_camera import BoardFrames, IconTray, TableCamera, TrayDice, TrayReader
+from vision.table_reader import (
+    BoardReader,
+    BoardReaderError,
+    NoModelError,
+    board_reader,
+    learned_model,
+    readable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +93,18 @@ Event = tuple[Any, ...]
 # across the room, and the game's lights still show in between.
 TROUBLE_PERIOD_S = 2.0
 TROUBLE_FLASH_S = 0.25
-# Control requests that may change what lies on the table.
-CHANGING_OPS = ("act", "roll", "correct", "confirm", "new")
+# Control requests that change the game, after which the simulated hands lay its pieces.
+GAME_OPS = ("act", "roll", "correct", "confirm", "new")
+# Requests refused while the game is paused: a click on the simulated table is a move too.
+PAUSED_OPS = ("act", "roll", "correct", "confirm", "place")
+# How bright the lights stay while the game is paused: still readable, plainly not in play.
+PAUSED_LEVEL = 0.25
+
+
+class Publisher(Protocol):
+    """Whoever shows the table elsewhere (the dashboard): handed each new snapshot."""
+
+    def publish(self, snapshot: JSON) -> None: ...
 
 
 class Daemon:
@@ -92,27 +114,60 @@ class Daemon:
         self.events: queue.Queue[Event] = queue.Queue()
         self.clock: Callable[[], float] = time.monotonic
         self.stopping = False
-        self._opened: list[Any] = []
+        self._opened: list[Any] = []  # the servers, open for the daemon's whole life
+        self._table: list[Any] = []  # the hardware of the game on the table
         self._last_frame: Frame | None = None
         self._link: SerialLink | None = None
         self._last_drawn: object = None
+        self.web: Publisher | None = None
+        self._published: object = None
+        self._version = 0
+        self._rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
 
     # -- start-up -------------------------------------------------------------------------
 
     def open(self) -> None:
-        """Resume or start the game, then open the hardware; READY is sent after this."""
+        """Resume or start the game, then open the table; READY is sent after this."""
         self.journal = Journal(self.options.state_dir)
         try:
             self.journal.lock()
         except JournalError as error:
             raise StartupError(str(error)) from error
-        self.game, state = self._resume()
-        self.profile = self._profile(self.game)
-        self.session = Session(self.game, state, self.journal, self.config.settle_s)
+        game, state = self._resume()
+        self._open_table(game, state)
+        self.control = ControlServer(self.options.socket_path, self._submit_control)
+        self._opened.append(self.control)
+        if self.config.web_listen:
+            try:
+                web = Dashboard.open(
+                    self.config.web_listen,
+                    self.config.web_token,
+                    self.options.state_dir,
+                    self._submit_control,
+                    self.camera_view,
+                )
+            except WebError as error:
+                raise StartupError(str(error)) from error
+            self._opened.append(web)
+            self.web = web
+
+    def _open_table(self, game: Game, state: GameState) -> None:
+        """Open the hardware of `game`'s board profile, and a session on `state`."""
+        self.game = game
+        self.profile = self._profile(game)
+        self.session = Session(game, state, self.journal, self.config.settle_s)
+        self.paused = False
+        try:
+            self._open_hardware()
+        except BaseException:
+            self._close_table()
+            raise
+
+    def _open_hardware(self) -> None:
         self.strip = self._strip()
-        self._opened.append(self.strip)
+        self._table.append(self.strip)
         self.reeds = self._reeds()
-        self._opened.append(self.reeds)
+        self._table.append(self.reeds)
         camera_spots = set(self.profile.camera_regions())
         # Until the camera settles, its spots are taken to be as the journal left them, as the
         # session takes every spot at start-up.
@@ -122,9 +177,22 @@ class Daemon:
         self.settler = FrameSettler(self.config.stable_frames)
         self.camera: BoardCamera | None = None
         self.sim_camera: SimBoardCamera | None = None
-        if camera_spots:
+        # Replayed photos with no calibration are of the dice alone, not of the table: the
+        # game's other pieces stay simulated.
+        dice_photos = (
+            self.config.camera_source == "replay"
+            and bool(self.game.dice_kinds)
+            and not self._calibration_path().exists()
+        )
+        read_board = (
+            bool(camera_spots)
+            and self.config.camera_backend == "camera"
+            and readable(self.game.name)
+            and not dice_photos
+        )
+        if camera_spots and not read_board:
             self.camera = self.sim_camera = self._sim_camera(camera_spots)
-            self._opened.append(self.camera)
+            self._table.append(self.camera)
         if isinstance(self.reeds, ReedBank) and self.config.reeds_backend == "sim":
             # Pieces outlive a restart on a real table; the simulated one starts as it was left.
             for spot in self.session.expected:
@@ -140,18 +208,20 @@ class Daemon:
         if self.camera is not None:
             self.camera.start()
         self.unsure: SettledRoll | None = None
-        self.dice_camera = self._dice_camera()
-        if self.dice_camera is not None:
-            self._opened.append(self.dice_camera)
-            self.dice_camera.start()
-        self.control = ControlServer(self.options.socket_path, self._submit_control)
-        self._opened.append(self.control)
+        self.typed_kinds: dict[str, str] = {}  # kind -> why the camera does not read it
+        self.table_camera = self._table_camera(read_board)
+        if self.table_camera is not None:
+            self._table.append(self.table_camera)
+            if self.table_camera.board is not None:
+                self.camera = self.table_camera
+            self._want_dice()
+            self.table_camera.start()
         self.bots: Bots | None = None
         if self.options.bots:
             if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
             rng = random.Random(self.options.seed)
-            read = self.dice_camera.reader.kinds if self.dice_camera is not None else ()
+            read = self.table_camera.dice_kinds if self.table_camera is not None else ()
             self.bots = Bots(
                 self.session,
                 self.reeds,
@@ -161,6 +231,11 @@ class Daemon:
                 self.options.pace,
                 camera_kinds=frozenset(read),
             )
+
+    def _close_table(self) -> None:
+        _close_all(self._table)
+        self._link = None  # closed with the strip and reeds it served
+        self._last_frame = None
 
     def _resume(self) -> tuple[Game, GameState]:
         chosen = self.options.game or self.config.game
@@ -221,12 +296,14 @@ class Daemon:
         return self._link
 
     def _sim_camera(self, spots: set[str]) -> SimBoardCamera:
-        # "sim" is the only camera backend so far (camera.backend), and over a real table it
-        # would watch a board that nobody lays out.
+        # Over a real table the simulated camera would watch a board that nobody lays out.
         if self.config.reeds_backend != "sim":
             raise UnavailableError(
                 f"{self.game.name} is read by the camera over the board, and the camera reader "
                 "is not available yet: play it on the simulated table with --sim"
+                if not readable(self.game.name)
+                else f'{self.game.name}: [camera] backend = "sim" is for the simulated table '
+                '(--sim); set backend = "camera" to read the board'
             )
         seed = self.options.seed
         return SimBoardCamera(
@@ -238,11 +315,11 @@ class Daemon:
             rng=random.Random(None if seed is None else f"camera {seed}"),
         )
 
-    def _dice_camera(self) -> DiceCamera | None:
-        """The camera as the source of the rolls it can read, if the config makes it so and
-        the game rolls such dice."""
-        readable = set(DiceReader.kinds) & set(self.game.dice_kinds)
-        if self.config.dice_source != "camera" or not readable:
+    def _table_camera(self, read_board: bool) -> TableCamera | None:
+        """The one camera over the table, if it reads the board or some of the game's rolls."""
+        dice = self._tray_dice(read_board)
+        board = BoardFrames(self._board_reader(), self._on_frame) if read_board else None
+        if dice is None and board is None:
             return None
         config = self.config
         try:
@@ -256,43 +333,111 @@ class Daemon:
                 config.replay_loop,
             )
         except BackendMissingError as error:
-            raise UnavailableError(
-                f'{error}. Or set [dice] source = "virtual" to type the rolls in'
-            ) from error
-        settler = DiceSettler(
-            config.dice_stable_frames, config.dice_min_confidence, config.dice_box_tolerance_px
-        )
-        return DiceCamera(
+            instead = (
+                "play on the simulated table with --sim"
+                if board is not None
+                else 'set [dice] source = "virtual" to type the rolls in'
+            )
+            raise UnavailableError(f"{error}. Or {instead}") from error
+        return TableCamera(
             source,
-            DiceReader(config.dice_view),
-            settler,
-            lambda roll: self.events.put(("roll", roll)),
             lambda status: self.events.put(("camera", status)),
             config.camera_fps,
             config.camera_retry_s,
             config.camera_retry_max_s,
-            self._tray_polygon(),
+            dice,
+            board,
         )
 
-    def _tray_polygon(self) -> Points | None:
-        """The profile's dice tray in the camera's pixels, or None for the whole frame."""
-        tray = self.profile.dice_tray
-        if tray is None or self.config.camera_source == "replay":
-            return None  # replayed photos show a tray, not the table
-        path = self.config.camera_calibration or self.options.state_dir / "calibration.json"
-        if not path.exists():
-            log.warning("no camera calibration at %s: dice are read in the whole frame", path)
+    def _tray_dice(self, table_frames: bool) -> TrayDice | None:
+        """The game's rolls that the camera reads in the tray: d6, and the icon dice whose model
+        has been learned; the others are typed in (`typed_kinds` says why). `table_frames`:
+        the frames show the whole table, even replayed."""
+        config = self.config
+        if config.dice_source != "camera":
             return None
+        readers: dict[str, TrayReader] = {}
+        for kind in self.game.dice_kinds:
+            if kind in DiceReader.kinds:
+                readers[kind] = DiceReader(config.dice_view)
+                continue
+            try:
+                model = learned_model(self._models(), kind)
+            except NoModelError as error:
+                self.typed_kinds[kind] = f"typed in: {error}"
+                log.warning("%s dice are %s", kind, self.typed_kinds[kind])
+                continue
+            except BoardReaderError as error:  # a damaged model: learning again mends it
+                raise UnavailableError(str(error)) from error
+            from vision.icon_dice import IconReader
+
+            readers[kind] = IconTray(IconReader(model))
+        if not readers:
+            return None
+        return TrayDice(
+            readers,
+            lambda: DiceSettler(
+                config.dice_stable_frames, config.dice_min_confidence, config.dice_box_tolerance_px
+            ),
+            lambda roll: self.events.put(("roll", roll)),
+            self._tray_polygon(table_frames),
+        )
+
+    def _models(self) -> Path:
+        """The folder of the learned icon-dice models."""
+        return self.config.dice_models or self.options.state_dir
+
+    def _board_reader(self) -> BoardReader:
+        """The reader of the board's camera spots, through the camera's calibration."""
         try:
-            calibration = Calibration.load(path)
+            calibration = self._calibration()
         except CalibrationError as error:
             raise StartupError(f"{error}; run `smartboard calibrate` again") from error
+        if calibration is None:
+            raise UnavailableError(
+                f"the camera reads the {self.game.name} board through its calibration, and there "
+                f"is none: run `smartboard calibrate --image FRAME.jpg --game {self.game.name}`"
+            )
+        try:
+            return board_reader(
+                self.game.name,
+                calibration,
+                self.profile.camera_regions(),
+                self._models(),
+                self.config.dice_min_confidence,
+            )
+        except BoardReaderError as error:
+            raise UnavailableError(str(error)) from error
+
+    def _tray_polygon(self, table_frames: bool) -> Points | None:
+        """The profile's dice tray in the camera's pixels, or None for the whole frame."""
+        tray = self.profile.dice_tray
+        if tray is None or (self.config.camera_source == "replay" and not table_frames):
+            return None  # replayed photos of dice show a tray, not the table
+        try:
+            calibration = self._calibration()
+        except CalibrationError as error:
+            raise StartupError(f"{error}; run `smartboard calibrate` again") from error
+        if calibration is None:
+            log.warning("no camera calibration: dice are read in the whole frame")
+            return None
+        return calibration.region_polygon(tray)
+
+    def _calibration_path(self) -> Path:
+        return self.config.camera_calibration or self.options.state_dir / "calibration.json"
+
+    def _calibration(self) -> Calibration | None:
+        """The camera's calibration for this profile, None if `smartboard calibrate` never ran."""
+        path = self._calibration_path()
+        if not path.exists():
+            return None
+        calibration = Calibration.load(path)
         if calibration.profile != self.profile.name:
             raise StartupError(
                 f"calibration {path} is for {calibration.profile!r}, not {self.profile.name!r}: "
                 "run `smartboard calibrate` for this profile"
             )
-        return calibration.region_polygon(tray)
+        return calibration
 
     def _reeds(self) -> ReedBank | SerialReedBank:
         if self.config.reeds_backend != "sim" and self.profile.link is not None:
@@ -355,12 +500,25 @@ class Daemon:
                     event = None
             now = self.clock()
             changes = self.debouncer.poll(now)
-            if changes:
+            if changes and not self.paused:
                 self.session.on_layout(self.sensed(), now)
-            if self.bots is not None:
+            if self.bots is not None and not self.paused:
                 self.bots.step(now, self._table_busy())
+            self._want_dice()
             self._show(now)
         return 0
+
+    def _want_dice(self) -> None:
+        """Tell the camera which dice the game wants now, for it to read the tray with."""
+        camera = self.table_camera
+        state = self.session.state
+        if camera is None or camera.dice is None or state.is_terminal():
+            return
+        wanted = self.game.dice_wanted(state)
+        if wanted is None:
+            camera.dice.want(None)
+        else:
+            camera.dice.want(wanted.kind, wanted.faces)
 
     def sensed(self) -> Layout:
         """The debounced reeds and the camera's settled board, as one layout."""
@@ -413,7 +571,8 @@ class Daemon:
             settled = self.settler.feed(event[1])
             if settled is not None:
                 self.camera_board = settled
-                self.session.on_layout(self.sensed(), now)
+                if not self.paused:
+                    self.session.on_layout(self.sensed(), now)
         elif kind == "dice":
             self._apply_dice(event[1], now)
         elif kind == "roll":
@@ -438,7 +597,7 @@ class Daemon:
         elif kind == "control":
             _, request, reply = event
             answer = self._control(request, now)
-            if answer.get("ok") and request.get("op") in CHANGING_OPS:
+            if answer.get("ok") and request.get("op") in GAME_OPS:
                 self._hands_follow()
             reply.put(answer)
         elif kind == "stop":
@@ -447,6 +606,9 @@ class Daemon:
     def _apply_dice(self, reading: DiceReading, now: float) -> None:
         """A roll read or rolled: applied if the game wants it, else a message says why not."""
         self.unsure = None
+        if self.paused:
+            self.session.message = "dice not applied: the game is paused"
+            return
         try:
             self.session.on_dice(reading.values, now)
         except IllegalActionError as error:
@@ -456,9 +618,18 @@ class Daemon:
     def _control(self, request: JSON, now: float) -> JSON:
         op = request.get("op")
         session = self.session
+        if self.paused and op in PAUSED_OPS:
+            return {"ok": False, "error": "the game is paused: resume it first"}
         try:
             if op == "status":
                 return {"ok": True, **self.status(now)}
+            if op == "snapshot":
+                return {"ok": True, **self.snapshot(now)}
+            if op == "record":
+                state = session.state
+                history = state.history()
+                record = {"game": self.game.name, "options": state.options, "history": history}
+                return {"ok": True, "record": record}
             if op == "actions":
                 state = session.state
                 actions = [{"id": a.id, "action": a.to_json()} for a in state.legal_actions()]
@@ -470,8 +641,12 @@ class Daemon:
             if op == "new":
                 if not session.state.is_terminal() and not request.get("abandon"):
                     return {"ok": False, "error": "a game is in progress; abandon it to start anew"}
-                self._new_game(now)
+                self._new_game(now, request.get("game"), request.get("options"))
                 return {"ok": True, "game": self.game.name}
+            if op in ("pause", "resume"):
+                return self._pause(op == "pause", now)
+            if op == "place":
+                return self._place(request.get("spot"), request.get("token"))
             if op == "confirm":
                 unsure = self.unsure
                 if unsure is None:
@@ -481,6 +656,8 @@ class Daemon:
                 return {"ok": True, "applied": [a.id for a in applied]}
             if op in ("roll", "correct"):
                 values = request.get("values")
+                if op == "roll" and values is None and self.simulated:
+                    values = self._random_roll()
                 if not isinstance(values, list) or not values:
                     return {"ok": False, "error": '"values" must be a non-empty list of die faces'}
                 typed = VirtualDice.typed(values).values
@@ -490,10 +667,64 @@ class Daemon:
                 else:
                     applied = session.correct_dice(typed, now)
                 return {"ok": True, "applied": [a.id for a in applied]}
-        except IllegalActionError as error:
+        except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError
             return {"ok": False, "error": str(error)}
-        known = "status, actions, act, roll, correct, confirm, new"
+        known = (
+            "status, snapshot, record, actions, act, roll, correct, confirm, new, pause, resume, "
+            "place"
+        )
         return {"ok": False, "error": f"unknown op {op!r}; known: {known}"}
+
+    @property
+    def simulated(self) -> bool:
+        """The pieces lie on the simulated table (--sim), where a click may lay them."""
+        return self.config.reeds_backend == "sim"
+
+    def _random_roll(self) -> list[int | str]:
+        wanted = (
+            None if self.session.state.is_terminal() else self.game.dice_wanted(self.session.state)
+        )
+        if wanted is None:
+            raise IllegalActionError("no dice are wanted now")
+        return list(VirtualDice(self._rng).roll(wanted.faces, wanted.count).values)
+
+    def _pause(self, pause: bool, now: float) -> JSON:
+        if pause == self.paused:
+            return {"ok": False, "error": "the game is already " + ("paused" if pause else "on")}
+        if pause and self.session.state.is_terminal():
+            return {"ok": False, "error": "the game is over: there is nothing to pause"}
+        self.paused = pause
+        if pause:
+            self.session.message = "paused: the table ignores the pieces until the game resumes"
+        else:
+            self.session.message = ""
+            # What the hands did meanwhile is read now, as if it had just happened.
+            self.session.on_layout(self.sensed(), now)
+        return {"ok": True, "paused": pause}
+
+    def _place(self, spot: object, token: object) -> JSON:
+        """On the simulated table: lay a piece on `spot` or take it away. A camera spot takes
+        `token`, else what the game expects there."""
+        if not self.simulated:
+            return {"ok": False, "error": "on a real table the pieces are placed by hand"}
+        if not isinstance(spot, str) or spot not in self.game.spots():
+            return {"ok": False, "error": f"no spot {spot!r} on the {self.game.name} table"}
+        if isinstance(self.reeds, ReedBank) and spot in self.reeds.channels:
+            occupied = not self.reeds.read()[spot]
+            self.reeds.drive(spot, occupied)
+            return {"ok": True, "spot": spot, "occupied": occupied}
+        if self.sim_camera is None or spot not in self.sim_camera.spots:
+            return {"ok": False, "error": f"spot {spot!r} senses nothing: the table cannot see it"}
+        board = self.sim_camera.truth
+        if spot in board and token is None:
+            del board[spot]
+        else:
+            laid = token if token is not None else self.session.expected.get(spot)
+            if not isinstance(laid, str):
+                return {"ok": False, "error": f'say what lies on {spot}: "token" is needed'}
+            board[spot] = laid
+        self.sim_camera.show(board)
+        return {"ok": True, "spot": spot, "token": board.get(spot)}
 
     def _hands_follow(self) -> None:
         """On the simulated table with no bots, nobody lays out what the simulated camera sees:
@@ -502,15 +733,32 @@ class Daemon:
         if self.sim_camera is not None and self.bots is None:
             self.sim_camera.show(self.session.expected)
 
-    def _new_game(self, now: float) -> None:
-        """Start the same game afresh; the old journal is kept under a dated name."""
-        # The options of the game just played: `smartboard new` takes none.
-        state = self.game.new_initial_state(self.session.state.options)
-        self.journal.start(self.game.name, state.options)
-        self.session = Session(self.game, state, self.journal, self.config.settle_s)
-        self.session.on_layout(self.sensed(), now)
-        if self.bots is not None:
-            self.bots.session = self.session
+    def _new_game(self, now: float, name: object = None, options: object = None) -> None:
+        """Start a game afresh, this one or another (then on its own board profile); the old
+        journal is kept under a dated name."""
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"the game must be named: {name!r}")
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"the options must be an object: {options!r}")
+        game = self.game if name is None else get_game(name)
+        if options is None and game is self.game:
+            options = self.session.state.options
+        state = game.new_initial_state(options)
+        if game is self.game:
+            self.session = Session(game, state, self.journal, self.config.settle_s)
+            self.session.on_layout(self.sensed(), now)
+            if self.bots is not None:
+                self.bots.session = self.session
+        else:
+            playing = self.game, self.session.state
+            self._close_table()
+            try:
+                self._open_table(game, state)
+            except StartupError:
+                self._open_table(*playing)  # the table goes on with the game it had
+                raise
+        self.paused = False
+        self.journal.start(game.name, state.options)
 
     def status(self, now: float) -> JSON:
         session = self.session
@@ -521,22 +769,73 @@ class Daemon:
             "fix": sorted(session.fixes(now)),
             "candidates": [a.id for a in session.candidates()],
             "message": session.message,
+            "paused": self.paused,
         }
-        if self.dice_camera is not None:
-            out["camera"] = self.dice_camera.status.to_json(now)
-            out["dice_seen"] = [die.to_json() for die in self.dice_camera.seen]
-            unsure = self.unsure
-            out["dice_unsure"] = (
-                None
-                if unsure is None
-                else {"values": list(unsure.values), "confidence": round(unsure.confidence, 3)}
-            )
-        return out
+        return out | self._camera_status(now)
+
+    def _camera_status(self, now: float) -> JSON:
+        """The camera's state, the dice of its latest frame, a roll held as unsure, the board's
+        spots read unsure, and the dice it does not read (typed in instead)."""
+        typed = {"dice_typed": dict(self.typed_kinds)} if self.typed_kinds else {}
+        camera = self.table_camera
+        if camera is None:
+            return typed
+        unsure = self.unsure
+        board_unsure = {} if camera.board is None else {"board_unsure": list(camera.board.unsure)}
+        return {
+            "camera": camera.status.to_json(now),
+            "dice_seen": [die.to_json() for die in camera.seen],
+            "dice_unsure": None
+            if unsure is None
+            else {"values": list(unsure.values), "confidence": round(unsure.confidence, 3)},
+            **board_unsure,
+            **typed,
+        }
+
+    def snapshot(self, now: float) -> JSON:
+        """What the dashboard shows: the game, the table's lights and sensors, the camera."""
+        out = table_snapshot(self.game, self.session, self.profile, self.config.palette, now)
+        out["version"] = self._version
+        out["paused"] = self.paused
+        out["sim"] = self.simulated
+        out["trouble"] = self._trouble()
+        return (
+            out | {"camera": None, "dice_seen": [], "dice_unsure": None} | self._camera_status(now)
+        )
+
+    def _publish(self, now: float) -> None:
+        """Hand the dashboard a new snapshot when something it shows has changed."""
+        if self.web is None:
+            return
+        snapshot = self.snapshot(now)
+        del snapshot["version"]
+        if snapshot != self._published:
+            self._published = snapshot
+            self._version += 1
+            self.web.publish({**snapshot, "version": self._version})
+
+    def camera_view(self) -> bytes | None:
+        """The camera's latest frame as a JPEG, with the markers found, the profile's regions and
+        what was read in them, and the dice; None before any frame. Safe from any thread."""
+        camera = self.table_camera
+        latest = None if camera is None else camera.latest
+        if camera is None or latest is None:
+            return None
+        image, dice = latest
+        try:
+            calibration = self._calibration()
+        except (CalibrationError, StartupError):
+            calibration = None  # the view still shows the frame and the markers it finds
+        seen = None if camera.board is None else camera.board.seen
+        drawn = annotate(image, detect_markers(image), self.profile, calibration, seen)
+        drawn = draw_dice(drawn, dice, self.config.dice_min_confidence)
+        ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return jpeg.tobytes() if ok else None
 
     def _trouble(self) -> str | None:
         """The table's own trouble, flashed over the game's lights: a failing camera (the
         palette's `camera_fault`), or a roll read but unsure (`unsure`)."""
-        if self.dice_camera is not None and self.dice_camera.status.state == "retrying":
+        if self.table_camera is not None and self.table_camera.status.state == "retrying":
             return "camera_fault"
         return "unsure" if self.unsure is not None else None
 
@@ -547,10 +846,13 @@ class Daemon:
         trouble = self._trouble()
         if trouble is not None and now % TROUBLE_PERIOD_S < TROUBLE_FLASH_S:
             frame = (role_colour(trouble, self.config.palette),) * len(frame)
+        if self.paused:
+            frame = tuple(dim(rgb, PAUSED_LEVEL) for rgb in frame)
         frame = limit_frame(frame, self.config.brightness_cap, self.config.power_budget_ma)
         if frame != self._last_frame:
             self.strip.show(frame)
             self._last_frame = frame
+        self._publish(now)
         out = self.options.show
         if out is None:
             return
@@ -569,13 +871,18 @@ class Daemon:
             out.flush()
 
     def close(self) -> None:
-        for part in reversed(self._opened):
-            try:
-                part.close()
-            except Exception:  # closing must go on for the rest of the hardware
-                log.exception("closing %s", type(part).__name__)
-        self._opened.clear()
+        _close_all(self._opened)
+        self._close_table()
         self.journal.close()
+
+
+def _close_all(parts: list[Any]) -> None:
+    for part in reversed(parts):
+        try:
+            part.close()
+        except Exception:  # closing must go on for the rest of the hardware
+            log.exception("closing %s", type(part).__name__)
+    parts.clear()
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

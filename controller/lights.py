@@ -31,6 +31,10 @@ def role_colour(role: str, palette: Mapping[str, RGB], default: RGB = UNKNOWN) -
         scale = min(max(float(level), 0.0), 1.0)
     except ValueError:
         return colour
+    return dim(colour, scale)
+
+
+def dim(colour: RGB, scale: float) -> RGB:
     r, g, b = colour
     return (round(r * scale), round(g * scale), round(b * scale))
 

@@ -146,6 +146,10 @@ class Session:
             fixes |= self.problem.spots
         return View(roles, fixes | alerts)
 
+    def moves_pieces(self, action: Action) -> bool:
+        """Whether the table sees `action` being taken: it changes what lies on the board."""
+        return bool(differing(self._layout_after(action), self.expected))
+
     def candidates(self) -> list[Action]:
         return list(self._candidates)
 

@@ -59,7 +59,7 @@ def draw(
         cells = []
         for square in row:
             role = view.roles.get(square, "")
-            if sensors.get(square) == CAMERA:
+            if sensors.get(square) == CAMERA and square not in pieces:
                 cells.append(_camera_cell(layout.get(square), role, palette, colour))
                 continue
             under = [s for s in pieces.get(square, []) if sensors[s] == CAMERA]

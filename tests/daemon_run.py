@@ -9,12 +9,13 @@ from typing import Any
 
 from controller.config import Config
 from controller.control import request
-from controller.daemon import Daemon, RunOptions
+from controller.daemon import Daemon, Publisher, RunOptions
 
 
 @contextmanager
-def serving(config: Config, run: RunOptions) -> Iterator[Daemon]:
+def serving(config: Config, run: RunOptions, web: Publisher | None = None) -> Iterator[Daemon]:
     daemon = Daemon(config, run)
+    daemon.web = web
     daemon.open()
     thread = threading.Thread(target=daemon.run)
     thread.start()

@@ -65,12 +65,18 @@ class Invariants:
         # AK-5 / AK-7: a tile never sits on an akumatized civilian.
         assert not akumas & tiles, state.history()
 
-        # The layout: a known spot per piece, none shared.
+        # The layout: a known spot per piece, none shared, and the card on top of each square
+        # (AK-10): the akumatized card exactly where the civilian is akumatized.
         layout = GAME.layout(state)
-        assert layout.keys() <= KNOWN_SPOTS, layout
-        assert set(layout.values()) <= {PRESENT}, layout
+        pieces = {spot: token for spot, token in layout.items() if "." in spot}
+        assert pieces.keys() <= KNOWN_SPOTS, layout
+        assert set(pieces.values()) <= {PRESENT}, layout
         markers = (state.hawkmoth_at is not None) + (state.ladybug_at is not None)
-        assert len(layout) == len(akumas) + len(traps) + len(tiles) + markers, layout
+        assert len(pieces) == len(akumas) + len(traps) + len(tiles) + markers, layout
+        cards = {int(spot): token for spot, token in layout.items() if "." not in spot}
+        assert cards == {
+            sq: f"{'akumatized' if sq in akumas else 'civilian'}-{sq}" for sq in SQUARES
+        }, layout
 
         # Every action places or removes at most one akuma-or-trap.
         assert len(akumas ^ before_akumas) + len(traps ^ before_traps) <= 1, state.history()

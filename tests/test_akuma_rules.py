@@ -35,17 +35,25 @@ from controller.rules.akuma import (
     Voyage,
 )
 from controller.rules.api import (
+    CAMERA,
     CHANCE,
     PRESENT,
     REED,
     TERMINAL,
-    UNSENSED,
     Action,
     DiceRequest,
     IllegalActionError,
+    Layout,
 )
 
 # --- Helpers -------------------------------------------------------------------------------------
+
+CIVILIAN_CARDS = {str(sq): f"civilian-{sq}" for sq in SQUARES}
+
+
+def pieces(layout: Layout) -> Layout:
+    """The layout's pieces on reeds, without the cards the camera reads on the squares."""
+    return {spot: token for spot, token in layout.items() if "." in spot}
 
 
 def roll(total: int) -> list[Action]:
@@ -125,7 +133,8 @@ def test_setup_place_one_civilian_card_in_each_of_the_nine_squares() -> None:
     """Set-up: "Place one civilian card (red border) in each of the nine squares"."""
     state = new_state()
     assert GAME.lights(state) == {str(sq): "civilian" for sq in SQUARES}
-    assert GAME.layout(state) == {}  # markers, traps and tiles lie beside the board
+    # Markers, traps and tiles lie beside the board: the camera sees only the civilian cards.
+    assert GAME.layout(state) == CIVILIAN_CARDS
     facts = GAME.describe(state)
     assert facts["akumatized"] == facts["traps"] == facts["tiles"] == []
     assert facts["hawkmoth_at"] is None
@@ -366,8 +375,24 @@ def test_ak5_hawk_moth_moves_its_marker_and_akumatizes_the_civilian(square: int)
     assert state.hawkmoth_at == square
     assert state.akumatized == {square}
     assert state.last_roll == square
-    assert GAME.layout(state) == {f"{square}.hawkmoth": PRESENT, f"{square}.akuma": PRESENT}
+    assert pieces(GAME.layout(state)) == {
+        f"{square}.hawkmoth": PRESENT,
+        f"{square}.akuma": PRESENT,
+    }
     assert_turn(state, LADYBUG)
+
+
+@pytest.mark.parametrize("square", SQUARES)
+def test_rulebook_the_akumatized_card_covers_the_civilian_card(square: int) -> None:
+    """Rulebook: "Team Hawk Moth will place the card featuring the person in his or her
+    akumatized state over the civilian card" (AK-5, AK-10): the camera sees it on top, and the
+    civilian's card again once de-evilized (AK-4: an 11)."""
+    state = play(new_state(), roll(square))
+    assert GAME.layout(state)[str(square)] == f"akumatized-{square}"
+    others = {spot: card for spot, card in CIVILIAN_CARDS.items() if spot != str(square)}
+    assert others.items() <= GAME.layout(state).items()
+    play(state, ChooseDice(2), Roll(11), DeEvilize(square))
+    assert GAME.layout(state)[str(square)] == f"civilian-{square}"
 
 
 def test_ak5_a_shellter_tile_is_removed_and_nothing_else_happens() -> None:
@@ -493,7 +518,7 @@ def test_ak7_ak8_shellter_does_nothing_on_a_square_that_already_has_a_tile() -> 
     play(state, lb(5, "shellter"))
     assert state.tiles == {5}
     assert state.tile_supply == 4
-    assert GAME.layout(state) == {"5.shellter": PRESENT, "5.ladybug": PRESENT}
+    assert pieces(GAME.layout(state)) == {"5.shellter": PRESENT, "5.ladybug": PRESENT}
     assert_turn(state, HAWK_MOTH)
 
 
@@ -743,7 +768,7 @@ def test_ak8_at_most_one_trap_per_square() -> None:
     with pytest.raises(IllegalActionError):
         state.apply(PlaceTrap(4))
     assert state.traps == {4}
-    assert GAME.layout(state) == {"4.trap": PRESENT}
+    assert pieces(GAME.layout(state)) == {"4.trap": PRESENT}
 
 
 # --- AK-9 Winning --------------------------------------------------------------------------------
@@ -897,7 +922,7 @@ def busy_board() -> AkumaState:
 
 def test_layout_lists_the_spot_of_every_piece_on_the_board() -> None:
     state = busy_board()
-    assert set(GAME.layout(state)) == {
+    assert set(pieces(GAME.layout(state))) == {
         "1.akuma",
         "2.akuma",
         "5.trap",
@@ -905,7 +930,7 @@ def test_layout_lists_the_spot_of_every_piece_on_the_board() -> None:
         "2.hawkmoth",
         "9.ladybug",
     }
-    for spot in GAME.layout(state):
+    for spot in pieces(GAME.layout(state)):
         square, piece = spot.split(".")
         assert int(square) in SQUARES
         assert piece in PIECES
@@ -915,7 +940,7 @@ def test_layout_lists_the_spot_of_every_piece_on_the_board() -> None:
 
 def test_spots_are_the_squares_and_a_spot_per_piece_on_each_square() -> None:
     spots = GAME.spots()
-    assert {spot for spot, sensor in spots.items() if sensor == UNSENSED} == {
+    assert {spot for spot, sensor in spots.items() if sensor == CAMERA} == {
         str(sq) for sq in SQUARES
     }
     assert {spot for spot, sensor in spots.items() if sensor == REED} == {
@@ -929,7 +954,7 @@ def test_layout_follows_pieces_leaving_the_board() -> None:
     state = busy_board()
     play(state, lb(6, "voyage", Voyage(5), "cataclysm"))  # trap on 5 destroyed
     play(state, roll(6))  # Hawk Moth removes the tile on 6
-    assert set(GAME.layout(state)) == {"1.akuma", "2.akuma", "6.hawkmoth", "5.ladybug"}
+    assert set(pieces(GAME.layout(state))) == {"1.akuma", "2.akuma", "6.hawkmoth", "5.ladybug"}
 
 
 def test_lights_show_cards_pieces_markers_and_the_rolled_square() -> None:

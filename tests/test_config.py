@@ -44,7 +44,8 @@ def test_defaults() -> None:
     assert isinstance(config.power_budget_ma, float)
     assert config.settle_s == pytest.approx(1.5)
     assert config.blink_hz == pytest.approx(2.0)
-    assert config.camera_backend == "sim"
+    assert config.camera_backend == "camera"
+    assert config.dice_models is None  # the state directory
     assert config.camera_fps == 10
     assert config.stable_frames == 3
     assert config.sim_noise == 0.0
@@ -298,7 +299,11 @@ def test_simulated_switches_the_backends_only(tmp_path: Path) -> None:
     assert (sim.reeds_backend, sim.leds_backend, sim.camera_backend) == ("sim", "sim", "sim")
     assert sim.dice_source == "virtual"  # nobody throws dice under a simulated table's camera
     real = dataclasses.replace(sim, reeds_backend="gpio", leds_backend="neopixel")
-    assert dataclasses.replace(real, dice_source="camera") == config
+    assert dataclasses.replace(real, dice_source="camera", camera_backend="camera") == config
+    # Replayed frames are the camera's: read for the dice and the board, even with --sim.
+    replayed = sim.replaying(tmp_path)
+    assert (replayed.camera_backend, replayed.dice_source) == ("camera", "camera")
+    assert (replayed.camera_source, replayed.camera_device) == ("replay", str(tmp_path))
     assert (config.reeds_backend, config.leds_backend) == ("gpio", "neopixel")  # not mutated
 
 
@@ -372,7 +377,7 @@ def test_camera_source_overrides(tmp_path: Path) -> None:
     assert (config.camera_retry_s, config.camera_retry_max_s) == (1.0, 1.0)
     assert (config.dice_stable_frames, config.dice_min_confidence) == (6, 0.95)
     assert config.dice_box_tolerance_px == 3.5
-    assert config.camera_backend == "sim"  # untouched
+    assert config.camera_backend == "camera"  # untouched
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,9 @@ from controller import rules
 from controller.config import Config, load_config
 from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
 from controller.journal import Journal
-from controller.rules.akuma import GAME
+from controller.rules.akuma import GAME, square_cards
+
+CIVILIANS = square_cards(())
 
 
 def sim_config(settle: float = 0.2):  # type: ignore[no-untyped-def]
@@ -59,7 +61,7 @@ def test_control_socket_lists_applies_and_corrects(running: Daemon) -> None:
     assert call(running, op="act", id="place_trap:4")["applied"] == ["place_trap:4"]
     status = call(running, op="status")
     assert status["to_move"] == "ladybug"
-    assert status["expected"] == {"4.trap": "piece"}
+    assert status["expected"] == CIVILIANS | {"4.trap": "piece"}
     assert not call(running, op="nonsense")["ok"]
 
 
@@ -108,7 +110,7 @@ def test_restart_resumes_the_same_game(tmp_path: Path) -> None:
     try:
         assert second.session.state.history() == history
         # The simulated pieces are where the game left them, so nothing needs fixing.
-        expected = {"4.akuma": "piece", "4.hawkmoth": "piece"}
+        expected = CIVILIANS | {"4": "akumatized-4", "4.akuma": "piece", "4.hawkmoth": "piece"}
         assert second.session.sensed == second.session.expected == expected
     finally:
         second.close()

@@ -17,6 +17,7 @@ from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
 from hardware.profile import builtin_profile_path
 from hardware.serial_link import SerialReedBank, SerialStrip
+from vision.calibration import Calibration
 
 ROWS = COLS = 8  # Akuma's 45 reeds on an 8 x 8 matrix
 LEDS = 63
@@ -65,8 +66,13 @@ def pico(tmp_path: Path) -> Iterator[SimTable]:
 
 def test_a_serial_profile_plays_through_the_microcontroller(tmp_path: Path, pico: SimTable) -> None:
     profile, cells = serial_profile(tmp_path, pico.link)
-    # Real backends (not --sim): the profile's link serves both the reeds and the LEDs.
-    config = replace(load_config(None), profile=profile, dice_source="virtual")
+    # Real backends (not --sim): the profile's link serves both the reeds and the LEDs. The
+    # camera over the cards is unplugged: it is retried while the reeds play on.
+    camera = {"camera_source": "opencv", "camera_device": str(tmp_path / "unplugged")}
+    config = replace(load_config(None), profile=profile, dice_source="virtual", **camera)
+    half = ((0.5, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 1.0))
+    name = "Capture the Akuma, 3x3 board"
+    Calibration(name, (1280, 960), half, (0, 1, 2, 3), 0.3).save(tmp_path / "calibration.json")
     run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
     with serving(config, run) as daemon:
         assert isinstance(daemon.reeds, SerialReedBank)

@@ -19,13 +19,15 @@ from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
 from controller.journal import Journal
 from controller.lights import role_colour
 from controller.rules.akuma import GAME, POWERS, ChooseDice, Roll
+from controller.rules.potions import GAME as POTIONS
 from hardware.leds import limit_frame
+from hardware.profile import builtin_profile_path, load_profile
 from vision.calibration import Calibration
-from vision.dice_camera import DiceCamera
 from vision.dice_reader import DiceReader
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.dice_sources import DiceReading
 from vision.frame_sources import ReplaySource
+from vision.table_camera import TableCamera, TrayDice
 
 TRAY = PHOTOS / "nell" / "images"  # one or two dice in each: Akuma's rolls
 
@@ -77,16 +79,8 @@ def photo_rolls() -> dict[int, tuple[int, ...]]:
 def test_a_photo_held_still_is_one_roll_left_to_right() -> None:
     rolls: list[SettledRoll] = []
     image, truth = load(photos("nell")[0])
-    camera = DiceCamera(
-        ReplaySource(TRAY, 1.0),
-        DiceReader("top"),
-        DiceSettler(3, 0.0, 8),
-        rolls.append,
-        lambda status: None,
-        10,
-        0.5,
-        1.0,
-    )
+    tray = TrayDice({"d6": DiceReader("top")}, lambda: DiceSettler(3, 0.0, 8), rolls.append)
+    camera = TableCamera(ReplaySource(TRAY, 1.0), lambda status: None, 10, 0.5, 1.0, dice=tray)
     for _ in range(6):
         camera.frame(image)
     left_to_right = sorted(truth, key=lambda label: label.box[0])
@@ -99,7 +93,7 @@ def test_bots_play_akuma_with_rolls_read_from_replayed_photos(tmp_path: Path) ->
     shown = {sum(values): len(values) for values in photo_rolls().values()}
     run = options(tmp_path, bots=True, pace=0.0, until_end=True, seed=3)
     with serving(camera_config(), run) as daemon:
-        assert daemon.bots is not None and daemon.dice_camera is not None
+        assert daemon.bots is not None and daemon.table_camera is not None
         thrown: list[DiceReading] = []
         submit = daemon.bots.submit_dice
 
@@ -160,18 +154,23 @@ def test_a_failing_camera_flashes_and_leaves_the_game_alone(tmp_path: Path) -> N
 
 def test_the_pi_camera_missing_off_a_pi_is_a_clear_error(tmp_path: Path) -> None:
     config = replace(camera_config(), camera_source="picamera2", camera_device="0")
+    calibration_for("Capture the Akuma, 3x3 board").save(tmp_path / "calibration.json")
     daemon = Daemon(config, options(tmp_path))
     with pytest.raises(UnavailableError, match="picamera2") as caught:
         daemon.open()
     daemon.close()
-    assert 'source = "virtual"' in str(caught.value)
+    assert "--sim" in str(caught.value)  # the cards on the squares are read too
 
 
-def test_games_without_pip_dice_open_no_dice_camera(tmp_path: Path) -> None:
+def test_games_without_dice_read_no_dice(tmp_path: Path) -> None:
+    # Multipli Potion rolls no dice: its frames are read for the card slots alone.
+    profile = load_profile(builtin_profile_path("potions"), POTIONS.spots())
+    calibration_for(profile.name).save(tmp_path / "calibration.json")
     daemon = Daemon(camera_config(), options(tmp_path, game="potions"))
     daemon.open()
     try:
-        assert daemon.dice_camera is None
+        assert daemon.table_camera is not None and daemon.table_camera.board is not None
+        assert daemon.table_camera.dice is None
     finally:
         daemon.close()
 
@@ -183,22 +182,28 @@ def calibration_for(profile_name: str) -> Calibration:
 
 
 def test_a_calibrated_camera_reads_only_the_profiles_tray(tmp_path: Path) -> None:
-    config = replace(camera_config(), camera_source="opencv", camera_device=str(tmp_path / "no"))
-    daemon = Daemon(config, options(tmp_path))
-    daemon.open()  # no calibration yet: the whole frame
+    daemon = Daemon(camera_config(), options(tmp_path))
+    daemon.open()  # photos of dice, with no calibration: the whole frame
     try:
-        assert daemon.dice_camera is not None and daemon.dice_camera.tray is None
+        assert daemon.table_camera is not None and daemon.table_camera.dice is not None
+        assert daemon.table_camera.dice.tray is None
+        assert daemon.sim_camera is not None  # the cards on the squares stay simulated
         name = daemon.profile.name
     finally:
         daemon.close()
+    config = replace(camera_config(), camera_source="opencv", camera_device=str(tmp_path / "no"))
+    daemon = Daemon(config, options(tmp_path))
+    with pytest.raises(UnavailableError, match="calibrate"):
+        daemon.open()  # a live camera reads the cards on the squares through the calibration
+    daemon.close()
     calibration_for(name).save(tmp_path / "calibration.json")
     daemon = Daemon(config, options(tmp_path))
     daemon.open()
     try:
-        assert daemon.dice_camera is not None
+        assert daemon.table_camera is not None and daemon.table_camera.dice is not None
         x, y, w, h = daemon.profile.dice_tray  # type: ignore[misc]
         corners = [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
-        assert daemon.dice_camera.tray.tolist() == [[2 * a, 2 * b] for a, b in corners]  # type: ignore[union-attr]
+        assert daemon.table_camera.dice.tray.tolist() == [[2 * a, 2 * b] for a, b in corners]  # type: ignore[union-attr]
     finally:
         daemon.close()
 
@@ -231,7 +236,7 @@ def test_status_shows_the_running_tables_camera_and_confirm_needs_a_reading(
 ) -> None:
     config = camera_config(replay_loop=False, replay_fps=0.2)
     with serving(config, options(tmp_path)) as daemon:
-        wait_for(lambda: bool(daemon.dice_camera and daemon.dice_camera.seen))
+        wait_for(lambda: bool(daemon.table_camera and daemon.table_camera.seen))
         assert main(["status", "--state-dir", str(tmp_path)]) == 0
         out = capsys.readouterr().out
         assert "akuma, turn 1" in out

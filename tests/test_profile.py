@@ -13,6 +13,7 @@ import pytest
 
 from controller.rules import GAMES
 from controller.rules.akuma import GAME
+from controller.rules.api import UNSENSED
 from hardware.profile import (
     BoardProfile,
     Channel,
@@ -113,7 +114,7 @@ def test_builtin_reeds_and_leds_are_all_distinct(builtin: BoardProfile) -> None:
     assert sorted(leds) == list(range(63))
 
 
-def test_reed_channels_leaves_out_unsensed_spots(builtin: BoardProfile) -> None:
+def test_reed_channels_leaves_out_the_camera_spots(builtin: BoardProfile) -> None:
     channels = builtin.reed_channels()
     assert not set(channels) & set(SQUARES)
     assert channels["1.hawkmoth"] == Channel(2, 0)
@@ -207,9 +208,13 @@ def test_sensed_spot_without_reed(data: dict[str, Any]) -> None:
 
 
 def test_unsensed_spot_may_have_a_reed(data: dict[str, Any]) -> None:
+    # A spot a game only lights (UNSENSED) may still be wired, for another game on the table.
+    lit_only = GAME.spots() | {"5": UNSENSED}
     spot_entry(data, "5")["reed"] = "4:15"
-    profile = parse(data)
+    del spot_entry(data, "5")["region"]
+    profile = parse_profile(data, lit_only, SOURCE)
     assert profile.spots["5"].reed == Channel(4, 15)
+    assert "5" not in profile.camera_regions()
 
 
 @pytest.mark.parametrize("text", ["17", "a:b", "2:", ":3", "-1:2", "2:3:4", "2 : 3", 17, ""])
@@ -389,8 +394,11 @@ def test_voodoo_leds_are_two_a_cell_in_a_serpentine(voodoo: BoardProfile) -> Non
     assert leds["r6c0"] == (84, 85)
 
 
-def test_akuma_profile_has_no_camera_spots_but_a_dice_tray(builtin: BoardProfile) -> None:
-    assert builtin.camera_regions() == {}
+def test_akuma_profile_reads_the_square_cards_and_a_dice_tray(builtin: BoardProfile) -> None:
+    # AK-1: 120 mm squares in keypad order; the card (64 x 89 mm) in the middle of each.
+    regions = builtin.camera_regions()
+    assert set(regions) == {str(sq) for sq in range(1, 10)}
+    assert regions["1"] == Region(28, 16, 64, 89) and regions["9"] == Region(268, 256, 64, 89)
     assert builtin.table_size_mm == (520, 360)
     assert builtin.dice_tray == Region(380, 100, 130, 160)
 
@@ -450,7 +458,7 @@ def test_reed_spot_may_carry_a_region(data: dict[str, Any]) -> None:
     spot_entry(data, "5.trap")["region"] = [10, 10, 20, 20]
     profile = parse(data)
     assert profile.spots["5.trap"].region == Region(10, 10, 20, 20)
-    assert profile.camera_regions() == {}  # a reed senses it; the camera reads only its spots
+    assert "5.trap" not in profile.camera_regions()  # a reed senses it, not the camera
 
 
 def test_unknown_sensor_named_by_a_game(data: dict[str, Any]) -> None:

@@ -10,7 +10,16 @@ import stack_game
 from stack_game import Move, Put
 
 from controller.journal import Journal
-from controller.rules.akuma import GAME, ChooseDice, DeEvilize, PlaceTrap, Power, Roll, Voyage
+from controller.rules.akuma import (
+    GAME,
+    ChooseDice,
+    DeEvilize,
+    PlaceTrap,
+    Power,
+    Roll,
+    Voyage,
+    square_cards,
+)
 from controller.rules.api import PRESENT, Action, Game, IllegalActionError, Layout
 from controller.session import Session, differing
 
@@ -35,6 +44,10 @@ def make_session(
 def pieces(*spots: str) -> Layout:
     """A layout of reed spots, each feeling a piece."""
     return dict.fromkeys(spots, PRESENT)
+
+
+CIVILIANS = square_cards(())
+"""Akuma's squares as the camera sees them before any akumatization: each civilian's card."""
 
 
 def without(layout: Layout, spot: str) -> Layout:
@@ -68,7 +81,10 @@ def test_ladybug_marker_moving_is_the_voyage(tmp_path: Path) -> None:
 def test_akuma_taken_off_after_an_eleven_is_the_choice(tmp_path: Path) -> None:
     session = make_session(tmp_path, [ChooseDice(1), Roll(3), ChooseDice(2), Roll(11)])
     assert session.state.legal_actions() == [DeEvilize(3)]
+    # The akuma piece alone is not enough: the akumatized card must leave the civilian's.
     session.on_layout(without(session.expected, "3.akuma"), now=0.0)
+    assert session.state.actions()[-1] == Roll(11)
+    session.on_layout(without(session.expected, "3.akuma") | {"3": "civilian-3"}, now=0.1)
     assert session.state.actions()[-1] == DeEvilize(3)
 
 
@@ -102,8 +118,8 @@ def test_unmatched_layout_never_changes_the_state_and_blinks_after_settling(tmp_
 
 def test_settle_time_restarts_while_hands_keep_moving(tmp_path: Path) -> None:
     session = make_session(tmp_path, [], settle=1.0)
-    session.on_layout(pieces("1.trap"), now=0.0)
-    session.on_layout(pieces("1.trap", "2.trap"), now=0.9)
+    session.on_layout(CIVILIANS | pieces("1.trap"), now=0.0)
+    session.on_layout(CIVILIANS | pieces("1.trap", "2.trap"), now=0.9)
     assert session.fixes(now=1.5) == frozenset()
     assert session.fixes(now=1.9) == {"1.trap", "2.trap"}
 
@@ -111,11 +127,12 @@ def test_settle_time_restarts_while_hands_keep_moving(tmp_path: Path) -> None:
 def test_chance_result_asks_the_table_to_follow(tmp_path: Path) -> None:
     """After Hawk Moth rolls a 5, the marker and an akuma must go on square 5."""
     session = make_session(tmp_path, [], settle=0.5)
-    session.on_layout({}, now=0.0)
+    session.on_layout(CIVILIANS, now=0.0)
     session.on_dice((2, 3), now=0.0)
-    assert session.expected == pieces("5.hawkmoth", "5.akuma")
-    assert session.fixes(now=0.6) == {"5.hawkmoth", "5.akuma"}
-    session.on_layout(pieces("5.hawkmoth", "5.akuma"), now=1.0)
+    after = CIVILIANS | {"5": "akumatized-5"} | pieces("5.hawkmoth", "5.akuma")
+    assert session.expected == after
+    assert session.fixes(now=0.6) == {"5", "5.hawkmoth", "5.akuma"}  # the card too (AK-5)
+    session.on_layout(after, now=1.0)
     assert session.fixes(now=5.0) == frozenset()
 
 
@@ -131,7 +148,7 @@ def test_act_by_id_applies_and_refuses_clearly(tmp_path: Path) -> None:
     with pytest.raises(IllegalActionError, match="place_trap:1"):
         session.act("voyage:3", now=0.0)
     assert session.act("place_trap:6", now=0.0) == PlaceTrap(6)
-    assert session.expected == {"6.trap": PRESENT}
+    assert session.expected == CIVILIANS | {"6.trap": PRESENT}
 
 
 def test_misread_die_is_corrected_in_state_and_journal(tmp_path: Path) -> None:
@@ -139,7 +156,7 @@ def test_misread_die_is_corrected_in_state_and_journal(tmp_path: Path) -> None:
     session.on_dice((2, 3), now=0.0)  # read as 5: square 5 akumatized
     session.correct_dice((2, 4), now=0.0)  # it was a 6
     assert session.state.actions() == (ChooseDice(2), Roll(6))
-    assert session.expected == pieces("6.hawkmoth", "6.akuma")
+    assert session.expected == CIVILIANS | {"6": "akumatized-6"} | pieces("6.hawkmoth", "6.akuma")
     record = Journal(tmp_path).read()
     replayed = GAME.replay(record.history(), record.options)
     assert replayed.history() == session.state.history()
@@ -248,7 +265,7 @@ def test_die_put_back_where_it_was_lifted_changes_nothing(tmp_path: Path) -> Non
 def test_lifting_a_piece_that_no_move_takes_is_a_mistake_to_put_right(tmp_path: Path) -> None:
     """Akuma: a trap taken off while Hawk Moth chooses the dice blinks like any mistake."""
     session = make_session(tmp_path, [ChooseDice(2), Roll(10), PlaceTrap(4)])
-    session.on_layout({}, now=0.0)
+    session.on_layout(CIVILIANS, now=0.0)
     assert session.fixes(now=1.0) == {"4.trap"}
     assert "landing" not in session.view(now=1.0).roles.values()
 

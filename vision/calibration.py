@@ -14,7 +14,7 @@ OpenCV 4.7 replaced ArUco's free functions (`Dictionary_get`, `DetectorParameter
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -203,8 +203,10 @@ def annotate(
     found: Sequence[Detection],
     profile: BoardProfile,
     calibration: Calibration | None,
+    seen: Mapping[str, str] | None = None,
 ) -> Image:
-    """The frame with the markers found outlined and named, and every region drawn on it.
+    """The frame with the markers found outlined and named, and every region drawn on it, with
+    what a reader `seen` there (spot -> token).
 
     Without a calibration (markers missing) it shows the markers found, and names the others.
     """
@@ -219,7 +221,8 @@ def annotate(
         for spot_id, region in profile.camera_regions().items():
             polygon = calibration.region_polygon(region)
             _outline(image, polygon, (255, 160, 0), line)
-            _label(image, spot_id, polygon.mean(axis=0), _width(polygon), (255, 160, 0))
+            text = spot_id if seen is None else f"{spot_id}: {seen.get(spot_id, '-')}"
+            _label(image, text, polygon.mean(axis=0), _width(polygon), (255, 160, 0))
         if profile.dice_tray is not None:
             polygon = calibration.region_polygon(profile.dice_tray)
             _outline(image, polygon, (0, 220, 255), line)

@@ -13,6 +13,7 @@ camera crops its tray, so the view is best set in the config (`[dice] view`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -20,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from vision.dice_oblique import read_oblique
+from vision.dice_settle import SeenDie
 from vision.dice_tray import TrayReader
 from vision.die import Die
 from vision.image_files import Image
@@ -85,14 +87,14 @@ class DiceReader:
         return self._tray.read(image)
 
 
-def draw_dice(image: Image, dice: list[Die], min_confidence: float) -> Image:
+def draw_dice(image: Image, dice: Sequence[SeenDie], min_confidence: float) -> Image:
     """A copy of `image` with each die's box, value and confidence drawn on it: green if sure
     enough to apply, orange if not."""
     out = image.copy()
     scale = max(out.shape[:2]) / 640
     line = max(1, round(2 * scale))
     for die in dice:
-        x, y, w, h = die.box
+        x, y, w, h = (int(v) for v in die.box)
         colour = (0, 200, 0) if die.confidence >= min_confidence else (0, 160, 255)
         cv2.rectangle(out, (x, y), (x + w, y + h), colour, line)
         label = f"{die.value} {die.confidence:.2f}"

@@ -7,17 +7,17 @@ Players: 0 is Team Hawk Moth, 1 is Team Ladybug (AK-2). A side's turn is: choose
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from controller.rules.api import (
+    CAMERA,
     CHANCE,
     JSON,
     PRESENT,
     REED,
     TERMINAL,
-    UNSENSED,
     Action,
     DiceRequest,
     Game,
@@ -305,6 +305,7 @@ class AkumaState(GameState):
 
 class AkumaGame(Game):
     name: ClassVar[str] = "akuma"
+    title: ClassVar[str] = "Capture the Akuma"
     player_names: ClassVar[tuple[str, ...]] = ("hawkmoth", "ladybug")
     action_types: ClassVar[tuple[type[Action], ...]] = (
         ChooseDice,
@@ -333,7 +334,7 @@ class AkumaGame(Game):
             spots.add(f"{s.hawkmoth_at}.hawkmoth")
         if s.ladybug_at is not None:
             spots.add(f"{s.ladybug_at}.ladybug")
-        return dict.fromkeys(sorted(spots), PRESENT)
+        return dict.fromkeys(sorted(spots), PRESENT) | square_cards(s.akumatized)
 
     def lights(self, state: GameState) -> dict[str, str]:
         s = _akuma(state)
@@ -345,15 +346,17 @@ class AkumaGame(Game):
         for sq in s.winning_line or ():
             roles[str(sq)] = "winning"
         for spot in self.layout(state):
-            roles[spot] = spot.split(".")[1]
+            _, _, piece = spot.partition(".")
+            if piece:
+                roles[spot] = piece
         return roles
 
     def board_rows(self) -> list[list[str]]:
         return [[str(sq) for sq in line] for line in LINES[:3]]
 
     def spots(self) -> dict[str, str]:
-        # A square only lights its civilian card; each piece spot has its own reed.
-        squares = {str(sq): UNSENSED for sq in SQUARES}
+        # The camera reads the card on each square; each piece spot has its own reed.
+        squares = {str(sq): CAMERA for sq in SQUARES}
         return squares | {f"{sq}.{piece}": REED for sq in SQUARES for piece in PIECES}
 
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
@@ -406,6 +409,14 @@ class AkumaGame(Game):
         if summary is not None:
             summary["winning_line"] = list(_akuma(state).winning_line or ())
         return summary
+
+
+def square_cards(akumatized: Iterable[int]) -> dict[str, str]:
+    """The card on top of each square, as the camera reads it (vision/card_deck.py): the
+    civilian's (red border), or its akumatized card laid over it (black border; rulebook
+    set-up and AK-5, AK-10)."""
+    covered = set(akumatized)
+    return {str(sq): f"akumatized-{sq}" if sq in covered else f"civilian-{sq}" for sq in SQUARES}
 
 
 def _akuma(state: GameState) -> AkumaState:

@@ -227,6 +227,8 @@ class Game(ABC):
     """A game's rules plus what its pieces look like to the table's sensors and lights."""
 
     name: ClassVar[str]
+    title: ClassVar[str]
+    """The game's name as its box prints it."""
     player_names: ClassVar[tuple[str, ...]]
     action_types: ClassVar[tuple[type[Action], ...]]
     default_options: ClassVar[Mapping[str, Any]]

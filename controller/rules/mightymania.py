@@ -721,6 +721,7 @@ def _settle(secrets: dict[int, str], key: int, real: str) -> None:
 
 class MightymaniaGame(Game):
     name: ClassVar[str] = "mightymania"
+    title: ClassVar[str] = "Mightymania"
     player_names: ClassVar[tuple[str, ...]] = PLAYERS
     action_types: ClassVar[tuple[type[Action], ...]] = (
         Lay,

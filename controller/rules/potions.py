@@ -407,7 +407,8 @@ def trophy_spot(player: int, k: int) -> str:
 
 
 class PotionsGame(Game):
-    name = "potions"
+    name: ClassVar[str] = "potions"
+    title: ClassVar[str] = "Multipli Potion"
     player_names = ("player_1", "player_2")
     action_types: ClassVar[tuple[type[Action], ...]] = (Deal, Place, Capture, EndTurn)
     default_options: ClassVar[Mapping[str, Any]] = {

@@ -620,6 +620,7 @@ class TakeoverState(GameState):
 
 class TakeoverGame(Game):
     name: ClassVar[str] = "takeover"
+    title: ClassVar[str] = "Hostile Takeover"
     player_names: ClassVar[tuple[str, ...]] = COLOURS
     action_types: ClassVar[tuple[type[Action], ...]] = (
         Roll,

@@ -1060,6 +1060,7 @@ def _seated_loas(options: Mapping[str, Any]) -> tuple[str, ...]:
 
 class VoodooGame(Game):
     name: ClassVar[str] = "voodoo"
+    title: ClassVar[str] = "Baron Voodoo"
     player_names: ClassVar[tuple[str, ...]] = tuple(loa for loa, _ in LOAS)
     action_types: ClassVar[tuple[type[Action], ...]] = (
         SetupFace,

@@ -1,0 +1,341 @@
+// The dashboard: draws each snapshot the daemon pushes, and sends the players' requests.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let lang = localStorage.getItem("lang") || (navigator.language.startsWith("fr") ? "fr" : "en");
+let snap = null;
+let diceKey = null; // the dice wanted that the roll form was built for
+let setupKey = null; // the games and game that the set-up form was built for
+
+function t(key, vars = {}) {
+  const text = STRINGS[lang][key] ?? STRINGS.en[key];
+  return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name]));
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+function showError(text) {
+  const box = $("error");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+async function post(op, body = {}) {
+  showError("");
+  try {
+    const response = await fetch(`/api/${op}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const reply = await response.json();
+    if (!reply.ok) showError(reply.error);
+    return reply;
+  } catch (error) {
+    showError(String(error));
+    return { ok: false };
+  }
+}
+
+// -- the board -------------------------------------------------------------------------
+
+function bright(colour) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 150;
+}
+
+function spotElement(id, spot, className, label = id) {
+  const node = el("div", {
+    class: className,
+    "data-spot": id,
+    "data-light": spot.light,
+    "data-role": spot.role,
+    "data-sensor": spot.sensor,
+    "data-sensed": spot.sensed,
+    "data-expected": spot.expected,
+    "data-fix": spot.fix ? "true" : null,
+    title: `${id}: ${t("sensed")} ${spot.sensed ?? "-"}, ${t("expected")} ${spot.expected ?? "-"}`,
+  });
+  if (spot.light) {
+    node.style.setProperty("--light", spot.light);
+    node.classList.toggle("bright", bright(spot.light));
+  }
+  // What a camera sees there (a die's face, a building), beyond a mere piece.
+  const token = spot.sensed && spot.sensed !== "piece" && spot.sensed !== "present" ? spot.sensed : "";
+  node.append(el("span", { class: "label", text: label }));
+  if (token) node.append(el("span", { class: "token", text: token }));
+  if (snap.sim && spot.sensor === "reed") {
+    node.classList.add("placeable");
+    node.addEventListener("click", (event) => {
+      event.stopPropagation();
+      post("place", { spot: id });
+    });
+  }
+  return node;
+}
+
+function drawBoard() {
+  const spots = snap.spots;
+  const onBoard = new Set(snap.board_rows.flat());
+  const board = $("board");
+  board.style.setProperty("--cols", Math.max(...snap.board_rows.map((row) => row.length)));
+  board.replaceChildren();
+  const squares = {};
+  for (const row of snap.board_rows) {
+    for (const id of row) {
+      squares[id] = spotElement(id, spots[id] ?? { sensor: "unsensed", light: "#000000" }, "square");
+      squares[id].append(el("div", { class: "subs" }));
+      board.append(squares[id]);
+    }
+  }
+  const others = $("other-spots");
+  others.replaceChildren();
+  for (const [id, spot] of Object.entries(spots)) {
+    if (onBoard.has(id)) continue;
+    // A sub-spot "S.piece" is drawn inside its square S.
+    const dot = id.lastIndexOf(".");
+    const square = dot > 0 ? squares[id.slice(0, dot)] : undefined;
+    if (square) square.querySelector(".subs").append(spotElement(id, spot, "sub", id.slice(dot + 1)));
+    else others.append(spotElement(id, spot, "sub other"));
+  }
+}
+
+// -- the side panels -------------------------------------------------------------------
+
+function drawTurn() {
+  document.documentElement.dataset.game = snap.game;
+  document.documentElement.dataset.toMove = snap.to_move ?? "";
+  $("title").textContent = snap.title;
+  document.title = `${snap.title} · smartboard`;
+  const parts = [t("turn", { turn: snap.turn })];
+  // At a chance node the game waits for the dice, not for a player.
+  if (snap.to_move === "chance") parts.push(t("to_roll"));
+  else if (snap.to_move) parts.push(t("to_move", { player: snap.to_move }));
+  if (snap.paused) parts.push(t("paused"));
+  $("turn").textContent = parts.join(" · ");
+  $("pause").textContent = t(snap.paused ? "resume" : "pause");
+  $("message").textContent = snap.message || (snap.sim ? t("sim") : "");
+}
+
+function drawResult() {
+  const box = $("result");
+  box.hidden = !snap.result;
+  if (!snap.result) return;
+  const winners = snap.result.winners;
+  const line = Array.isArray(winners)
+    ? winners.length ? t("winners", { names: winners.join(", ") }) : t("draw")
+    : "";
+  box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: line }));
+}
+
+function drawFixes() {
+  const fixes = Object.entries(snap.spots).filter(([, spot]) => spot.fix);
+  $("fixes").hidden = fixes.length === 0;
+  $("fixes").querySelector("ul").replaceChildren(
+    ...fixes.map(([id, spot]) =>
+      el("li", { text: `${id}: ${spot.sensed ?? "-"} → ${spot.expected ?? "-"}` })),
+  );
+}
+
+function drawActions() {
+  $("actions-box").hidden = snap.actions.length === 0;
+  $("actions").replaceChildren(
+    ...snap.actions.map((action) =>
+      el("button", {
+        type: "button",
+        "data-action": action.id,
+        "data-candidate": snap.candidates.includes(action.id) ? "true" : null,
+        text: action.label,
+        onclick: () => post("act", { id: action.id }),
+      })),
+  );
+}
+
+function dieFace(value, title) {
+  return el("span", { class: "die", title, text: String(value) });
+}
+
+function drawDice() {
+  const wanted = snap.dice_wanted;
+  const seen = snap.dice_seen ?? [];
+  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.log.length;
+  $("dice-seen").replaceChildren(
+    seen.length ? t("seen") : snap.camera ? t("nothing_seen") : "",
+    ...seen.map((die) => dieFace(die.value, `${Math.round(die.confidence * 100)} %`)),
+  );
+  const unsure = snap.dice_unsure;
+  $("dice-unsure").hidden = !unsure;
+  if (unsure) {
+    $("dice-unsure").querySelector("span").textContent = t("unsure", {
+      values: unsure.values.join(", "),
+      confidence: unsure.confidence,
+    });
+  }
+  $("roll-form").hidden = !wanted;
+  $("roll-random").hidden = !snap.sim;
+  const key = JSON.stringify(wanted);
+  if (key === diceKey) return;
+  diceKey = key;
+  if (!wanted) return;
+  // In --sim a click on a die rolls them all.
+  const dice = Array.from({ length: wanted.count }, () => snap.sim
+    ? el("button", { type: "button", class: "die", title: t("roll"), text: "?", onclick: () => post("roll") })
+    : "");
+  $("dice-wanted").replaceChildren(t("wanted", wanted), ...dice);
+  $("dice-inputs").replaceChildren(
+    ...Array.from({ length: wanted.count }, (_, i) =>
+      el("select", { name: `die${i}`, "aria-label": `${wanted.kind} ${i + 1}` },
+        ...wanted.faces.map((face) => el("option", { value: JSON.stringify(face), text: face })))),
+  );
+}
+
+function detailValue(value) {
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "boolean") return t(value ? "yes" : "no");
+  if (Array.isArray(value)) {
+    if (value.length === 0) return t("none");
+    return value.every((item) => typeof item !== "object") ? value.join(", ") : JSON.stringify(value);
+  }
+  if (typeof value === "object") {
+    return el("dl", {}, ...Object.entries(value).flatMap(([key, inner]) =>
+      [el("dt", { text: key.replaceAll("_", " ") }), el("dd", {}, detailValue(inner))]));
+  }
+  return String(value);
+}
+
+function drawDetails() {
+  $("details").replaceChildren(...Object.entries(snap.details).flatMap(([key, value]) =>
+    [el("dt", { text: key.replaceAll("_", " ") }), el("dd", { "data-detail": key }, detailValue(value))]));
+}
+
+function drawCamera() {
+  $("camera-box").hidden = !snap.camera;
+  if (!snap.camera) return;
+  $("camera").hidden = false;
+  $("camera").src = `/api/camera.jpg?v=${snap.version}`;
+  $("camera-status").textContent = [snap.camera.state, snap.camera.reason].filter(Boolean).join(": ");
+}
+
+function drawLog() {
+  $("log").replaceChildren(...snap.log.map((line) => el("li", { text: line })));
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+// -- game set-up -----------------------------------------------------------------------
+
+function optionInput(name, value) {
+  if (typeof value === "boolean") {
+    return el("input", { type: "checkbox", name, checked: value ? "" : null, "data-kind": "bool" });
+  }
+  const kind = typeof value === "number" ? "number" : "text";
+  return el("input", { type: kind, name, value: String(value), "data-kind": kind });
+}
+
+function drawOptions() {
+  const name = $("new-game").value;
+  // The game on the table offers its own options again; another game, its defaults.
+  const options = { ...snap.games[name]?.options, ...(name === snap.game ? snap.options : {}) };
+  $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
+    el("label", {}, el("span", { text: key.replaceAll("_", " ") }), " ", optionInput(key, value))));
+}
+
+function drawSetup() {
+  const key = JSON.stringify([snap.games, snap.game]);
+  if (key === setupKey) return;
+  setupKey = key;
+  $("new-game").replaceChildren(...Object.entries(snap.games).map(([name, game]) =>
+    el("option", { value: name, text: game.title, selected: name === snap.game ? "" : null })));
+  drawOptions();
+}
+
+function chosenOptions() {
+  const options = {};
+  for (const input of $("new-options").querySelectorAll("input")) {
+    const kind = input.dataset.kind;
+    options[input.name] = kind === "bool" ? input.checked
+      : kind === "number" ? Number(input.value) : input.value;
+  }
+  return options;
+}
+
+// -- wiring ----------------------------------------------------------------------------
+
+function render() {
+  if (!snap) return;
+  drawTurn();
+  drawBoard();
+  drawResult();
+  drawFixes();
+  drawActions();
+  drawDice();
+  drawDetails();
+  drawCamera();
+  drawLog();
+  drawSetup();
+}
+
+function translate() {
+  document.documentElement.lang = lang;
+  $("lang").value = lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  diceKey = null;
+  render();
+}
+
+function parseValues(text) {
+  const values = text.trim().split(/[\s,]+/).filter(Boolean);
+  return values.map((value) => (/^\d+$/.test(value) ? Number(value) : value));
+}
+
+function connect() {
+  const events = new EventSource("/api/events");
+  events.onmessage = (event) => {
+    snap = JSON.parse(event.data);
+    $("offline").hidden = true;
+    render();
+  };
+  events.onerror = () => { $("offline").hidden = false; };
+}
+
+$("lang").addEventListener("change", () => {
+  lang = $("lang").value;
+  localStorage.setItem("lang", lang);
+  translate();
+});
+$("pause").addEventListener("click", () => post(snap && snap.paused ? "resume" : "pause"));
+$("confirm").addEventListener("click", () => post("confirm"));
+$("roll-random").addEventListener("click", () => post("roll"));
+$("roll-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const values = [...$("dice-inputs").querySelectorAll("select")].map((s) => JSON.parse(s.value));
+  post("roll", { values });
+});
+$("correct-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const values = parseValues(event.target.values.value);
+  if (values.length === 0) showError(t("bad_values"));
+  else post("correct", { values });
+});
+$("new-game").addEventListener("change", drawOptions);
+$("new-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const abandon = Boolean(snap && !snap.result);
+  if (abandon && !window.confirm(t("abandon"))) return;
+  post("new", { game: $("new-game").value, options: chosenOptions(), abandon });
+});
+$("camera").addEventListener("error", () => {
+  $("camera").hidden = true;
+  $("camera-status").textContent = t("camera_none");
+});
+
+translate();
+connect();

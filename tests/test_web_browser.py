@@ -1,0 +1,131 @@
+"""The dashboard in a real browser: Debian's headless Chromium, driven by Playwright, against
+simulated daemons. Playwright never downloads a browser of its own here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser import launch
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from web_daemon import dashboard
+
+from controller.config import load_config
+from controller.snapshot import hex_colour
+
+ARTEFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artifacts"
+PALETTE = {role: hex_colour(rgb) for role, rgb in load_config(None).palette.items()}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(locale="en-GB", viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == [], "the page's script failed"
+
+
+def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "3") as table:
+        page.goto(table.url)
+        root = page.locator("html")
+        expect(root).to_have_attribute("data-game", "akuma")
+        expect(root).to_have_attribute("data-to-move", "hawkmoth")
+        expect(page.locator('[data-spot="1"]')).to_have_attribute("data-light", PALETTE["civilian"])
+
+        # Hawk Moth rolls two dice (AK-3), typed in: 3 + 4 akumatizes square 7.
+        page.locator('[data-action="choose_dice:2"]').click()
+        page.locator('#dice-inputs select[name="die0"]').select_option("3")
+        page.locator('#dice-inputs select[name="die1"]').select_option("4")
+        page.locator("#roll-form button[type=submit]").click()
+        expect(page.locator("#log li").last).to_have_text("roll: 7")
+        expect(root).to_have_attribute("data-to-move", "ladybug")
+        expect(page.locator('[data-spot="7"]')).to_have_attribute("data-light", PALETTE["rolled"])
+        akuma = page.locator('[data-spot="7.akuma"]')
+        expect(akuma).to_have_attribute("data-expected", "piece")
+        expect(akuma).not_to_have_attribute("data-sensed", re.compile(".*"))
+
+        # The marker and the akuma go on square 7: clicks on the simulated reeds.
+        akuma.click()
+        page.locator('[data-spot="7.hawkmoth"]').click()
+        expect(akuma).to_have_attribute("data-sensed", "piece")
+        expect(akuma).to_have_attribute("data-light", PALETTE["akuma"])
+        expect(page.locator('[data-spot="7.hawkmoth"]')).to_have_attribute(
+            "data-light", PALETTE["hawkmoth"]
+        )
+        expect(page.locator("#fixes")).to_be_hidden()
+
+        # Ladybug rolls one die, by clicking it.
+        page.locator('[data-action="choose_dice:1"]').click()
+        page.locator("#dice-wanted button.die").first.click()
+        expect(page.locator("#log li")).to_have_count(4)
+        expect(page.locator("#log li").last).to_have_text(re.compile(r"roll: [1-6]$"))
+
+        # A refused request shows the daemon's reason.
+        page.locator("#correct-form input").fill("9 9 9")
+        page.locator("#correct-form button").click()
+        expect(page.locator("#error")).to_be_visible()
+        expect(page.locator("#error")).not_to_be_empty()
+
+        ARTEFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTEFACTS / "dashboard.png"), full_page=True)
+
+        # Paused and resumed from the page.
+        page.locator("#pause").click()
+        expect(page.locator("#pause")).to_have_text("Resume")
+        expect(page.locator("#turn")).to_contain_text("paused")
+        page.locator("#pause").click()
+        expect(page.locator("#pause")).to_have_text("Pause")
+
+        # A new game, abandoning this one once the players confirm.
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-form button").click()
+        expect(page.locator("#log li")).to_have_count(0)
+        expect(page.locator("html")).to_have_attribute("data-to-move", "hawkmoth")
+
+        # In French, and remembered.
+        page.locator("#lang").select_option("fr")
+        expect(page.locator("#new-form button")).to_have_text("Commencer")
+        page.reload()
+        expect(page.locator("#log-box h2")).to_have_text("Journal de la partie")
+        expect(page.locator("#new-form button")).to_have_text("Commencer")
+
+
+def test_a_game_of_bots_is_served_with_its_nine_squares(page: Page, tmp_path: Path) -> None:
+    """The acceptance: `smartboard run --sim --bots --game akuma --pace 0.3 --web ...`."""
+    with dashboard(tmp_path, "--bots", "--game", "akuma", "--pace", "0.3") as table:
+        page.goto(table.url)
+        expect(page.locator("html")).to_have_attribute("data-game", "akuma")
+        squares = page.locator("#board > [data-spot]")
+        expect(squares).to_have_count(9)
+        assert squares.evaluate_all("nodes => nodes.map(n => n.dataset.spot)") == [
+            str(n) for n in range(1, 10)
+        ]
+        # The bots play on: each move is pushed to the open page.
+        page.wait_for_function("document.querySelectorAll('#log li').length >= 3")
+
+
+def test_off_loopback_the_page_opens_with_its_token_only(page: Page, tmp_path: Path) -> None:
+    with dashboard(tmp_path, "--game", "akuma", listen="0.0.0.0:0") as table:
+        refused = page.goto(table.url)
+        assert refused is not None and refused.status == 401
+        token = (tmp_path / "web_token").read_text().strip()
+        page.goto(f"{table.url}?token={token}")
+        assert page.url == table.url  # the token left the address bar for a cookie
+        expect(page.locator("html")).to_have_attribute("data-game", "akuma")
+        page.locator('[data-action="choose_dice:1"]').click()
+        # The page's own requests carried the cookie, or the game would not have moved.
+        expect(page.locator("#log li")).to_have_count(1)

@@ -1,0 +1,237 @@
+"""The one camera over the table: each frame read for the dice in the tray and for the board.
+
+A Pi has one camera, so one `WatchedCamera` thread feeds every reader. Everything runs on that
+thread, so a slow reader only makes frames come less often; the daemon gets settled rolls, boards
+and status changes through the handlers.
+
+- **The tray** is read with the reader of the kind of die the game wants now (`want`): the d6
+  reader, or a learned icon-dice model (the Miraculous die, the d12). Dice at rest are settled
+  into rolls (`DiceSettler`), their faces given as the game names them.
+- **The board** is read by a `BoardReader` (vision/table_reader.py) into a frame of tokens for
+  the daemon's `FrameSettler`; a frame with an unsure spot is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from vision.board_camera import Board, FrameHandler
+from vision.camera_watch import CameraStatus, StatusHandler, WatchedCamera
+from vision.dice_settle import DiceSettler, SeenDie, SettledRoll
+from vision.dice_sources import Face
+from vision.frame_sources import FrameSource
+from vision.frame_sources import Image as Frame
+from vision.image_files import Image
+from vision.table_reader import BoardReader, BoardReading
+
+if TYPE_CHECKING:
+    from vision.icon_dice import IconReader
+
+log = logging.getLogger(__name__)
+
+RollHandler = Callable[[SettledRoll], None]
+
+
+class TrayReader(Protocol):
+    """Reads one kind of die in a picture, or in a polygon of it (`DiceReader`, `IconTray`)."""
+
+    def read(self, image: Image, region: ArrayLike | None = None) -> Sequence[SeenDie]: ...
+
+
+@dataclass(frozen=True)
+class SeenFace:
+    """A die read in the tray, its face as the game names it."""
+
+    value: Face
+    box: tuple[int, int, int, int]
+    confidence: float
+
+    def to_json(self) -> dict[str, object]:
+        return {"value": self.value, "box": list(self.box), "confidence": round(self.confidence, 3)}
+
+
+class IconTray:
+    """A learned icon-dice reader in the tray: each die's value is its face's label."""
+
+    def __init__(self, reader: IconReader) -> None:
+        self.reader = reader
+
+    def read(self, image: Image, region: ArrayLike | None = None) -> list[SeenFace]:
+        return [SeenFace(d.face, d.box, d.confidence) for d in self.reader.read(image, region)]
+
+
+class TrayDice:
+    """The dice thrown in the tray, read with the reader of the kind the game wants."""
+
+    def __init__(
+        self,
+        readers: Mapping[str, TrayReader],
+        settler: Callable[[], DiceSettler],
+        on_roll: RollHandler,
+        tray: ArrayLike | None = None,
+    ) -> None:
+        """`readers`: kind -> reader, the first read until the game wants another; `settler`
+        makes a fresh settler for each kind; `tray`: its polygon in pixels, None for the whole
+        frame."""
+        if not readers:
+            raise ValueError("a tray needs a reader for at least one kind of die")
+        self.readers = dict(readers)
+        self.make_settler = settler
+        self.on_roll = on_roll
+        self.tray = tray
+        self._lock = threading.Lock()
+        self._kind: str | None = next(iter(self.readers))
+        self._faces: dict[str, Face] | None = None
+        self._settler = settler()
+        self._seen: list[SeenFace] = []
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(self.readers)
+
+    @property
+    def seen(self) -> list[SeenFace]:
+        """The dice of the latest frame, still or not."""
+        with self._lock:
+            return list(self._seen)
+
+    def want(self, kind: str | None, faces: Sequence[Face] = ()) -> None:
+        """The game now wants dice of `kind` with these faces; None: no dice in particular (a
+        throw may still tell a choice, AK-3), so the first kind, its faces as read.
+
+        A kind without a reader is typed in: the tray is not read meanwhile. A change of kind
+        starts settling afresh, so dice left lying are read as the new kind.
+        """
+        chosen = next(iter(self.readers)) if kind is None else kind
+        with self._lock:
+            if chosen != self._kind:
+                self._settler = self.make_settler()
+            self._kind = chosen if chosen in self.readers else None
+            self._faces = None if kind is None else {str(face): face for face in faces}
+
+    def frame(self, image: Image) -> None:
+        with self._lock:
+            kind, faces, settler = self._kind, self._faces, self._settler
+        if kind is None:
+            with self._lock:
+                self._seen = []
+            return
+        try:
+            found = self.readers[kind].read(image, self.tray)
+        except ValueError as error:  # a frame of the wrong shape: skip it, like a blurred one
+            log.warning("dice camera: %s", error)
+            return
+        dice = []
+        for die in found:
+            # A face the game does not name (another kind's die read by mistake) is no die of it.
+            value = die.value if faces is None else faces.get(str(die.value))
+            if value is not None:
+                x, y, w, h = (int(v) for v in die.box)
+                dice.append(SeenFace(value, (x, y, w, h), die.confidence))
+        with self._lock:
+            self._seen = dice
+        roll = settler.feed(dice)
+        if roll is not None:
+            self.on_roll(roll)
+
+
+class BoardFrames:
+    """The board read from each frame and handed on, unless a spot reads unsure."""
+
+    def __init__(self, reader: BoardReader, on_frame: FrameHandler) -> None:
+        self.reader = reader
+        self.on_frame = on_frame
+        self._lock = threading.Lock()
+        self._seen: BoardReading | None = None
+        self._problem = ""
+
+    @property
+    def unsure(self) -> tuple[str, ...]:
+        """The spots read unsure in the latest frame."""
+        with self._lock:
+            return () if self._seen is None else self._seen.unsure
+
+    @property
+    def seen(self) -> Board:
+        """The board as the latest frame shows it, sure or not, unsure spots marked "?"."""
+        with self._lock:
+            reading = self._seen
+        if reading is None:
+            return {}
+        return {**reading.board, **dict.fromkeys(reading.unsure, "?")}
+
+    def frame(self, image: Image) -> None:
+        try:
+            reading = self.reader.read(image)
+        except ValueError as error:  # say so once, not at every frame
+            if str(error) != self._problem:
+                log.warning("board camera: %s", error)
+                self._problem = str(error)
+            return
+        self._problem = ""
+        with self._lock:
+            self._seen = reading
+        if not reading.unsure:
+            self.on_frame(reading.board)
+
+
+class TableCamera:
+    """One camera feeding the tray's dice, the board, or both."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        on_status: StatusHandler,
+        fps: float,
+        retry_s: float,
+        retry_max_s: float,
+        dice: TrayDice | None = None,
+        board: BoardFrames | None = None,
+    ) -> None:
+        self.dice = dice
+        self.board = board
+        self.camera = WatchedCamera(source, self.frame, fps, retry_s, retry_max_s, on_status)
+        self._lock = threading.Lock()
+        self._latest: tuple[Image, list[SeenFace]] | None = None
+
+    @property
+    def status(self) -> CameraStatus:
+        return self.camera.status
+
+    @property
+    def dice_kinds(self) -> tuple[str, ...]:
+        """The kinds of dice whose rolls it reads in the tray."""
+        return () if self.dice is None else self.dice.kinds
+
+    @property
+    def seen(self) -> list[SeenFace]:
+        """The dice in the tray in the latest frame, still or not."""
+        return [] if self.dice is None else self.dice.seen
+
+    @property
+    def latest(self) -> tuple[Image, list[SeenFace]] | None:
+        """The latest frame read and its dice, None before the first."""
+        with self._lock:
+            return self._latest
+
+    def frame(self, image: Frame) -> None:
+        frame: Image = np.asarray(image, np.uint8)
+        if self.dice is not None:
+            self.dice.frame(frame)
+        if self.board is not None:
+            self.board.frame(frame)
+        with self._lock:
+            self._latest = (frame, self.seen)
+
+    def start(self) -> None:
+        self.camera.start()
+
+    def close(self) -> None:
+        self.camera.close()

@@ -1,0 +1,184 @@
+"""What lies in each camera spot of the table, read from one frame, as the game's tokens.
+
+The calibration maps the profile's regions (table millimetres) to pixels. Two kinds of spot:
+
+- **card slots** (Mightymania, Multipli Potion): a card face up is its id ("7x9", "T3", a power),
+  a card face down is "down" (every back carries the same markers), an empty slot is left out;
+- **dice cells** (Baron Voodoo): the top die of each cell, "colour:face", read with the learned
+  soul-dice model (BV-4: a camera sees only the top die of a column).
+
+A spot read below the confidence floor is *unsure*: the frame names it, and the camera skips
+the frame, as it would a blurred one, so a doubtful reading never reaches the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from hardware.profile import Region
+from vision.board_camera import Board
+from vision.calibration import Calibration
+from vision.card_deck import GAMES as CARD_GAMES
+from vision.card_deck import deck
+from vision.card_reader import CardReader, SeenCard, place_in_slots
+from vision.image_files import Image
+
+if TYPE_CHECKING:
+    from vision.icon_dice import IconDie, IconModel
+
+DOWN = "down"
+"""The token of a card lying face down, in every card game."""
+# The games whose cells hold dice read by a learned model, and the kind of those dice.
+DICE_BOARDS = {"voodoo": "soul"}
+# A card whose two markers name two cards scores 0.3 (vision/card_reader.py): never taken.
+CARD_MIN_CONFIDENCE = 0.5
+
+
+class BoardReaderError(Exception):
+    """The board of this game cannot be read from the camera: no reader, or no model."""
+
+
+class NoModelError(BoardReaderError):
+    """No model of this kind of dice has been learned yet."""
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    board: Board
+    """Spot -> token of what the frame shows there; empty spots left out."""
+    unsure: tuple[str, ...] = ()
+    """Spots read, but below the confidence floor: their tokens are not in `board`."""
+
+
+class BoardReader(Protocol):
+    def read(self, image: Image) -> BoardReading: ...
+
+
+class CellReader(Protocol):
+    """Reads the top die of each cell polygon (pixels): `vision.icon_dice.IconReader`."""
+
+    def read_cells(
+        self, image: Image, cells: Mapping[str, ArrayLike]
+    ) -> Mapping[str, IconDie | None]: ...
+
+
+def readable(game: str) -> bool:
+    """Whether the camera can read this game's board (its camera spots)."""
+    return game in CARD_GAMES or game in DICE_BOARDS
+
+
+def polygons(calibration: Calibration, regions: Mapping[str, Region]) -> dict[str, np.ndarray]:
+    return {spot: calibration.region_polygon(region) for spot, region in regions.items()}
+
+
+def check_size(image: Image, calibration: Calibration) -> None:
+    """A frame of another size than the calibration's would put every region in the wrong place."""
+    height, width = image.shape[:2]
+    if (width, height) != calibration.image_size:
+        w, h = calibration.image_size
+        raise ValueError(
+            f"a {width} x {height} frame, but the calibration is for {w} x {h}: "
+            "run `smartboard calibrate` again at the camera's size"
+        )
+
+
+class CardSlots:
+    """The card slots of a card game: the cards of its deck, each placed in its slot."""
+
+    def __init__(self, game: str, calibration: Calibration, regions: Mapping[str, Region]) -> None:
+        self.calibration = calibration
+        self.regions = dict(regions)
+        self.reader = CardReader({card.id for card in deck(game)})
+
+    def read(self, image: Image) -> BoardReading:
+        check_size(image, self.calibration)
+        seen = place_in_slots(self.reader.read(image), self.calibration, self.regions)
+        shown: dict[str, SeenCard] = {}
+        for card in seen:
+            if card.slot is None:
+                continue
+            # Two cards in a slot: the one on top hides the other's markers, so it reads surer.
+            other = shown.get(card.slot)
+            if other is None or (card.markers, card.confidence) > (other.markers, other.confidence):
+                shown[card.slot] = card
+        board = {}
+        unsure = []
+        for slot, card in sorted(shown.items()):
+            if card.confidence < CARD_MIN_CONFIDENCE:
+                unsure.append(slot)
+            else:
+                board[slot] = DOWN if card.id is None else card.id
+        return BoardReading(board, tuple(unsure))
+
+
+class DiceCells:
+    """Cells holding columns of dice: the top die of each, read by a learned model."""
+
+    def __init__(
+        self,
+        reader: CellReader,
+        calibration: Calibration,
+        regions: Mapping[str, Region],
+        min_confidence: float,
+    ) -> None:
+        self.reader = reader
+        self.calibration = calibration
+        self.cells = polygons(calibration, regions)
+        self.min_confidence = min_confidence
+
+    def read(self, image: Image) -> BoardReading:
+        check_size(image, self.calibration)
+        board = {}
+        unsure = []
+        for cell, die in sorted(self.reader.read_cells(image, self.cells).items()):
+            if die is None:
+                continue
+            if die.colour is None or die.confidence < self.min_confidence:
+                unsure.append(cell)
+            else:
+                board[cell] = f"{die.colour}:{die.face}"
+        return BoardReading(board, tuple(unsure))
+
+
+def learn_command(kind: str) -> str:
+    return f"`smartboard dice learn --kind {kind} PHOTOS...`"
+
+
+def learned_model(models: Path, kind: str) -> IconModel:
+    """The model of the user's dice of `kind` in the folder `models`, as `dice learn` saved it."""
+    from vision.icon_dice import IconModel, IconModelError, model_path
+
+    path = model_path(models, kind)
+    if not path.exists():
+        raise NoModelError(
+            f"no model of your {kind} dice at {path}: learn it with {learn_command(kind)}"
+        )
+    try:
+        return IconModel.load(path, kind)
+    except IconModelError as error:
+        raise BoardReaderError(f"{error}; learn it again with {learn_command(kind)}") from error
+
+
+def board_reader(
+    game: str,
+    calibration: Calibration,
+    regions: Mapping[str, Region],
+    models: Path,
+    min_confidence: float,
+) -> BoardReader:
+    """The reader of `game`'s camera spots; `models` is the folder of the learned dice models."""
+    if game in CARD_GAMES:
+        return CardSlots(game, calibration, regions)
+    kind = DICE_BOARDS.get(game)
+    if kind is None:
+        raise BoardReaderError(f"the camera cannot read the pieces of {game} yet")
+    from vision.icon_dice import IconReader
+
+    model = learned_model(models, kind)
+    return DiceCells(IconReader(model), calibration, regions, min_confidence)
