@@ -12,7 +12,7 @@ RUN_ARGS :=
 else
 VENV_FLAGS :=
 EXTRAS := dev
-RUN_ARGS := --sim --bots --pace 0.4 --until-end --new-game --web 127.0.0.1:8080
+RUN_ARGS := --sim --bots --pace 0.4 --new-game --web 127.0.0.1:8080
 endif
 
 comma := ,
