@@ -30,8 +30,9 @@ from hardware.profile import builtin_profile_path, load_profile
 from vision.board_camera import Board
 from vision.calibration import Calibration
 from vision.dice_settle import DiceSettler, SettledRoll
+from vision.die import Die
 from vision.icon_dice import IconDie
-from vision.table_camera import BoardFrames, SeenFace, TableCamera, TrayDice
+from vision.table_camera import BoardFrames, TableCamera, TrayDice
 from vision.table_reader import BoardReading
 
 BOX = (10, 10, 30, 30)
@@ -40,11 +41,11 @@ BOX = (10, 10, 30, 30)
 class Scripted:
     """A tray reader that sees what the test lays in it, and counts its reads."""
 
-    def __init__(self, dice: Sequence[SeenFace] = ()) -> None:
+    def __init__(self, dice: Sequence[Die] = ()) -> None:
         self.dice = list(dice)
         self.reads = 0
 
-    def read(self, image: np.ndarray, region: ArrayLike | None = None) -> list[SeenFace]:
+    def read(self, image: np.ndarray, region: ArrayLike | None = None) -> list[Die]:
         self.reads += 1
         return list(self.dice)
 
@@ -59,7 +60,7 @@ def feed(part: TrayDice | BoardFrames, frames: int) -> None:
 
 
 def test_the_tray_is_read_with_the_kind_the_game_wants_its_faces_as_the_game_names_them() -> None:
-    d6, d12 = Scripted([SeenFace(4, BOX, 0.95)]), Scripted([SeenFace("11", BOX, 0.9)])
+    d6, d12 = Scripted([Die(4, BOX, 0.95)]), Scripted([Die("11", BOX, 0.9)])
     rolls: list[SettledRoll] = []
     tray = TrayDice({"d6": d6, "d12": d12}, settler, rolls.append)
     assert tray.kinds == ("d6", "d12")
@@ -76,7 +77,7 @@ def test_the_tray_is_read_with_the_kind_the_game_wants_its_faces_as_the_game_nam
 
 
 def test_a_face_the_game_does_not_name_is_no_die_of_it() -> None:
-    reader = Scripted([SeenFace("venom", BOX, 0.99), SeenFace("3", (60, 10, 30, 30), 0.9)])
+    reader = Scripted([Die("venom", BOX, 0.99), Die("3", (60, 10, 30, 30), 0.9)])
     rolls: list[SettledRoll] = []
     tray = TrayDice({"d12": reader}, settler, rolls.append)
     tray.want("d12", tuple(range(1, 13)))
@@ -131,7 +132,7 @@ class CountingSource:
 
 def test_one_source_feeds_the_tray_and_the_board() -> None:
     source = CountingSource()
-    reader, board_reader = Scripted([SeenFace(2, BOX, 0.9)]), ScriptedBoard()
+    reader, board_reader = Scripted([Die(2, BOX, 0.9)]), ScriptedBoard()
     frames: list[Board] = []
     camera = TableCamera(
         source,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vision.dice_sources import Face
+
 
 @dataclass(frozen=True)
 class Die:
-    value: int
-    """Pips on the top face, 1..6."""
+    value: Face
+    """The top face as the game names it: pips 1..6 for a d6, a face's name for an icon die."""
     box: tuple[int, int, int, int]
     """x, y, width, height in pixels: top-left corner and size."""
     confidence: float

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -26,6 +25,7 @@ from vision.board_camera import Board, FrameHandler
 from vision.camera_watch import CameraStatus, StatusHandler, WatchedCamera
 from vision.dice_settle import DiceSettler, SeenDie, SettledRoll
 from vision.dice_sources import Face
+from vision.die import Die
 from vision.frame_sources import FrameSource
 from vision.frame_sources import Image as Frame
 from vision.image_files import Image
@@ -45,26 +45,14 @@ class TrayReader(Protocol):
     def read(self, image: Image, region: ArrayLike | None = None) -> Sequence[SeenDie]: ...
 
 
-@dataclass(frozen=True)
-class SeenFace:
-    """A die read in the tray, its face as the game names it."""
-
-    value: Face
-    box: tuple[int, int, int, int]
-    confidence: float
-
-    def to_json(self) -> dict[str, object]:
-        return {"value": self.value, "box": list(self.box), "confidence": round(self.confidence, 3)}
-
-
 class IconTray:
     """A learned icon-dice reader in the tray: each die's value is its face's label."""
 
     def __init__(self, reader: IconReader) -> None:
         self.reader = reader
 
-    def read(self, image: Image, region: ArrayLike | None = None) -> list[SeenFace]:
-        return [SeenFace(d.face, d.box, d.confidence) for d in self.reader.read(image, region)]
+    def read(self, image: Image, region: ArrayLike | None = None) -> list[Die]:
+        return [Die(d.face, d.box, d.confidence) for d in self.reader.read(image, region)]
 
 
 class TrayDice:
@@ -90,14 +78,14 @@ class TrayDice:
         self._kind: str | None = next(iter(self.readers))
         self._faces: dict[str, Face] | None = None
         self._settler = settler()
-        self._seen: list[SeenFace] = []
+        self._seen: list[Die] = []
 
     @property
     def kinds(self) -> tuple[str, ...]:
         return tuple(self.readers)
 
     @property
-    def seen(self) -> list[SeenFace]:
+    def seen(self) -> list[Die]:
         """The dice of the latest frame, still or not."""
         with self._lock:
             return list(self._seen)
@@ -134,7 +122,7 @@ class TrayDice:
             value = die.value if faces is None else faces.get(str(die.value))
             if value is not None:
                 x, y, w, h = (int(v) for v in die.box)
-                dice.append(SeenFace(value, (x, y, w, h), die.confidence))
+                dice.append(Die(value, (x, y, w, h), die.confidence))
         with self._lock:
             self._seen = dice
         roll = settler.feed(dice)
@@ -199,7 +187,7 @@ class TableCamera:
         self.board = board
         self.camera = WatchedCamera(source, self.frame, fps, retry_s, retry_max_s, on_status)
         self._lock = threading.Lock()
-        self._latest: tuple[Image, list[SeenFace]] | None = None
+        self._latest: tuple[Image, list[Die]] | None = None
 
     @property
     def status(self) -> CameraStatus:
@@ -211,12 +199,12 @@ class TableCamera:
         return () if self.dice is None else self.dice.kinds
 
     @property
-    def seen(self) -> list[SeenFace]:
+    def seen(self) -> list[Die]:
         """The dice in the tray in the latest frame, still or not."""
         return [] if self.dice is None else self.dice.seen
 
     @property
-    def latest(self) -> tuple[Image, list[SeenFace]] | None:
+    def latest(self) -> tuple[Image, list[Die]] | None:
         """The latest frame read and its dice, None before the first."""
         with self._lock:
             return self._latest
