@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from hardware.profile import BoardProfile, Marker, ProfileError, Region
+from vision.drawing import FONT, outlined_text
 from vision.image_files import Image
 
 # 4x4 bits: the largest cells for a marker's size, so the surest reading from a camera high
@@ -277,11 +278,9 @@ def _label(
     top: bool = False,
 ) -> None:
     """Text centred on `at` (or hanging from it, `top`), as large as fits `span` pixels."""
-    font = cv2.FONT_HERSHEY_SIMPLEX
-    (width, height), _ = cv2.getTextSize(text, font, 1.0, 1)
+    (width, height), _ = cv2.getTextSize(text, FONT, 1.0, 1)
     scale = max(0.35, min(1.5, 0.8 * span / width))
     thickness = max(1, round(scale * 2))
     x = int(at[0] - width * scale / 2)
     y = int(at[1] + height * scale * (1 if top else 0.5))
-    cv2.putText(image, text, (x, y), font, scale, (0, 0, 0), thickness + 2, cv2.LINE_AA)
-    cv2.putText(image, text, (x, y), font, scale, colour, thickness, cv2.LINE_AA)
+    outlined_text(image, text, (x, y), scale, colour, thickness)

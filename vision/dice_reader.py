@@ -24,6 +24,7 @@ from vision.dice_oblique import read_oblique
 from vision.dice_settle import SeenDie
 from vision.dice_tray import TrayReader
 from vision.die import Die
+from vision.drawing import outlined_text
 from vision.image_files import Image
 
 VIEWS = ("auto", "top", "oblique")
@@ -99,6 +100,5 @@ def draw_dice(image: Image, dice: Sequence[SeenDie], min_confidence: float) -> I
         cv2.rectangle(out, (x, y), (x + w, y + h), colour, line)
         label = f"{die.value} {die.confidence:.2f}"
         origin = (x, max(y - 4, 12))
-        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, (0, 0, 0), 3 * line)
-        cv2.putText(out, label, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale, colour, line)
+        outlined_text(out, label, origin, 0.5 * scale, colour, line)
     return out
