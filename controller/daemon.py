@@ -704,7 +704,7 @@ class Daemon:
 
     def _place(self, spot: object, token: object) -> JSON:
         """On the simulated table: lay a piece on `spot` or take it away. A camera spot takes
-        `token`, else what the game expects there."""
+        `token`, else the next of what the game would see there (`_next_token`)."""
         if not self.simulated:
             return {"ok": False, "error": "on a real table the pieces are placed by hand"}
         if not isinstance(spot, str) or spot not in self.game.spots():
@@ -715,16 +715,28 @@ class Daemon:
             return {"ok": True, "spot": spot, "occupied": occupied}
         if self.sim_camera is None or spot not in self.sim_camera.spots:
             return {"ok": False, "error": f"spot {spot!r} senses nothing: the table cannot see it"}
+        if token is not None and not isinstance(token, str):
+            return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
         board = self.sim_camera.truth
-        if spot in board and token is None:
-            del board[spot]
+        laid = token if token is not None else self._next_token(spot, board.get(spot))
+        if laid is None:
+            board.pop(spot, None)
         else:
-            laid = token if token is not None else self.session.expected.get(spot)
-            if not isinstance(laid, str):
-                return {"ok": False, "error": f'say what lies on {spot}: "token" is needed'}
             board[spot] = laid
         self.sim_camera.show(board)
-        return {"ok": True, "spot": spot, "token": board.get(spot)}
+        return {"ok": True, "spot": spot, "token": laid}
+
+    def _next_token(self, spot: str, shown: str | None) -> str | None:
+        """What a click lays on a camera spot: what the game expects there if it shows something
+        else; else what a legal move would leave there (an Akuma card turned, say); else nothing."""
+        expected = self.session.expected.get(spot)
+        if shown != expected:
+            return expected
+        for action in self.session.state.legal_actions():
+            after = self.session.layout_after(action).get(spot)
+            if after != shown:
+                return after
+        return None
 
     def _hands_follow(self) -> None:
         """On the simulated table with no bots, nobody lays out what the simulated camera sees:

@@ -138,7 +138,7 @@ class Session:
         for spot in differing(self.sensed, self.expected):
             roles[spot] = "fix" if spot in fixes else "changed"
         for action in self._candidates:
-            for spot in differing(self._layout_after(action), self.expected):
+            for spot in differing(self.layout_after(action), self.expected):
                 roles[spot] = "candidate"
         if self.problem is not None and self.settled(now):
             # The spots at fault blink too, though they may be as the game expects them.
@@ -148,18 +148,19 @@ class Session:
 
     def moves_pieces(self, action: Action) -> bool:
         """Whether the table sees `action` being taken: it changes what lies on the board."""
-        return bool(differing(self._layout_after(action), self.expected))
+        return bool(differing(self.layout_after(action), self.expected))
 
     def candidates(self) -> list[Action]:
         return list(self._candidates)
 
-    # -- internals ------------------------------------------------------------------------
-
-    def _layout_after(self, action: Action) -> Layout:
+    def layout_after(self, action: Action) -> Layout:
+        """What the table should show once `action` is taken."""
         # The lights are redrawn on every loop turn; clone and lay out once per state.
         if action not in self._layouts_after:
             self._layouts_after[action] = self.game.layout(self.state.child(action))
         return self._layouts_after[action]
+
+    # -- internals ------------------------------------------------------------------------
 
     def _board_chance(self) -> bool:
         """A chance node whose outcome is read from the board, not from dice."""
@@ -174,10 +175,10 @@ class Session:
         """
         if self._board_chance():
             outcomes = [outcome for outcome, _ in self.state.chance_outcomes()]
-            return {s for o in outcomes for s in differing(self._layout_after(o), self.expected)}
+            return {s for o in outcomes for s in differing(self.layout_after(o), self.expected)}
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
-        afters = [self._layout_after(a) for a in self.state.legal_actions()]
+        afters = [self.layout_after(a) for a in self.state.legal_actions()]
         changes = [(d, after) for after in afters if (d := differing(after, self.expected))]
         if not changes:
             return set()
@@ -194,7 +195,7 @@ class Session:
             return None
         fits = []
         for outcome, _ in self.state.chance_outcomes():
-            after = self._layout_after(outcome)
+            after = self.layout_after(outcome)
             changed = differing(after, self.expected)
             if changed and all(after.get(s) == board.get(s) for s in changed):
                 fits.append(outcome)
@@ -207,7 +208,7 @@ class Session:
             return []
         found: list[tuple[Action, Action]] = []
         for action in self.state.legal_actions():
-            after = self._layout_after(action)
+            after = self.layout_after(action)
             # Only a decision whose own spots are the ones still wrong can be the first step.
             left = differing(after, self.sensed)
             if not left or not left <= differing(after, self.expected):
@@ -291,7 +292,7 @@ class Session:
         landing: set[str] = set()
         taken_off = False
         for action in self.state.legal_actions():
-            after = self._layout_after(action)
+            after = self.layout_after(action)
             if after.get(lifted_from) != lifted.get(lifted_from):
                 continue
             taken_off = True
@@ -332,7 +333,7 @@ class Session:
             matches: list[Action] = []
             if not self.state.is_terminal() and not self.state.is_chance_node():
                 matches = [
-                    a for a in self.state.legal_actions() if self._layout_after(a) == self.sensed
+                    a for a in self.state.legal_actions() if self.layout_after(a) == self.sensed
                 ]
             if len(matches) == 1:
                 self._commit(matches)

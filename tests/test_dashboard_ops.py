@@ -106,6 +106,21 @@ def test_a_click_lays_and_lifts_a_piece_on_the_simulated_table(running: Daemon) 
     laid = call(running, op="place", spot="5", token="akumatized-5")
     assert laid["token"] == "akumatized-5"
     wait(lambda: running.session.sensed.get("5") == "akumatized-5")
+    assert call(running, op="place", spot="5")["token"] == "civilian-5"  # put right
+
+
+def test_clicks_alone_de_evilize_on_the_simulated_table(running: Daemon) -> None:
+    """After an 11 (AK-4) Ladybug takes the akuma off, and the akumatized card off the civilian's
+    (rulebook, AK-5): a click on the card shows the civilian's, as that legal move would."""
+    call(running, op="roll", values=[3])  # AK-5: Hawk Moth akumatizes square 3
+    for spot in ("3.hawkmoth", "3.akuma"):
+        call(running, op="place", spot=spot)
+    wait(lambda: running.session.sensed == running.session.expected)
+    assert running.session.sensed["3"] == "akumatized-3"  # laid by the simulated hands
+    call(running, op="roll", values=[5, 6])  # an 11: Ladybug de-evilizes
+    assert call(running, op="place", spot="3.akuma")["occupied"] is False
+    assert call(running, op="place", spot="3")["token"] == "civilian-3"
+    wait(lambda: running.session.state.history()[-1] == {"type": "DeEvilize", "square": 3})
 
 
 def test_a_paused_game_ignores_the_table_and_refuses_moves(running: Daemon, page: Page) -> None:
