@@ -36,7 +36,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
-from controller.session import Session, describe_state
+from controller.session import Session, View, describe_state
 from controller.snapshot import table_snapshot
 from controller.terminal import draw
 from controller.web import Dashboard, WebError
@@ -317,6 +317,12 @@ class Daemon:
 
     def _table_camera(self, read_board: bool) -> TableCamera | None:
         """The one camera over the table, if it reads the board or some of the game's rolls."""
+        self.calibration: Calibration | None = None
+        if read_board or self.config.dice_source == "camera":
+            try:
+                self.calibration = self._calibration()
+            except CalibrationError as error:
+                raise StartupError(f"{error}; run `smartboard calibrate` again") from error
         dice = self._tray_dice(read_board)
         board = BoardFrames(self._board_reader(), self._on_frame) if read_board else None
         if dice is None and board is None:
@@ -389,10 +395,7 @@ class Daemon:
 
     def _board_reader(self) -> BoardReader:
         """The reader of the board's camera spots, through the camera's calibration."""
-        try:
-            calibration = self._calibration()
-        except CalibrationError as error:
-            raise StartupError(f"{error}; run `smartboard calibrate` again") from error
+        calibration = self.calibration
         if calibration is None:
             raise UnavailableError(
                 f"the camera reads the {self.game.name} board through its calibration, and there "
@@ -414,14 +417,10 @@ class Daemon:
         tray = self.profile.dice_tray
         if tray is None or (self.config.camera_source == "replay" and not table_frames):
             return None  # replayed photos of dice show a tray, not the table
-        try:
-            calibration = self._calibration()
-        except CalibrationError as error:
-            raise StartupError(f"{error}; run `smartboard calibrate` again") from error
-        if calibration is None:
+        if self.calibration is None:
             log.warning("no camera calibration: dice are read in the whole frame")
             return None
-        return calibration.region_polygon(tray)
+        return self.calibration.region_polygon(tray)
 
     def _calibration_path(self) -> Path:
         return self.config.camera_calibration or self.options.state_dir / "calibration.json"
@@ -804,9 +803,12 @@ class Daemon:
             **typed,
         }
 
-    def snapshot(self, now: float) -> JSON:
-        """What the dashboard shows: the game, the table's lights and sensors, the camera."""
-        out = table_snapshot(self.game, self.session, self.profile, self.config.palette, now)
+    def snapshot(self, now: float, view: View | None = None) -> JSON:
+        """What the dashboard shows: the game, the table's lights and sensors, the camera.
+        `view`: the session's view at `now`, if already at hand."""
+        if view is None:
+            view = self.session.view(now)
+        out = table_snapshot(self.game, self.session, view, self.profile, self.config.palette)
         out["version"] = self._version
         out["paused"] = self.paused
         out["sim"] = self.simulated
@@ -815,11 +817,11 @@ class Daemon:
             out | {"camera": None, "dice_seen": [], "dice_unsure": None} | self._camera_status(now)
         )
 
-    def _publish(self, now: float) -> None:
+    def _publish(self, now: float, view: View) -> None:
         """Hand the dashboard a new snapshot when something it shows has changed."""
         if self.web is None:
             return
-        snapshot = self.snapshot(now)
+        snapshot = self.snapshot(now, view)
         del snapshot["version"]
         if snapshot != self._published:
             self._published = snapshot
@@ -834,12 +836,8 @@ class Daemon:
         if camera is None or latest is None:
             return None
         image, dice = latest
-        try:
-            calibration = self._calibration()
-        except (CalibrationError, StartupError):
-            calibration = None  # the view still shows the frame and the markers it finds
         seen = None if camera.board is None else camera.board.seen
-        drawn = annotate(image, detect_markers(image), self.profile, calibration, seen)
+        drawn = annotate(image, detect_markers(image), self.profile, self.calibration, seen)
         drawn = draw_dice(drawn, dice, self.config.dice_min_confidence)
         ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return jpeg.tobytes() if ok else None
@@ -864,7 +862,7 @@ class Daemon:
         if frame != self._last_frame:
             self.strip.show(frame)
             self._last_frame = frame
-        self._publish(now)
+        self._publish(now, view)
         out = self.options.show
         if out is None:
             return

@@ -7,12 +7,13 @@ alternating, so a page redraws only when something happens on the table.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game
-from controller.session import Session
+from controller.session import Session, View
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
 
@@ -28,7 +29,9 @@ def label(action: Action) -> str:
     return f"{words}: {values.replace(':', ', ')}" if values else words
 
 
+@cache
 def games_offered() -> JSON:
+    """The games the table plays, with their default options: the same for every snapshot."""
     return {
         name: {"title": game.title, "options": dict(game.default_options)}
         for name, game in sorted(GAMES.items())
@@ -38,13 +41,13 @@ def games_offered() -> JSON:
 def table_snapshot(
     game: Game,
     session: Session,
+    view: View,
     profile: BoardProfile,
     palette: Mapping[str, RGB],
-    now: float,
 ) -> JSON:
-    """The game and what the table shows of it; the daemon adds its own parts (camera, pause)."""
+    """The game and what the table shows of it (`view`: the session's view now); the daemon
+    adds its own parts (camera, pause)."""
     state = session.state
-    view = session.view(now)
     frame = render(view, profile, palette, blink_on=True)
     spots: dict[str, Any] = {}
     for spot_id, sensor in sorted(game.spots().items()):
