@@ -63,6 +63,9 @@ from vision.table_reader import (
 
 log = logging.getLogger(__name__)
 
+EX_TEMPFAIL = 75
+"""The daemon's exit status when its table cannot be reopened: the service restarts it."""
+
 
 class StartupError(RuntimeError):
     """The daemon cannot start: bad profile, unreadable journal, missing hardware."""
@@ -114,6 +117,7 @@ class Daemon:
         self.events: queue.Queue[Event] = queue.Queue()
         self.clock: Callable[[], float] = time.monotonic
         self.stopping = False
+        self.exit_code = 0
         self._opened: list[Any] = []  # the servers, open for the daemon's whole life
         self._table: list[Any] = []  # the hardware of the game on the table
         self._last_frame: Frame | None = None
@@ -474,7 +478,8 @@ class Daemon:
     # -- the loop -------------------------------------------------------------------------
 
     def run(self) -> int:
-        """Serve until stopped (0), or with until_end until the game is over (0)."""
+        """Serve until stopped (0), or with until_end until the game is over (0). EX_TEMPFAIL when
+        the table closed for another game could not be opened again."""
         watchdog = watchdog_interval()
         next_ping = self.clock()
         self._show(self.clock())
@@ -491,12 +496,14 @@ class Daemon:
                 event = self.events.get(timeout=timeout)
             except queue.Empty:
                 event = None
-            while event is not None:
+            while event is not None and not self.stopping:
                 self._handle(event)
                 try:
                     event = self.events.get_nowait()
                 except queue.Empty:
                     event = None
+            if self.stopping:
+                break
             now = self.clock()
             changes = self.debouncer.poll(now)
             if changes and not self.paused:
@@ -505,7 +512,7 @@ class Daemon:
                 self.bots.step(now, self._table_busy())
             self._want_dice()
             self._show(now)
-        return 0
+        return self.exit_code
 
     def _want_dice(self) -> None:
         """Tell the camera which dice the game wants now, for it to read the tray with."""
@@ -765,8 +772,17 @@ class Daemon:
             self._close_table()
             try:
                 self._open_table(game, state)
-            except StartupError:
-                self._open_table(*playing)  # the table goes on with the game it had
+            except StartupError as error:
+                try:
+                    self._open_table(*playing)  # the table goes on with the game it had
+                except StartupError as again:
+                    # The journal still holds the old game: a restart by the service resumes it.
+                    self.stopping = True
+                    self.exit_code = EX_TEMPFAIL
+                    raise StartupError(
+                        f"{error}; then reopening the table for {playing[0].name} failed too "
+                        f"({again}): the daemon stops for its service to restart it on that game"
+                    ) from again
                 raise
         self.paused = False
         self.journal.start(game.name, state.options)

@@ -4,6 +4,7 @@ table, and the game record that `smartboard replay` shows again."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -15,7 +16,7 @@ from daemon_run import call, serving
 
 from controller.cli import main
 from controller.config import load_config
-from controller.daemon import Daemon, RunOptions
+from controller.daemon import EX_TEMPFAIL, Daemon, RunOptions, StartupError
 from controller.journal import Journal
 from controller.rules.api import JSON
 
@@ -161,6 +162,57 @@ def test_another_game_starts_on_its_own_profile(running: Daemon, tmp_path: Path)
     assert len(kept) == 1  # the abandoned Akuma game, under a dated name
     assert call(running, op="new", game="akuma", abandon=True)["ok"]
     assert call(running, op="snapshot")["game"] == "akuma"
+
+
+def test_a_game_that_cannot_open_leaves_the_old_one_going(
+    running: Daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    call(running, op="act", id="choose_dice:2")
+    opened = running._open_hardware
+
+    def voodoo_fails() -> None:
+        if running.game.name == "voodoo":
+            raise StartupError("no calibration for the Voodoo board")
+        opened()
+
+    monkeypatch.setattr(running, "_open_hardware", voodoo_fails)
+    refused = call(running, op="new", game="voodoo", abandon=True)
+    assert refused == {"ok": False, "error": "no calibration for the Voodoo board"}
+    assert call(running, op="snapshot")["game"] == "akuma"
+    assert len(running.session.state.history()) == 1
+    assert call(running, op="roll", values=[3, 4])["ok"]
+
+
+def test_a_table_that_cannot_reopen_stops_the_daemon_for_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is lost: the journal keeps the old game, and the service's restart resumes it."""
+    options = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", seed=3)
+    daemon = Daemon(sim_config(), options)
+    daemon.open()
+    finished: list[int] = []
+    thread = threading.Thread(target=lambda: finished.append(daemon.run()))
+    thread.start()
+    try:
+        call(daemon, op="act", id="choose_dice:2")
+
+        def unplugged() -> None:
+            raise StartupError("the table's microcontroller: /dev/ttyACM0 is gone")
+
+        monkeypatch.setattr(daemon, "_open_hardware", unplugged)
+        reply = call(daemon, op="new", game="voodoo", abandon=True)
+        assert not reply["ok"]
+        assert "reopening the table for akuma failed too" in reply["error"]
+        assert "restart" in reply["error"]
+        thread.join(timeout=5)
+        assert finished == [EX_TEMPFAIL]
+    finally:
+        daemon.stop()
+        thread.join(timeout=5)
+        daemon.close()
+    record = Journal(tmp_path).read()
+    assert record.game == "akuma" and len(record.history()) == 1
+    assert not list(tmp_path.glob("journal-*.jsonl"))  # the Akuma game was not set aside
 
 
 def test_the_record_replays_with_smartboard_replay(
