@@ -24,10 +24,10 @@ from pathlib import Path
 
 from controller.config import load_config
 from vision.image_files import read_image
+from vision.training.heldout import EVAL, dice_eval
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
-EVAL = SHARED / "tools" / "dice_eval.py"
 SMARTBOARD = Path(sys.executable).parent / "smartboard"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 TARGETS = {"die_accuracy": 0.98, "frame_exact": 0.90, "ms_per_image": 15.0}
@@ -46,13 +46,7 @@ def evaluate(folder: Path) -> dict[str, float]:
                 [str(SMARTBOARD), "dice", "read", "--json", *images], stdout=out, check=True
             )
         elapsed = time.perf_counter() - start
-        done = subprocess.run(
-            [sys.executable, str(EVAL), str(folder), "--predictions", str(lines), "--json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        summary: dict[str, float] = json.loads(done.stdout)
+        summary = dice_eval(folder, lines)
         summary["ms_per_image"] = round(1000 * elapsed / len(images), 2)
         summary.update(confidence_figures(lines))
     return summary

@@ -2,8 +2,9 @@
 
 usage: python -m vision.training.ensemble_pips A.onnx B.onnx [...] --out FILE.onnx
 
-The merged model has the same input (`crop`, Nx3x32x32) and output (`logits`, Nx6) as each
-member: the mean of the members' logits, so the reader's softmax gives their geometric-mean vote.
+The merged model has the same input (`crop`, N x 3 x CROP_SIZE x CROP_SIZE) and output (`logits`,
+N x 6) as each member: the mean of the members' logits, so the reader's softmax gives their
+geometric-mean vote.
 It only adds Add and Mul nodes, which cv2.dnn reads. Needs the `onnx` package.
 """
 

@@ -3,20 +3,18 @@
 usage: python -m vision.training.train_pips --data DIR[:KIND] [--data ...] --out FILE.onnx
   [--holdout F] [--steps N] [--minutes M] [--seed S] [--threads T] [--width W]
 
-Input: a 32x32 BGR crop (see vision.dice_tray.crop_die) centred on a die, side 1.4 x the longer
-box side, from the full-resolution photo. Output: 6 logits, one per value. Crops are sampled
-with jittered centre and size (the detector's boxes are not exact), any rotation and colour noise.
-With --holdout, the held-out photos' ground-truth boxes are scored at the end.
+Input: a CROP_SIZE (48) square BGR crop (see vision.dice_tray.crop_die) centred on a die, side
+1.4 x the longer box side, from the full-resolution photo. Output: 6 logits, one per value. Crops
+are sampled with jittered centre and size (the detector's boxes are not exact), any rotation and
+colour noise. With --holdout, the held-out photos' ground-truth boxes are scored at the end.
 
 The shipped vision/models/dice_pips.onnx is two of these, seeds 1 and 2, merged by
-vision.training.ensemble_pips (see vision/models/README.md). Seed 1 (10000 steps of 128 crops;
-559 s on one CPU thread of a machine shared with other jobs):
+vision.training.ensemble_pips (see vision/models/README.md). Each took 10000 steps of 128 crops
+(1,120-1,190 s on one CPU thread, two runs side by side on this 2-core machine):
   OMP_WAIT_POLICY=PASSIVE python -m vision.training.train_pips \
     --data /work/shared/data/dice/nell:top --data /work/shared/data/dice/matteo:oblique \
-    --steps 10000 --minutes 30 --seed 1 --threads 1 --out vision/models/dice_pips.onnx
-Its held-out twin added --holdout 0.25 (856 s). Same-data variants scored no better on the
-held-out nell dice (ground-truth boxes, 242 dice, 4-7 errors each): 9.5k time-scheduled steps
-without the shrink-and-enlarge augmentation, --width 24, and a crop of 1.15 x the box side.
+    --steps 10000 --minutes 60 --seed 1 --threads 1 --out pips_s1.onnx
+vision.training.heldout trains and scores it without each fold of nell in turn.
 --minutes only stops a run early; the learning-rate schedule follows --steps.
 """
 
