@@ -6,9 +6,9 @@ the LED frame to light (R, G, B per LED, as bytes). `main.py` wires it to `board
 and the link simulator wire it to a simulated matrix and a pseudo-terminal.
 """
 
-from eventqueue import EventQueue
-from matrix import Matrix
-from protocol import (
+from firmware.eventqueue import EventQueue
+from firmware.matrix import Matrix
+from firmware.protocol import (
     ACK,
     EVENT_SIZE,
     EVENTS,
@@ -21,6 +21,7 @@ from protocol import (
     PONG,
     SNAP_REQ,
     SNAPSHOT,
+    VERSION,
     Decoder,
     Encoder,
     config_hash,
@@ -31,7 +32,6 @@ from protocol import (
     u32,
 )
 
-VERSION = "1.0.0"
 EVENTS_PER_FRAME = (MAX_PAYLOAD - 2) // EVENT_SIZE
 
 

@@ -1,7 +1,8 @@
 """The Pico's entry point: scan the matrix every scan_ms, talk to the host over USB serial.
 
-Copied to the Pico as main.py, it runs at power-up. The USB serial port is sys.stdin/sys.stdout;
-the REPL is taken over, so stop it with Ctrl-C from `mpremote` before copying new files.
+Copied to the Pico's root as main.py (the rest of the package to /firmware, README.md), it runs at
+power-up. The USB serial port is sys.stdin/sys.stdout: the REPL is taken over and Ctrl-C is off,
+so README.md says how to stop it before copying new files.
 """
 
 import json
@@ -11,8 +12,9 @@ import time
 
 import machine
 import micropython
-from board import Board
-from device import Device
+
+from firmware.board import Board
+from firmware.device import Device
 
 
 def main():

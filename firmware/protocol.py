@@ -9,9 +9,13 @@ modulo 256: a receiver drops a frame that repeats the previous one's SEQ (a dupl
 counts the gaps. After garbage, a bad length, an unknown TYPE or a bad CRC the decoder drops one
 byte and looks for the next SYNC, so it resynchronises on its own.
 
-Plain code: no typing at run time, no dataclasses, bytes and bytearray only.
+The one framing of both ends: the firmware runs it and the host (hardware/serial_link.py) imports
+it. So it stays plain code for MicroPython: annotations, which MicroPython parses and drops, type
+it for the host's mypy, but nothing typing-only runs (no typing import, no type aliases, no
+dataclasses); bytes and bytearray only.
 """
 
+VERSION = "1.0.0"  # the firmware's; the host refuses another major version
 SYNC = 0xA5
 HEADER = 5  # SYNC, LEN (2), SEQ, TYPE
 OVERHEAD = HEADER + 2
@@ -34,7 +38,7 @@ EVENT_SIZE = 7
 KINDS = (HELLO, ACK, SNAP_REQ, LEDS, PING, INFO, EVENTS, SNAPSHOT, LED_ACK, PONG)
 
 
-def _table():
+def _table() -> list[int]:
     table = []
     for byte in range(256):
         crc = byte << 8
@@ -47,7 +51,7 @@ def _table():
 _TABLE = _table()
 
 
-def crc16(data, crc=0xFFFF):
+def crc16_pure(data: bytes | bytearray | memoryview, crc: int = 0xFFFF) -> int:
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF): crc16(b"123456789") == 0x29B1."""
     table = _TABLE
     for byte in data:
@@ -55,30 +59,41 @@ def crc16(data, crc=0xFFFF):
     return crc
 
 
-def config_hash(rows, cols, leds):
+try:
+    from binascii import crc_hqx
+except ImportError:  # MicroPython's binascii has no crc_hqx
+    crc16 = crc16_pure
+else:
+
+    def crc16(data: bytes | bytearray | memoryview, crc: int = 0xFFFF) -> int:
+        """The same CRC in C: crc_hqx is CRC-16/CCITT, and 0xFFFF makes it the -FALSE variant."""
+        return crc_hqx(data, crc)
+
+
+def config_hash(rows: int, cols: int, leds: int) -> int:
     """What both ends check on connect: the matrix size and the LED count."""
     return crc16(("rows=%d;cols=%d;leds=%d" % (rows, cols, leds)).encode())  # noqa: UP031
 
 
-def u16(value):
+def u16(value: int) -> bytes:
     return bytes(((value >> 8) & 0xFF, value & 0xFF))
 
 
-def u32(value):
+def u32(value: int) -> bytes:
     return bytes(((value >> 24) & 0xFF, (value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF))
 
 
-def get_u16(data, at):
+def get_u16(data: bytes | bytearray, at: int) -> int:
     return (data[at] << 8) | data[at + 1]
 
 
-def get_u32(data, at):
+def get_u32(data: bytes | bytearray, at: int) -> int:
     return (data[at] << 24) | (data[at + 1] << 16) | (data[at + 2] << 8) | data[at + 3]
 
 
-def encode(seq, kind, payload=b""):
+def encode(seq: int, kind: int, payload: bytes = b"") -> bytes:
     if len(payload) > MAX_PAYLOAD:
-        raise ValueError("payload too long")
+        raise ValueError("payload of %d bytes is over %d" % (len(payload), MAX_PAYLOAD))  # noqa: UP031
     body = bytearray(4 + len(payload))
     body[0] = len(payload) >> 8
     body[1] = len(payload) & 0xFF
@@ -92,10 +107,10 @@ def encode(seq, kind, payload=b""):
 class Encoder:
     """Numbers the frames one side sends."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.seq = 0
 
-    def frame(self, kind, payload=b""):
+    def frame(self, kind: int, payload: bytes = b"") -> bytes:
         data = encode(self.seq, kind, payload)
         self.seq = (self.seq + 1) & 0xFF
         return data
@@ -104,14 +119,14 @@ class Encoder:
 class Decoder:
     """Bytes in, (seq, kind, payload) frames out; resynchronises after garbage."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buffer = bytearray()
         self.last_seq = -1
         self.bad = 0  # bytes skipped while looking for a frame
         self.duplicates = 0
         self.gaps = 0  # frames missing, as the sequence numbers show
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> list[tuple[int, int, bytes]]:
         self.buffer.extend(data)
         frames = []
         buf = self.buffer
@@ -154,7 +169,7 @@ class Decoder:
         return frames
 
 
-def pack_bits(cells):
+def pack_bits(cells: list[int]) -> bytes:
     """A list of 0/1, row-major, as bytes: cell i is bit (7 - i % 8) of byte i // 8."""
     out = bytearray((len(cells) + 7) // 8)
     for i in range(len(cells)):
@@ -163,5 +178,5 @@ def pack_bits(cells):
     return bytes(out)
 
 
-def unpack_bits(data, count):
+def unpack_bits(data: bytes, count: int) -> list[int]:
     return [1 if data[i >> 3] & (0x80 >> (i & 7)) else 0 for i in range(count)]

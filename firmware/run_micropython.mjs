@@ -11,14 +11,18 @@ const mp = await loadMicroPython({
   stdout: (line) => console.log(line),
   stderr: (line) => console.error(line),
 });
-// The firmware's modules, laid out in MicroPython's own file system as on the Pico.
+// The firmware package, laid out in MicroPython's own file system as on the Pico (/firmware),
+// without the modules that need the Pico's `machine`.
+mp.FS.mkdir("/firmware");
 for (const name of readdirSync(here)) {
   if (name.endsWith(".py") && name !== "main.py" && name !== "board.py") {
-    mp.FS.writeFile("/" + name, readFileSync(join(here, name)));
+    mp.FS.writeFile("/firmware/" + name, readFileSync(join(here, name)));
   }
 }
 try {
-  mp.runPython("import sys\nsys.path.insert(0, '/')\nimport selftest\nfailed = selftest.run()");
+  mp.runPython(
+    "import sys\nsys.path.insert(0, '/')\nfrom firmware import selftest\nfailed = selftest.run()",
+  );
 } catch (error) {
   console.error(error.message ?? error);
   process.exit(1);

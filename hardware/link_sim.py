@@ -5,8 +5,6 @@ simulated reed matrix every `scan_ms`, and talks over a pseudo-terminal (`os.ope
 slave is reachable at a stable symlink, as udev gives a real Pico. Through a control pipe the
 parent toggles reeds, resets the firmware, unplugs and replugs the port, and reads what the LEDs
 show. Faults are injected on the wire, both ways: corrupted bytes, dropped and duplicated frames.
-
-Needs the firmware/ folder of a source checkout.
 """
 
 from __future__ import annotations
@@ -16,16 +14,15 @@ import multiprocessing
 import os
 import random
 import select
-import sys
 import time
 import tty
 from dataclasses import dataclass
-from importlib import import_module
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+from firmware.device import Device
+from firmware.protocol import OVERHEAD, get_u16
 
 
 @dataclass(frozen=True)
@@ -36,22 +33,12 @@ class Faults:
     garbage: float = 0.0  # chance that random bytes come before a frame
 
 
-def firmware_modules() -> tuple[Any, Any]:
-    """firmware/device.py and firmware/protocol.py, imported from the source checkout."""
-    if not (FIRMWARE / "device.py").exists():
-        raise RuntimeError(f"no firmware at {FIRMWARE}: the link simulator needs a source checkout")
-    if str(FIRMWARE) not in sys.path:
-        sys.path.insert(0, str(FIRMWARE))
-    return import_module("device"), import_module("protocol")
-
-
 class _Wire:
     """The simulated USB cable, with its faults."""
 
-    def __init__(self, faults: Faults, rng: random.Random, protocol: Any) -> None:
+    def __init__(self, faults: Faults, rng: random.Random) -> None:
         self.faults = faults
         self.rng = rng
-        self.protocol = protocol
 
     def outgoing(self, data: bytes) -> bytes:
         """Firmware to host: split into frames, then spoil some."""
@@ -59,7 +46,7 @@ class _Wire:
         if not (f.corrupt or f.drop or f.duplicate or f.garbage):
             return data
         out = bytearray()
-        for frame in _frames(data, self.protocol):
+        for frame in _frames(data):
             if rng.random() < f.garbage:
                 out.extend(rng.randbytes(rng.randint(1, 8)))
             if rng.random() < f.drop:
@@ -83,12 +70,11 @@ class _Wire:
         return data
 
 
-def _frames(data: bytes, protocol: Any) -> list[bytes]:
+def _frames(data: bytes) -> list[bytes]:
     """Firmware output is whole frames, back to back."""
     frames, at = [], 0
     while at < len(data):
-        length = (data[at + 1] << 8) | data[at + 2]
-        end = at + protocol.OVERHEAD + length
+        end = at + OVERHEAD + get_u16(data, at + 1)
         frames.append(data[at:end])
         at = end
     return frames
@@ -114,9 +100,8 @@ class _Port:
 
 
 def _serve(conn: Connection, link: str, config: dict[str, Any], faults: Faults, seed: int) -> None:
-    device_mod, protocol = firmware_modules()
     rng = random.Random(seed)
-    wire = _Wire(faults, rng, protocol)
+    wire = _Wire(faults, rng)
     rows, _cols = config["rows"], config["cols"]
     matrix = [0] * rows  # the reeds as they are, closed or not: pieces survive a reset
     shown: list[bytes] = [b""]
@@ -133,7 +118,7 @@ def _serve(conn: Connection, link: str, config: dict[str, Any], faults: Faults, 
         return int((time.monotonic() - start) * 1000)
 
     def boot() -> Any:
-        device = device_mod.Device(config, rng.randrange(1 << 16), show)
+        device = Device(config, rng.randrange(1 << 16), show)
         device.boot(read_row, now_ms())
         return device
 

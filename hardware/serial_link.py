@@ -6,8 +6,7 @@ input events in order. After an unplug or a firmware reset it reconnects with ba
 a snapshot again, so the table's state is re-read, never guessed. `SerialReedBank` and
 `SerialStrip` give it the interfaces of `hardware/reeds.py` and `hardware/leds.py`.
 
-The framing mirrors firmware/protocol.py (the firmware is not a package of the product);
-tests/test_link.py checks that both encode alike.
+The framing is the firmware's own, imported from `firmware.protocol`.
 """
 
 from __future__ import annotations
@@ -20,96 +19,31 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from firmware.protocol import (
+    ACK,
+    EVENT_SIZE,
+    EVENTS,
+    HELLO,
+    INFO,
+    LED_ACK,
+    LEDS,
+    PING,
+    SNAP_REQ,
+    SNAPSHOT,
+    VERSION,
+    Decoder,
+    Encoder,
+    config_hash,
+    get_u16,
+    get_u32,
+    u16,
+    u32,
+    unpack_bits,
+)
 from hardware.leds import RGB, Frame
 from hardware.profile import Channel
 
 log = logging.getLogger(__name__)
-
-SYNC = 0xA5
-HEADER = 5
-MAX_PAYLOAD = 1024
-HELLO, ACK, SNAP_REQ, LEDS, PING = 0x01, 0x02, 0x03, 0x04, 0x05
-INFO, EVENTS, SNAPSHOT, LED_ACK, PONG = 0x81, 0x82, 0x83, 0x84, 0x85
-KINDS = frozenset((HELLO, ACK, SNAP_REQ, LEDS, PING, INFO, EVENTS, SNAPSHOT, LED_ACK, PONG))
-FIRMWARE_VERSION = "1.0.0"
-
-
-def _crc_table() -> list[int]:
-    table = []
-    for byte in range(256):
-        crc = byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-        table.append(crc & 0xFFFF)
-    return table
-
-
-_TABLE = _crc_table()
-
-
-def crc16(data: bytes | bytearray | memoryview, crc: int = 0xFFFF) -> int:
-    """CRC-16/CCITT-FALSE, as the firmware computes it."""
-    table = _TABLE
-    for byte in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ byte) & 0xFF]
-    return crc
-
-
-def config_hash(rows: int, cols: int, leds: int) -> int:
-    return crc16(f"rows={rows};cols={cols};leds={leds}".encode())
-
-
-def encode(seq: int, kind: int, payload: bytes = b"") -> bytes:
-    if len(payload) > MAX_PAYLOAD:
-        raise ValueError(f"payload of {len(payload)} bytes is over {MAX_PAYLOAD}")
-    body = len(payload).to_bytes(2, "big") + bytes((seq & 0xFF, kind)) + payload
-    return bytes((SYNC,)) + body + crc16(body).to_bytes(2, "big")
-
-
-class Decoder:
-    """Bytes in, (seq, kind, payload) frames out; drops repeated frames, skips garbage."""
-
-    def __init__(self) -> None:
-        self.buffer = bytearray()
-        self.last_seq = -1
-        self.bad = 0
-        self.duplicates = 0
-
-    def feed(self, data: bytes) -> list[tuple[int, int, bytes]]:
-        buf = self.buffer
-        buf.extend(data)
-        frames = []
-        while True:
-            start = buf.find(SYNC)
-            if start < 0:
-                self.bad += len(buf)
-                buf.clear()
-                break
-            if start:
-                self.bad += start
-                del buf[:start]
-            if len(buf) < HEADER:
-                break
-            length = int.from_bytes(buf[1:3], "big")
-            end = HEADER + length + 2
-            if length > MAX_PAYLOAD or buf[4] not in KINDS:
-                self.bad += 1
-                del buf[:1]
-                continue
-            if len(buf) < end:
-                break
-            if crc16(memoryview(buf)[1 : end - 2]) != int.from_bytes(buf[end - 2 : end], "big"):
-                self.bad += 1
-                del buf[:1]
-                continue
-            seq, kind, payload = buf[3], buf[4], bytes(buf[HEADER : end - 2])
-            del buf[:end]
-            if seq == self.last_seq:
-                self.duplicates += 1
-                continue
-            self.last_seq = seq
-            frames.append((seq, kind, payload))
-        return frames
 
 
 class LinkError(RuntimeError):
@@ -156,7 +90,9 @@ class SerialLink:
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._port: Any = None
-        self._seq = 0
+        # One numbering for the link's life: a reconnect to the same firmware must not repeat the
+        # SEQ its decoder saw last, or it would drop that frame as a duplicate.
+        self._encoder = Encoder()
         self._boot: int | None = None
         self._synced = False
         self._next_id = 0
@@ -252,8 +188,7 @@ class SerialLink:
         if port is None:
             return
         with self._write_lock:
-            data = encode(self._seq, kind, payload)
-            self._seq = (self._seq + 1) & 0xFF
+            data = self._encoder.frame(kind, payload)
             try:
                 port.write(data)
             except Exception as error:
@@ -263,7 +198,7 @@ class SerialLink:
         if not self._synced:
             return
         with self._lock:
-            payload = self._frame_id.to_bytes(2, "big") + self._frame
+            payload = u16(self._frame_id) + self._frame
             self._frame_sent = self.clock()
         with contextlib.suppress(OSError):  # the link's thread sees the port fail, reconnects
             self._write(LEDS, payload)
@@ -317,22 +252,22 @@ class SerialLink:
         elif kind == EVENTS:
             self._on_events(payload, at)
         elif kind == LED_ACK:
-            frame_id = int.from_bytes(payload[:2], "big")
+            frame_id = get_u16(payload, 0)
             with self._lock:
                 if frame_id == self._frame_id and not self._frame_acked:
                     self._frame_acked = True
                     self.frame_acks.append((frame_id, at - self._frame_at))
 
     def _on_info(self, payload: bytes) -> None:
-        boot = int.from_bytes(payload[0:2], "big")
-        fw_hash = int.from_bytes(payload[2:4], "big")
+        boot = get_u16(payload, 0)
+        fw_hash = get_u16(payload, 2)
         rows, cols = payload[4], payload[5]
-        leds = int.from_bytes(payload[6:8], "big")
+        leds = get_u16(payload, 6)
         version = payload[8:].decode("ascii", "replace")
-        if version.split(".")[0] != FIRMWARE_VERSION.split(".")[0] or fw_hash != self.hash:
+        if version.split(".")[0] != VERSION.split(".")[0] or fw_hash != self.hash:
             self.error = (
                 f"the microcontroller on {self.path} runs firmware {version} for a {rows}x{cols} "
-                f"matrix and {leds} LEDs; this table needs firmware {FIRMWARE_VERSION} for "
+                f"matrix and {leds} LEDs; this table needs firmware {VERSION} for "
                 f"{self.rows}x{self.cols} and {self.led_count} LEDs: edit firmware/config.json "
                 "and copy the firmware again (firmware/README.md)"
             )
@@ -347,19 +282,18 @@ class SerialLink:
             self._write(SNAP_REQ)
 
     def _on_snapshot(self, payload: bytes, at: float) -> None:
-        boot = int.from_bytes(payload[0:2], "big")
+        boot = get_u16(payload, 0)
         if boot != self._boot or self.error:
             return
-        next_id = int.from_bytes(payload[2:6], "big")
-        bits = payload[6:]
+        next_id = get_u32(payload, 2)
         changes = []
-        for i in range(self.rows * self.cols):
-            value = bool(bits[i >> 3] & (0x80 >> (i & 7)))
+        for i, bit in enumerate(unpack_bits(payload[6:], self.rows * self.cols)):
+            value = bool(bit)
             if value != self.cells[i]:
                 self.cells[i] = value
                 changes.append((i, value))
         self._next_id = next_id
-        self._write(ACK, boot.to_bytes(2, "big") + next_id.to_bytes(4, "big"))
+        self._write(ACK, u16(boot) + u32(next_id))
         was_synced = self._synced
         self._synced = True
         self.snapshots += 1
@@ -377,7 +311,7 @@ class SerialLink:
         self._ready.set()
 
     def _on_events(self, payload: bytes, at: float) -> None:
-        boot = int.from_bytes(payload[0:2], "big")
+        boot = get_u16(payload, 0)
         if boot != self._boot:
             # Events from a firmware we have not been introduced to: it restarted.
             self._boot = None
@@ -385,8 +319,8 @@ class SerialLink:
             return
         if not self._synced:
             return
-        for start in range(2, len(payload) - 6, 7):
-            event_id = int.from_bytes(payload[start : start + 4], "big")
+        for start in range(2, len(payload) - EVENT_SIZE + 1, EVENT_SIZE):
+            event_id = get_u32(payload, start)
             if event_id != self._next_id:
                 continue  # a resend of one we have, or one after a gap: it comes again
             row, col, state = payload[start + 4], payload[start + 5], payload[start + 6]
@@ -397,7 +331,7 @@ class SerialLink:
             if self.cells[i] != bool(state):
                 self.cells[i] = bool(state)
                 self._emit(i, bool(state), at)
-        self._write(ACK, boot.to_bytes(2, "big") + self._next_id.to_bytes(4, "big"))
+        self._write(ACK, u16(boot) + u32(self._next_id))
 
     def _emit(self, i: int, value: bool, at: float) -> None:
         if self.on_change is not None:
