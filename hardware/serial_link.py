@@ -19,27 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from firmware.protocol import (
-    ACK,
-    EVENT_SIZE,
-    EVENTS,
-    HELLO,
-    INFO,
-    LED_ACK,
-    LEDS,
-    PING,
-    SNAP_REQ,
-    SNAPSHOT,
-    VERSION,
-    Decoder,
-    Encoder,
-    config_hash,
-    get_u16,
-    get_u32,
-    u16,
-    u32,
-    unpack_bits,
-)
+from firmware import protocol
 from hardware.leds import RGB, Frame
 from hardware.profile import Channel
 
@@ -80,7 +60,7 @@ class SerialLink:
         self.backoff = backoff
         self.ping_s, self.silence_s = ping_s, silence_s
         self.retry_s, self.led_retry_s = retry_s, led_retry_s
-        self.hash = config_hash(rows, cols, led_count)
+        self.hash = protocol.config_hash(rows, cols, led_count)
         self.cells = [False] * (rows * cols)
         self.error: str | None = None
         self.connects = 0
@@ -92,7 +72,7 @@ class SerialLink:
         self._port: Any = None
         # One numbering for the link's life: a reconnect to the same firmware must not repeat the
         # SEQ its decoder saw last, or it would drop that frame as a duplicate.
-        self._encoder = Encoder()
+        self._encoder = protocol.Encoder()
         self._boot: int | None = None
         self._synced = False
         self._next_id = 0
@@ -171,7 +151,7 @@ class SerialLink:
             raise OSError(str(error)) from error
         port.reset_input_buffer()
         self._port = port
-        self._decoder = Decoder()
+        self._decoder = protocol.Decoder()
         self._synced = False
         self._boot = None
 
@@ -198,10 +178,10 @@ class SerialLink:
         if not self._synced:
             return
         with self._lock:
-            payload = u16(self._frame_id) + self._frame
+            payload = protocol.u16(self._frame_id) + self._frame
             self._frame_sent = self.clock()
         with contextlib.suppress(OSError):  # the link's thread sees the port fail, reconnects
-            self._write(LEDS, payload)
+            self._write(protocol.LEDS, payload)
 
     def _serve(self) -> None:
         import serial
@@ -216,14 +196,14 @@ class SerialLink:
             now = self.clock()
             if not self._synced and now - asked >= self.retry_s:
                 asked = now
-                self._write(HELLO if self._boot is None else SNAP_REQ)
+                self._write(protocol.HELLO if self._boot is None else protocol.SNAP_REQ)
             if now - heard > self.silence_s:
                 heard = now
                 self._boot = None  # silent: introduce ourselves again
                 self._synced = False
             if now - pinged >= self.ping_s:
                 pinged = now
-                self._write(PING)
+                self._write(protocol.PING)
             if (
                 self._synced
                 and not self._frame_acked
@@ -245,29 +225,29 @@ class SerialLink:
                 self._handle(kind, payload, at)
 
     def _handle(self, kind: int, payload: bytes, at: float) -> None:
-        if kind == INFO:
+        if kind == protocol.INFO:
             self._on_info(payload)
-        elif kind == SNAPSHOT:
+        elif kind == protocol.SNAPSHOT:
             self._on_snapshot(payload, at)
-        elif kind == EVENTS:
+        elif kind == protocol.EVENTS:
             self._on_events(payload, at)
-        elif kind == LED_ACK:
-            frame_id = get_u16(payload, 0)
+        elif kind == protocol.LED_ACK:
+            frame_id = protocol.get_u16(payload, 0)
             with self._lock:
                 if frame_id == self._frame_id and not self._frame_acked:
                     self._frame_acked = True
                     self.frame_acks.append((frame_id, at - self._frame_at))
 
     def _on_info(self, payload: bytes) -> None:
-        boot = get_u16(payload, 0)
-        fw_hash = get_u16(payload, 2)
+        boot = protocol.get_u16(payload, 0)
+        fw_hash = protocol.get_u16(payload, 2)
         rows, cols = payload[4], payload[5]
-        leds = get_u16(payload, 6)
+        leds = protocol.get_u16(payload, 6)
         version = payload[8:].decode("ascii", "replace")
-        if version.split(".")[0] != VERSION.split(".")[0] or fw_hash != self.hash:
+        if version.split(".")[0] != protocol.VERSION.split(".")[0] or fw_hash != self.hash:
             self.error = (
                 f"the microcontroller on {self.path} runs firmware {version} for a {rows}x{cols} "
-                f"matrix and {leds} LEDs; this table needs firmware {VERSION} for "
+                f"matrix and {leds} LEDs; this table needs firmware {protocol.VERSION} for "
                 f"{self.rows}x{self.cols} and {self.led_count} LEDs: edit firmware/config.json "
                 "and copy the firmware again (firmware/README.md)"
             )
@@ -279,21 +259,21 @@ class SerialLink:
                 log.info("the microcontroller restarted: reading the table again")
             self._boot = boot
             self._synced = False
-            self._write(SNAP_REQ)
+            self._write(protocol.SNAP_REQ)
 
     def _on_snapshot(self, payload: bytes, at: float) -> None:
-        boot = get_u16(payload, 0)
+        boot = protocol.get_u16(payload, 0)
         if boot != self._boot or self.error:
             return
-        next_id = get_u32(payload, 2)
+        next_id = protocol.get_u32(payload, 2)
         changes = []
-        for i, bit in enumerate(unpack_bits(payload[6:], self.rows * self.cols)):
+        for i, bit in enumerate(protocol.unpack_bits(payload[6:], self.rows * self.cols)):
             value = bool(bit)
             if value != self.cells[i]:
                 self.cells[i] = value
                 changes.append((i, value))
         self._next_id = next_id
-        self._write(ACK, u16(boot) + u32(next_id))
+        self._write(protocol.ACK, protocol.u16(boot) + protocol.u32(next_id))
         was_synced = self._synced
         self._synced = True
         self.snapshots += 1
@@ -311,7 +291,7 @@ class SerialLink:
         self._ready.set()
 
     def _on_events(self, payload: bytes, at: float) -> None:
-        boot = get_u16(payload, 0)
+        boot = protocol.get_u16(payload, 0)
         if boot != self._boot:
             # Events from a firmware we have not been introduced to: it restarted.
             self._boot = None
@@ -319,8 +299,8 @@ class SerialLink:
             return
         if not self._synced:
             return
-        for start in range(2, len(payload) - EVENT_SIZE + 1, EVENT_SIZE):
-            event_id = get_u32(payload, start)
+        for start in range(2, len(payload) - protocol.EVENT_SIZE + 1, protocol.EVENT_SIZE):
+            event_id = protocol.get_u32(payload, start)
             if event_id != self._next_id:
                 continue  # a resend of one we have, or one after a gap: it comes again
             row, col, state = payload[start + 4], payload[start + 5], payload[start + 6]
@@ -331,7 +311,7 @@ class SerialLink:
             if self.cells[i] != bool(state):
                 self.cells[i] = bool(state)
                 self._emit(i, bool(state), at)
-        self._write(ACK, u16(boot) + u32(self._next_id))
+        self._write(protocol.ACK, protocol.u16(boot) + protocol.u32(self._next_id))
 
     def _emit(self, i: int, value: bool, at: float) -> None:
         if self.on_change is not None:
