@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import cv2
 from dice_renders import board_photo, die_photo, learning_set, random_style, tray_photo
 
-from controller.rules.voodoo import COLOURS
-from vision.icon_dice import KINDS, IconReader, faces_of, learn
+from controller.rules import icon_dice
+from vision.icon_dice import IconReader, learn
 
 MIN_CONFIDENCE = 0.8  # controller/default_config.toml [dice] min_confidence
 
@@ -50,18 +50,19 @@ def main() -> int:
     cv2.setNumThreads(1)
     rng = random.Random(args.seed)
     result: dict[str, object] = {}
-    for kind in KINDS:
+    kinds = icon_dice()
+    for kind, die_kind in kinds.items():
         right = sure = sure_right = total = tray_right = tray_total = 0
         learn_s = []
         for _ in range(args.copies):
             style = random_style(rng)
             start = time.perf_counter()
-            model = learn(kind, learning_set(kind, style, rng, args.per_face))
+            model = learn(die_kind, learning_set(kind, style, rng, args.per_face))
             learn_s.append(time.perf_counter() - start)
             reader = IconReader(model)
             for _ in range(args.held_out):
-                face = rng.choice(faces_of(kind))
-                colour = rng.choice(COLOURS) if kind == "soul" else None
+                face = rng.choice(die_kind.faces)
+                colour = rng.choice(die_kind.colours) if die_kind.colours else None
                 dice = reader.read(die_photo(kind, face, colour, style, rng).image)
                 ok = len(dice) == 1 and (dice[0].face, dice[0].colour) == (face, colour)
                 confident = len(dice) == 1 and dice[0].confidence >= MIN_CONFIDENCE
@@ -85,7 +86,7 @@ def main() -> int:
             "learn_s": round(statistics.median(learn_s), 2),
         }
     style = random_style(rng)
-    reader = IconReader(learn("soul", learning_set("soul", style, rng, args.per_face)))
+    reader = IconReader(learn(kinds["soul"], learning_set("soul", style, rng, args.per_face)))
     cells = right = 0
     times = []
     for _ in range(args.boards):

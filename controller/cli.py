@@ -29,8 +29,9 @@ from controller.daemon import (
 )
 from controller.journal import Journal, JournalError
 from controller.replay import RecordError, lights_view, load_record, steps
-from controller.rules import GAMES, get_game
+from controller.rules import GAMES, card_games, get_game, icon_dice
 from controller.rules.api import JSON, Game, HistoryError
+from controller.rules.game_type import IconDice
 from controller.session import describe_state
 from controller.simulate import simulate
 from controller.terminal import draw
@@ -52,14 +53,11 @@ from vision.calibration import (
     profile_markers,
 )
 from vision.dice_reader import VIEWS, DiceReader, draw_dice
-from vision.icon_dice import KINDS as ICON_KINDS
 from vision.icon_dice import (
     IconModel,
     IconModelError,
     IconReader,
     NoDieError,
-    colours_of,
-    faces_of,
     label_of,
     learn_and_score,
     model_path,
@@ -257,7 +255,7 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see `run`)")
     read.add_argument(
         "--kind",
-        choices=("d6", *ICON_KINDS),
+        choices=("d6", *icon_dice()),
         default="d6",
         help="the dice to read: d6 (pips, the default) or a kind learned by `dice learn`; "
         'then each die is {"face": F, "colour": C or null, "box": [x, y, w, h], "confidence": C}',
@@ -282,7 +280,7 @@ def _parser() -> argparse.ArgumentParser:
         "terminal. Prints the photos per face and the accuracy on each photo learned without "
         "it, and writes the model.",
     )
-    learn.add_argument("--kind", required=True, choices=ICON_KINDS)
+    learn.add_argument("--kind", required=True, choices=icon_dice())
     learn.add_argument(
         "--out",
         type=Path,
@@ -303,13 +301,13 @@ def _parser() -> argparse.ArgumentParser:
         "ArUco markers, then their backs, all with the one back marker. Print double-sided at "
         "100 % (flip on the long edge) and cut at the marks.",
     )
-    sheet.add_argument("--game", required=True, choices=CARD_GAMES)
+    sheet.add_argument("--game", required=True, choices=card_games())
     sheet.add_argument(
         "--out", type=Path, required=True, metavar="FILE.pdf", help="the PDF to write"
     )
     sheet.set_defaults(command=_cards_sheet)
     listing = cards_sub.add_parser("list", help="list a game's cards: ids, faces and markers")
-    listing.add_argument("--game", required=True, choices=CARD_GAMES)
+    listing.add_argument("--game", required=True, choices=card_games())
     listing.add_argument("--json", action="store_true", help="print one JSON list of objects")
     listing.set_defaults(command=_cards_list)
     cards_read = cards_sub.add_parser(
@@ -718,7 +716,7 @@ def _icon_dice_read(args: argparse.Namespace) -> int:
         return 2
     path = args.model or model_path(args.state_dir or default_state_dir(), args.kind)
     try:
-        reader = IconReader(IconModel.load(path, args.kind))
+        reader = IconReader(IconModel.load(path, icon_dice()[args.kind]))
     except IconModelError as error:
         print(f"smartboard: {error}", file=sys.stderr)
         return 1
@@ -739,13 +737,13 @@ def _icon_dice_read(args: argparse.Namespace) -> int:
 
 
 def _dice_learn(args: argparse.Namespace) -> int:
-    kind = args.kind
+    dice = icon_dice()[args.kind]
     failed: list[Path] = []
     photos = list(_readable(args.photos, "dice", False, failed))
     if failed:
         return 1
-    labels = [label_of(path.name, kind) for path, _ in photos]
-    colours = colours_of(kind)
+    labels = [label_of(path.name, dice) for path, _ in photos]
+    colours = dice.colours
     unlabelled = [
         path
         for (path, _), (face, colour) in zip(photos, labels, strict=True)
@@ -753,36 +751,36 @@ def _dice_learn(args: argparse.Namespace) -> int:
     ]
     if unlabelled and not sys.stdin.isatty():
         print(
-            f"smartboard: these photos' names give no {kind} face"
+            f"smartboard: these photos' names give no {dice.kind} face"
             + (" and colour" if colours else "")
             + ": "
             + ", ".join(map(str, unlabelled))
-            + f"; name them like {_LABEL_EXAMPLES[kind]}, or run in a terminal to be asked",
+            + f"; name them like {_label_example(dice)}, or run in a terminal to be asked",
             file=sys.stderr,
         )
         return 2
     samples = []
     for (path, image), (face, colour) in zip(photos, labels, strict=True):
         if face is None:
-            face = _ask(f"face of {path}", faces_of(kind))
+            face = _ask(f"face of {path}", dice.faces)
         if colours is not None and colour is None:
             colour = _ask(f"colour of {path}", colours)
         samples.append((image, face, colour))
     try:
-        model, score = learn_and_score(kind, samples)
+        model, score = learn_and_score(dice, samples)
     except NoDieError as error:
         print(f"smartboard: {photos[error.index][0]}: {error}", file=sys.stderr)
         return 1
     except ValueError as error:
         print(f"smartboard: {error}", file=sys.stderr)
         return 1
-    out = args.out or model_path(args.state_dir or default_state_dir(), kind)
+    out = args.out or model_path(args.state_dir or default_state_dir(), dice.kind)
     try:
         model.save(out)
     except OSError as error:
         print(f"smartboard: cannot write {out}: {error.strerror}", file=sys.stderr)
         return 1
-    print(f"learned the {kind} die from {len(samples)} photos:")
+    print(f"learned the {dice.kind} die from {len(samples)} photos:")
     print("  photos per face: " + ", ".join(f"{f} {n}" for f, n in score.faces.items()))
     if score.colours is not None:
         print("  photos per colour: " + ", ".join(f"{c} {n}" for c, n in score.colours.items()))
@@ -797,11 +795,10 @@ def _dice_learn(args: argparse.Namespace) -> int:
     return 0
 
 
-_LABEL_EXAMPLES = {
-    "miraculous": "venom_3.jpg or second-chance-1.jpg",
-    "soul": "red-steal-2.png",
-    "d12": "d12_11_a.jpg",
-}
+def _label_example(dice: IconDice) -> str:
+    """A photo's name that `label_of` reads: a face (and a colour), then anything."""
+    face = dice.faces[-1].replace("_", "-")
+    return f"{dice.colours[0]}-{face}-a.png" if dice.colours else f"{face}_a.jpg"
 
 
 def _ask(question: str, choices: Sequence[str]) -> str:
@@ -849,14 +846,13 @@ def _dice_read(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-CARD_GAMES = ("akuma", "mightymania", "potions")
-
-
 def _cards_sheet(args: argparse.Namespace) -> int:
+    from controller.game_vision import deck
     from vision.card_sheet import write_card_sheet
 
+    game = get_game(args.game)
     try:
-        pages = write_card_sheet(args.game, args.out)
+        pages = write_card_sheet(deck(game), game.title, args.out)
     except OSError as error:
         print(f"smartboard: cannot write {args.out}: {error.strerror}", file=sys.stderr)
         return 1
@@ -868,9 +864,9 @@ def _cards_sheet(args: argparse.Namespace) -> int:
 
 
 def _cards_list(args: argparse.Namespace) -> int:
-    from vision.card_deck import deck
+    from controller.game_vision import deck
 
-    cards = [card.to_json() for card in deck(args.game)]
+    cards = [card.to_json() for card in deck(get_game(args.game))]
     if args.json:
         print(json.dumps(cards))
     else:
@@ -881,15 +877,14 @@ def _cards_list(args: argparse.Namespace) -> int:
 
 
 def _cards_read(args: argparse.Namespace) -> int:
-    from vision.card_deck import CardDeckError, deck
+    from controller.game_vision import all_cards, deck
+    from vision.card_deck import CardDeckError
     from vision.card_reader import CardReader, place_in_slots
 
     calibration: Calibration | None = None
     regions: dict[str, Any] = {}
-    ids = None
     try:
-        if args.game is not None:
-            ids = {card.id for card in deck(args.game)}
+        cards = all_cards() if args.game is None else deck(get_game(args.game))
         if args.calibration is not None:
             calibration = Calibration.load(args.calibration)
             regions = dict(_board_profile(args).camera_regions())
@@ -902,7 +897,7 @@ def _cards_read(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"smartboard: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
         return 1
-    reader = CardReader(ids)
+    reader = CardReader(cards)
     failed: list[Path] = []
     for path, image in _readable(args.images, "cards", args.json, failed):
         seen = reader.read(image)
@@ -1005,9 +1000,9 @@ def _board_profile(args: argparse.Namespace) -> BoardProfile:
             raise ProfileError(f"board profile {args.profile}: {error}") from None
         return parse_profile(data, game.spots(), str(args.profile))
     config = load_config(args.config)
-    name = args.game or config.game
-    path = config.profile if config.profile and not args.game else builtin_profile_path(name)
-    return load_profile(path, get_game(name).spots())
+    game = get_game(args.game or config.game)
+    path = config.profile if config.profile and not args.game else None
+    return load_profile(path or builtin_profile_path(game.info.profile), game.spots())
 
 
 def _markers(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from controller.rules import palette_roles
 from controller.web import check_token, parse_listen
 from hardware.leds import RGB
 from hardware.toml_files import read_toml
@@ -80,7 +81,10 @@ class Config:
 
 def _defaults() -> dict[str, Any]:
     text = (resources.files("controller") / "default_config.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    data = tomllib.loads(text)
+    games = {name: role.colour for name, role in palette_roles().items()}
+    data["palette"] = games | data["palette"]
+    return data
 
 
 def load_config(path: Path | None) -> Config:

@@ -23,10 +23,11 @@ import cv2
 from controller.bots import Bots
 from controller.config import Config
 from controller.control import ControlServer
+from controller.game_vision import board_contents
 from controller.journal import Journal, JournalError
 from controller.lights import dim, render, role_colour
 from controller.notify import notify, watchdog_interval
-from controller.rules import get_game
+from controller.rules import get_game, icon_dice
 from controller.rules.api import (
     JSON,
     PRESENT,
@@ -58,7 +59,6 @@ from vision.table_reader import (
     NoModelError,
     board_reader,
     learned_model,
-    readable,
 )
 
 log = logging.getLogger(__name__)
@@ -191,7 +191,7 @@ class Daemon:
         read_board = (
             bool(camera_spots)
             and self.config.camera_backend == "camera"
-            and readable(self.game.name)
+            and board_contents(self.game) is not None
             and not dice_photos
         )
         if camera_spots and not read_board:
@@ -272,7 +272,7 @@ class Daemon:
             raise StartupError(f"cannot open the game journal: {error}") from error
 
     def _profile(self, game: Game) -> BoardProfile:
-        path = self.config.profile or builtin_profile_path(game.name)
+        path = self.config.profile or builtin_profile_path(game.info.profile)
         profile = load_profile(path, game.spots())
         if profile.game != game.name:
             raise StartupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
@@ -305,7 +305,7 @@ class Daemon:
             raise UnavailableError(
                 f"{self.game.name} is read by the camera over the board, and the camera reader "
                 "is not available yet: play it on the simulated table with --sim"
-                if not readable(self.game.name)
+                if board_contents(self.game) is None
                 else f'{self.game.name}: [camera] backend = "sim" is for the simulated table '
                 '(--sim); set backend = "camera" to read the board'
             )
@@ -372,7 +372,7 @@ class Daemon:
                 readers[kind] = DiceReader(config.dice_view)
                 continue
             try:
-                model = learned_model(self._models(), kind)
+                model = learned_model(self._models(), icon_dice()[kind])
             except NoModelError as error:
                 self.typed_kinds[kind] = f"typed in: {error}"
                 log.warning("%s dice are %s", kind, self.typed_kinds[kind])
@@ -405,9 +405,12 @@ class Daemon:
                 f"the camera reads the {self.game.name} board through its calibration, and there "
                 f"is none: run `smartboard calibrate --image FRAME.jpg --game {self.game.name}`"
             )
+        contents = board_contents(self.game)
+        if contents is None:
+            raise UnavailableError(f"the camera cannot read the pieces of {self.game.name} yet")
         try:
             return board_reader(
-                self.game.name,
+                contents,
                 calibration,
                 self.profile.camera_regions(),
                 self._models(),

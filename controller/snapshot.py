@@ -7,7 +7,6 @@ alternating, so a page redraws only when something happens on the table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 from controller.lights import render
@@ -29,11 +28,14 @@ def label(action: Action) -> str:
     return f"{words}: {values.replace(':', ', ')}" if values else words
 
 
-@cache
 def games_offered() -> JSON:
-    """The games the table plays, with their default options: the same for every snapshot."""
+    """The games the table plays, with their titles and default options."""
     return {
-        name: {"title": game.title, "options": dict(game.default_options)}
+        name: {
+            "title": game.title,
+            "titles": {"en": game.info.title, "fr": game.info.title_fr},
+            "options": dict(game.default_options),
+        }
         for name, game in sorted(GAMES.items())
     }
 

@@ -11,24 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from controller.lights import rank, role_colour
+from controller.rules import palette_roles
 from controller.rules.api import CAMERA, REED, Game, GameState
 from controller.session import View
 from hardware.leds import RGB
 
 RESET = "\x1b[0m"
-# Without colour, the square's card light shows as a mark after its name.
-MARKS = {
-    "akumatized": "*",
-    "rolled": "+",
-    "winning": "#",
-    "candidate": "?",
-    "fix": "!",
-    "changed": "~",
-    "legal": "o",
-    "landing": "v",
-    "target": "x",
-    "out": "-",
-}
+# Without colour, the square's light shows as a mark after its name: the table's own roles'
+# marks, and those the games declare with their palette roles.
+TABLE_MARKS = {"candidate": "?", "fix": "!", "changed": "~", "legal": "o", "landing": "v"}
+
+
+def mark(role: str) -> str:
+    """The mark of a square lit with `role` (a space if it has none)."""
+    if role in TABLE_MARKS:
+        return TABLE_MARKS[role]
+    declared = palette_roles().get(role)
+    return declared.mark if declared is not None and declared.mark else " "
 
 
 def _bg(rgb: RGB) -> str:
@@ -94,7 +93,7 @@ def draw(
                 cells.append(f"{bg} {square} {body} {RESET}")
             else:
                 body = "".join(ch for ch, _ in marks)
-                cells.append(f"{square}{MARKS.get(role, ' ')}[{body}]")
+                cells.append(f"{square}{mark(role)}[{body}]")
         lines.append(" ".join(cells))
     player = state.current_player()
     who = "game over" if state.is_terminal() else f"to move: {state.player_name(player)}"
@@ -120,7 +119,7 @@ def abbreviate(token: str | None) -> str:
 def _camera_cell(token: str | None, role: str, palette: Mapping[str, RGB], colour: bool) -> str:
     text = abbreviate(token)
     if not colour:
-        return text + MARKS.get(role, " ")
+        return text + mark(role)
     # The token's colour (a Loa's dice colour is a palette role) on the spot's light.
     ink = palette.get((token or "").partition(":")[0], (200, 200, 200))
     return f"{_bg(_dim(role_colour(role, palette, (0, 0, 0))))}{_fg(ink)} {text} {RESET}"
@@ -142,7 +141,7 @@ def _mapped_cell(
 ) -> str:
     text = short(token) + ("*" if pawn else " ")
     if not colour:
-        return text + MARKS.get(role, " ")
+        return text + mark(role)
     ink = palette.get((token or "").partition(":")[2], (200, 200, 200))
     bg = _bg(_dim(role_colour(role, palette, (0, 0, 0))))
     return f"{bg}{_fg(ink)}{text}{RESET}"

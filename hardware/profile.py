@@ -154,8 +154,11 @@ class BoardProfile:
         }
 
 
-def builtin_profile_path(game: str) -> Path:
-    return Path(str(resources.files("hardware") / "profiles" / f"{game}.toml"))
+def builtin_profile_path(name: str) -> Path:
+    """A built-in profile by its name (hardware/profiles/NAME.toml), or a TOML file's path."""
+    if name.endswith(".toml"):
+        return Path(name)
+    return Path(str(resources.files("hardware") / "profiles" / f"{name}.toml"))
 
 
 def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:

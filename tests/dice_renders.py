@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from controller.rules import icon_dice
 from controller.rules.voodoo import COLOURS, builtin_rules_path, load_rules
-from vision.icon_dice import faces_of
 
 Point = tuple[float, float]
 BGR = tuple[int, int, int]
@@ -429,7 +429,7 @@ def tray_photo(
     """`count` dice of `kind` apart from each other on a tray."""
     width, height = size
     canvas = np.full((height, width, 3), _tray(rng, style, kind), np.uint8)
-    faces = faces_of(kind)
+    faces = icon_dice()[kind].faces
     dice: list[Placed] = []
     while len(dice) < count:
         die_size = _die_size(kind, rng)
@@ -472,7 +472,7 @@ def board_photo(style: Style, rng: random.Random, empty: float = 0.2, cell_px: i
             if rng.random() < empty or colours[r * 7 + c] is None:
                 truth[name] = None
                 continue
-            face, colour = rng.choice(faces_of("soul")), rng.choice(COLOURS)
+            face, colour = rng.choice(icon_dice()["soul"].faces), rng.choice(COLOURS)
             height = rng.randint(1, 3)  # a higher stack's top die is nearer, so larger
             size = cell_px * rng.uniform(0.5, 0.58) * (1 + 0.04 * (height - 1))
             centre = (x0 + cell_px / 2 + rng.uniform(-4, 4), y0 + cell_px / 2 + rng.uniform(-4, 4))
@@ -510,7 +510,7 @@ def learning_set(
 ) -> list[tuple[np.ndarray, str, str | None]]:
     """`per_face` photos of each face (a soul die's colours in turn), as `learn` takes them."""
     samples = []
-    for face in faces_of(kind):
+    for face in icon_dice()[kind].faces:
         for k in range(per_face):
             colour = COLOURS[(k + len(samples)) % len(COLOURS)] if kind == "soul" else None
             samples.append((die_photo(kind, face, colour, style, rng).image, face, colour))

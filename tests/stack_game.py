@@ -24,6 +24,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
+from controller.rules.game_type import GameType, Option
 
 CELLS = ("a", "b", "c")
 TOKENS = ("red:1", "blue:2")
@@ -99,10 +100,15 @@ class StackState(GameState):
 
 
 class StackGame(Game):
-    name: ClassVar[str] = "stacks"
-    player_names: ClassVar[tuple[str, ...]] = ("first", "second")
+    info = GameType(
+        name="stacks",
+        title="Stacks",
+        title_fr="Piles",
+        player_names=("first", "second"),
+        options=(Option("moves", 2, "moves in all"), Option("twins", False, "twin set-ups")),
+        profile="",
+    )
     action_types: ClassVar[tuple[type[Action], ...]] = (Put, Move)
-    default_options: ClassVar[Mapping[str, Any]] = {"moves": 2, "twins": False}
 
     def _new_state(self, options: Mapping[str, Any]) -> StackState:
         return StackState(options)

@@ -13,9 +13,10 @@ import functools
 import cv2
 import numpy as np
 
+from controller.game_vision import all_cards
 from hardware.profile import BoardProfile, Region
 from vision.calibration import Calibration, calibrate, detect_markers, marker_dictionary
-from vision.card_deck import Card, deck
+from vision.card_deck import Card
 from vision.card_sheet import card_image
 
 PX_MM = 3.0  # the drawing's scale, before the camera's warp
@@ -25,8 +26,7 @@ QUIET_MM = 8.0  # white paper around each marker
 
 @functools.cache
 def _card(card_id: str | None) -> np.ndarray:
-    cards: dict[str, Card] = {c.id: c for game in ("potions", "mightymania", "akuma")
-                              for c in deck(game)}  # fmt: skip
+    cards: dict[str, Card] = {c.id: c for c in all_cards()}
     return card_image(None if card_id is None else cards[card_id], dpi=round(PX_MM * 25.4))
 
 

@@ -14,17 +14,20 @@ import pytest
 from card_photos import Photo, Score, photograph
 
 from controller.cli import main
+from controller.game_vision import all_cards, deck
+from controller.rules import GAMES
 from controller.rules.potions import GAME as POTIONS
 from hardware.profile import builtin_profile_path, load_profile
 from vision.calibration import Calibration
-from vision.card_deck import CARD_MM, MARKER_CORNERS_MM, deck
+from vision.card_deck import CARD_MM, MARKER_CORNERS_MM
 from vision.card_reader import CardReader, SeenCard, place_in_slots, read_cards
 from vision.card_sheet import Placed, card_image, sheet_layout, sheet_pages
 
 
 @functools.cache
 def pages(game: str) -> tuple[list[np.ndarray], list[list[Placed]]]:
-    return sheet_pages(game), sheet_layout(game)
+    cards = deck(GAMES[game])
+    return sheet_pages(cards, GAMES[game].title), sheet_layout(cards)
 
 
 def photo_of(game: str, page: int, seed: int, **kwargs: object) -> Photo:
@@ -38,7 +41,7 @@ def diagonal(corners: np.ndarray) -> float:
 
 @pytest.mark.parametrize("game", ["potions", "mightymania", "akuma"])
 def test_simulated_photos_read_every_card_with_no_wrong_id(game: str) -> None:
-    reader = CardReader()
+    reader = CardReader(all_cards())
     score = Score()
     count = len(pages(game)[0])
     for seed in range(8):
@@ -61,7 +64,7 @@ def test_simulated_photos_read_every_card_with_no_wrong_id(game: str) -> None:
 
 def test_a_finger_over_one_marker_leaves_the_card_read_less_surely() -> None:
     photo = photo_of("potions", 0, 3, fingers=0, hard=False)
-    clean = {c.id: c for c in read_cards(photo.image)}
+    clean = {c.id: c for c in read_cards(photo.image, all_cards())}
     assert all(c.markers == 2 for c in clean.values())
     image = photo.image.copy()
     truth = photo.cards[4]
@@ -72,22 +75,22 @@ def test_a_finger_over_one_marker_leaves_the_card_read_less_surely() -> None:
     )
     top = cv2.perspectiveTransform(np.array([[np.mean(MARKER_CORNERS_MM[0], axis=0)]]), h)[0, 0]
     cv2.ellipse(image, (int(top[0]), int(top[1])), (22, 90), 30, 0, 360, (120, 150, 200), -1)
-    seen = {c.id: c for c in read_cards(image)}
+    seen = {c.id: c for c in read_cards(image, all_cards())}
     card = seen[truth.id]
     assert card.markers == 1 and card.confidence < clean[truth.id].confidence
     # Both markers covered: the card is not read, never read as another.
     bottom = cv2.perspectiveTransform(np.array([[np.mean(MARKER_CORNERS_MM[1], axis=0)]]), h)
     x, y = bottom[0, 0]
     cv2.ellipse(image, (int(x), int(y)), (22, 90), 30, 0, 360, (120, 150, 200), -1)
-    seen_now = read_cards(image)
+    seen_now = read_cards(image, all_cards())
     assert truth.id not in {c.id for c in seen_now}
     assert {c.id for c in seen_now} == set(clean) - {truth.id}
 
 
 def test_a_reader_limited_to_a_deck_ignores_other_cards() -> None:
     photo = photo_of("akuma", 0, 5, hard=False)
-    assert read_cards(photo.image, ids={c.id for c in deck("potions")}) == [
-        c for c in read_cards(photo.image) if c.id is None
+    assert read_cards(photo.image, deck(GAMES["potions"])) == [
+        c for c in read_cards(photo.image, all_cards()) if c.id is None
     ]
 
 
@@ -99,7 +102,7 @@ def table_image() -> tuple[np.ndarray, list[tuple[str | None, str]]]:
     laid: list[tuple[str | None, str]] = [
         ("7x9", "s1.z1"), (None, "s1.z2"), ("2x1", "s2.z14"), ("9x10", "s1.t3"), (None, "s2.t1"),
     ]  # fmt: skip
-    cards = {c.id: c for c in deck("potions")}
+    cards = {c.id: c for c in deck(GAMES["potions"])}
     for card_id, slot in laid:
         side = card_image(None if card_id is None else cards[card_id], dpi=round(2 * 25.4))
         r = regions[slot]
@@ -114,7 +117,7 @@ def test_cards_are_placed_in_their_slots_with_a_calibration() -> None:
     calibration = Calibration(
         "potions", (1440, 1220), ((0.5, 0, 0), (0, 0.5, 0), (0, 0, 1)), (0, 1, 2, 3), 0.1
     )
-    seen = place_in_slots(read_cards(image), calibration, profile.camera_regions())
+    seen = place_in_slots(read_cards(image, all_cards()), calibration, profile.camera_regions())
     assert sorted((c.slot, c.id) for c in seen) == sorted((s, i) for i, s in laid)  # type: ignore[misc]
     assert all(isinstance(c, SeenCard) and c.markers == 2 for c in seen)
 
@@ -163,6 +166,6 @@ def test_cli_places_cards_in_slots(tmp_path: Path, capsys: pytest.CaptureFixture
         (s, i or "") for i, s in laid
     )
     assert main([*args[:-2], "--game", "voodoo", str(path)]) == 2
-    assert "no cards for game 'voodoo'" in capsys.readouterr().err
+    assert "voodoo has no cards" in capsys.readouterr().err
     assert main([*args[:4], str(tmp_path / "none.json"), "--game", "potions", str(path)]) == 78
     assert "cannot read calibration" in capsys.readouterr().err

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from controller.cli import main
+from controller.game_vision import all_cards, deck
+from controller.rules import GAMES
 from controller.rules.mightymania import GAME as MIGHTYMANIA
 from controller.rules.mightymania import load_game_data
 from controller.rules.potions import GAME as POTIONS
@@ -21,10 +23,8 @@ from vision.calibration import DICTIONARY as TABLE_DICTIONARY
 from vision.calibration import detect_markers
 from vision.card_deck import (
     BACK_INDEX,
-    DICTIONARY,
     CardDeckError,
-    card_index,
-    deck,
+    dictionary,
     marker_ids,
     marker_table,
 )
@@ -38,37 +38,49 @@ RGB_IMAGE = re.compile(
 
 
 def test_every_card_has_its_own_markers_and_all_backs_share_one() -> None:
-    ids = [card.id for game in ("potions", "mightymania", "akuma") for card in deck(game)]
+    cards = all_cards()
+    ids = [card.id for card in cards]
     assert len(ids) == len(set(ids)) == 80 + 8 + 5 + 18
-    markers = [m for card_id in ids for m in marker_ids(card_index(card_id))]
+    markers = [m for card in cards for m in marker_ids(card.index)]
     assert len(set(markers)) == len(markers)
     assert set(marker_ids(BACK_INDEX)).isdisjoint(markers)
-    size = cv2.aruco.getPredefinedDictionary(DICTIONARY).bytesList.shape[0]
-    assert max(markers) < size
-    assert set(marker_table()) == {*markers, *marker_ids(BACK_INDEX)}
-    # Stable: a card's marker comes from its id, not from its place in a deck file.
-    assert marker_ids(card_index("2x1")) == (2, 3)
-    assert marker_ids(card_index("9x10")) == (160, 161)
-    assert card_index("T1") == 81 and card_index("akumatized-9") == 111
-    with pytest.raises(CardDeckError, match="no marker"):
-        card_index("11x3")
-    with pytest.raises(CardDeckError, match="no cards for game 'voodoo'"):
-        deck("voodoo")
+    table = marker_table(cards)
+    assert set(table) == {*markers, *marker_ids(BACK_INDEX)}
+    assert dictionary(table) == cv2.aruco.DICT_5X5_250
+    # Stable: the cards already printed keep their markers, whatever the deck files hold.
+    index = {card.id: card.index for card in cards}
+    assert marker_ids(index["2x1"]) == (2, 3)
+    assert marker_ids(index["9x10"]) == (160, 161)
+    assert index["T1"] == 81 and index["akumatized-9"] == 111
+    with pytest.raises(CardDeckError, match="voodoo has no cards"):
+        deck(GAMES["voodoo"])
+
+
+def test_the_reader_takes_the_smallest_dictionary_that_holds_the_cards() -> None:
+    assert dictionary([0, 1]) == cv2.aruco.DICT_5X5_50
+    assert dictionary([99]) == cv2.aruco.DICT_5X5_100
+    assert dictionary([999]) == cv2.aruco.DICT_5X5_1000
+    with pytest.raises(CardDeckError, match="at most 499 cards"):
+        dictionary([1000])
+    # Each begins with the smaller ones' markers: a printed card reads the same in all.
+    small = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_5X5_250).bytesList
+    large = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_5X5_1000).bytesList
+    assert np.array_equal(small, large[: len(small)])
 
 
 def test_the_decks_follow_the_rules_data() -> None:
-    potions = {card.id: card for card in deck("potions")}
+    potions = {card.id: card for card in deck(POTIONS)}
     assert set(potions) == {c.id for c in potions_deck("80", "both")}
     assert {c.id for c in potions_deck("64", "both")} <= set(potions)  # one print, both editions
     assert potions["7x9"].data == {"monster": 63, "potion": 9, "colour": "purple"}
     assert potions["7x9"].title == "monster 63" and "potion 9" in potions["7x9"].lines
     data = load_game_data(str(MIGHTYMANIA.default_options["decks"]), "")
-    mighty = {card.id: card for card in deck("mightymania")}
+    mighty = {card.id: card for card in deck(MIGHTYMANIA)}
     assert set(data.cards) | set(data.powers) == set(mighty)
     assert mighty["T1"].data["leader"] is True and mighty["T1"].data["lives"] == 3
     assert all(mighty[p].copies == 2 for p in data.powers)  # a set of power cards per player
     # AK-1 / AK-10: a civilian for each square 1-9, red-bordered; its akumatized card black.
-    akuma = {card.id: card for card in deck("akuma")}
+    akuma = {card.id: card for card in deck(GAMES["akuma"])}
     assert len(akuma) == 18
     assert akuma["civilian-1"].title == "Luka" and akuma["akumatized-1"].title == "Silencer"
     assert all(akuma[f"civilian-{n}"].colour == (30, 30, 210) for n in range(1, 10))
@@ -77,11 +89,12 @@ def test_the_decks_follow_the_rules_data() -> None:
 
 @pytest.mark.parametrize("game", ["potions", "mightymania", "akuma"])
 def test_each_page_reads_back_and_backs_lie_behind_their_faces(game: str) -> None:
-    layout = sheet_layout(game)
-    copies = sum(card.copies for card in deck(game))
+    cards = deck(GAMES[game])
+    layout = sheet_layout(cards)
+    copies = sum(card.copies for card in cards)
     assert sum(len(page) for page in layout[0::2]) == copies
-    pages = sheet_pages(game)[:4]
-    reader = CardReader()
+    pages = sheet_pages(cards, GAMES[game].title)[:4]
+    reader = CardReader(all_cards())
     for page, placed in zip(pages, layout, strict=False):
         assert page.shape == (3507, 2480, 3)
         small = cv2.resize(page, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
@@ -105,9 +118,9 @@ def test_each_page_reads_back_and_backs_lie_behind_their_faces(game: str) -> Non
 
 
 def test_no_card_is_read_from_the_table_markers() -> None:
-    assert TABLE_DICTIONARY != DICTIONARY
+    assert dictionary(marker_table(all_cards())) != TABLE_DICTIONARY
     profile = load_profile(builtin_profile_path("potions"), POTIONS.spots())
-    reader = CardReader()
+    reader = CardReader(all_cards())
     for page in marker_pages(profile):
         small = cv2.resize(page, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         assert detect_markers(small) != []
@@ -133,7 +146,9 @@ def test_cli_cards_sheet_writes_the_pdf(tmp_path: Path, capsys: pytest.CaptureFi
     pages = read_pdf_pages(out)
     assert len(pages) == 4
     # The PDF's first page is the first face page, in RGB: red borders stay red.
-    expected = cv2.cvtColor(sheet_pages("akuma")[0], cv2.COLOR_BGR2RGB)
+    expected = cv2.cvtColor(
+        sheet_pages(deck(GAMES["akuma"]), "Capture the Akuma")[0], cv2.COLOR_BGR2RGB
+    )
     assert np.array_equal(pages[0], expected)
     assert main(["cards", "sheet", "--game", "akuma", "--out", str(tmp_path / "no" / "x.pdf")]) == 1
     assert "cannot write" in capsys.readouterr().err

@@ -20,7 +20,6 @@ import json
 import random
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
@@ -564,9 +563,7 @@ def test_bots_play_mightymania_on_the_simulated_table_to_the_end(tmp_path: Path)
         assert daemon.bots is not None and daemon.bots.hidden is not None
         secrets = CheckedSecrets(daemon.bots.hidden)
         daemon.bots.hidden = secrets
-        started = time.monotonic()
         assert daemon.run() == 0
-        assert time.monotonic() - started < 60
         state = daemon.session.state
         assert isinstance(state, MightymaniaState) and state.is_terminal()
         result = GAME.result(state)

@@ -224,8 +224,8 @@ def test_mp1_a_deck_file_that_cannot_be_played_is_refused_with_its_reason(
     [
         ({"deck": "79"}, r"no deck '79': neither a built-in edition \(80, 64\) nor a file"),
         ({"deck": "/nowhere/deck.toml"}, r"no deck '/nowhere/deck.toml'"),
-        ({"colours": "red"}, r"colours must be green, purple or both, not 'red'"),
-        ({"colours": "Green"}, r"colours must be green, purple or both"),
+        ({"colours": "red"}, r"option 'colours' must be 'green', 'purple' or 'both', not 'red'"),
+        ({"colours": "Green"}, r"option 'colours' must be 'green', 'purple' or 'both'"),
     ],
 )
 def test_mp1_an_unknown_deck_or_colours_option_is_refused(
@@ -298,8 +298,8 @@ def test_setup_the_youngest_starts(youngest: int) -> None:
 @pytest.mark.parametrize(
     ("youngest", "message"),
     [
-        (2, "youngest must be 0 or 1"),
-        (-1, "youngest must be 0 or 1"),
+        (2, "option 'youngest' must be 0 or 1"),
+        (-1, "option 'youngest' must be 0 or 1"),
         (True, "option 'youngest' for potions must be int"),
         ("0", "option 'youngest' for potions must be int"),
     ],

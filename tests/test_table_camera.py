@@ -32,6 +32,7 @@ from vision.calibration import Calibration
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.die import Die
 from vision.icon_dice import IconDie
+from vision.icon_model import DiceKind
 from vision.table_camera import BoardFrames, TableCamera, TrayDice
 from vision.table_reader import BoardReading
 
@@ -322,8 +323,8 @@ def test_voodoo_cells_are_read_with_the_soul_model(
     )
     models: list[tuple[Path, str]] = []
 
-    def learned(folder: Path, kind: str) -> object:
-        models.append((folder, kind))
+    def learned(folder: Path, dice: DiceKind) -> object:
+        models.append((folder, dice.kind))
         return object()
 
     monkeypatch.setattr("controller.daemon.learned_model", learned)

@@ -14,6 +14,8 @@ import pytest
 from numpy.typing import ArrayLike
 from table_frames import calibrated, photograph, table_drawing
 
+from controller.game_vision import board_contents, deck
+from controller.rules import GAMES
 from controller.rules.mightymania import GAME as MIGHTYMANIA
 from controller.rules.potions import GAME as POTIONS
 from controller.rules.voodoo import GAME as VOODOO
@@ -23,12 +25,12 @@ from vision.card_reader import place_in_slots
 from vision.icon_dice import IconDie
 from vision.table_reader import (
     DOWN,
+    BoardContents,
     BoardReaderError,
     CardSlots,
     DiceCells,
     NoModelError,
     board_reader,
-    readable,
 )
 
 
@@ -55,7 +57,9 @@ def test_cards_in_slots_read_as_the_games_tokens(
 ) -> None:
     frame = photograph(table_drawing(profile(game), cards), seed=seed)
     calibration = calibrated(frame, profile(game))
-    reader = board_reader(game, calibration, profile(game).camera_regions(), Path("-"), 0.8)
+    contents = board_contents(GAMES[game])
+    assert contents is not None
+    reader = board_reader(contents, calibration, profile(game).camera_regions(), Path("-"), 0.8)
     reading = reader.read(frame)
     # Face up: the card's id (a power card's id is its power); face down: "down"; empty: absent.
     assert reading.board == expected(cards)
@@ -73,7 +77,9 @@ def test_of_two_cards_in_a_slot_the_one_on_top_is_read() -> None:
     card = on_top[top : top + round(89 * 3.0), left : left + round(64 * 3.0)]
     drawing[top + shift : top + shift + card.shape[0], left : left + card.shape[1]] = card
     frame = photograph(drawing, seed=3)
-    reader = CardSlots(game, calibrated(frame, profile(game)), profile(game).camera_regions())
+    reader = CardSlots(
+        deck(GAMES[game]), calibrated(frame, profile(game)), profile(game).camera_regions()
+    )
     both = place_in_slots(reader.reader.read(frame), reader.calibration, reader.regions)
     assert sorted((c.id, c.slot, c.markers) for c in both) == [
         ("T1", "s1.c2", 1),
@@ -92,7 +98,9 @@ def test_a_card_whose_markers_disagree_is_unsure_not_read() -> None:
     left, right = round((region.x + 70) * 3.0), round((region.x + region.w + 70) * 3.0)
     drawing[middle : middle + 200, left:right] = other[middle : middle + 200, left:right]
     frame = photograph(drawing, seed=4)
-    reader = CardSlots(game, calibrated(frame, profile(game)), profile(game).camera_regions())
+    reader = CardSlots(
+        deck(GAMES[game]), calibrated(frame, profile(game)), profile(game).camera_regions()
+    )
     reading = reader.read(frame)
     assert reading.board == {}
     assert reading.unsure == ("s1.z3",)
@@ -101,7 +109,7 @@ def test_a_card_whose_markers_disagree_is_unsure_not_read() -> None:
 def test_a_frame_of_another_size_than_the_calibration_is_refused_clearly() -> None:
     frame = photograph(table_drawing(profile("potions"), {}), seed=5)
     calibration = calibrated(frame, profile("potions"))
-    reader = CardSlots("potions", calibration, profile("potions").camera_regions())
+    reader = CardSlots(deck(POTIONS), calibration, profile("potions").camera_regions())
     small = cv2.resize(frame, (640, 480))
     with pytest.raises(ValueError, match="a 640 x 480 frame, but the calibration is for 1280 x"):
         reader.read(small)
@@ -146,13 +154,15 @@ def test_voodoo_cells_read_the_top_dice_as_colour_and_face() -> None:
 
 def test_a_board_the_camera_cannot_read_is_named(tmp_path: Path) -> None:
     calibration = Calibration("x", (10, 10), ((1, 0, 0), (0, 1, 0), (0, 0, 1)), (0, 1, 2, 3), 0.1)
-    assert readable("potions") and readable("mightymania") and readable("voodoo")
-    assert not readable("takeover")
-    with pytest.raises(BoardReaderError, match="cannot read the pieces of takeover"):
-        board_reader("takeover", calibration, {}, tmp_path, 0.8)
+    read = {name for name, game in GAMES.items() if board_contents(game) is not None}
+    assert read == {"akuma", "potions", "mightymania", "voodoo"}
+    with pytest.raises(BoardReaderError, match="cannot read these pieces yet"):
+        board_reader(BoardContents(), calibration, {}, tmp_path, 0.8)
+    soul = board_contents(GAMES["voodoo"])
+    assert soul is not None and soul.dice is not None and soul.dice.kind == "soul"
     with pytest.raises(NoModelError, match="smartboard dice learn --kind soul"):
-        board_reader("voodoo", calibration, {}, tmp_path, 0.8)
+        board_reader(soul, calibration, {}, tmp_path, 0.8)
     (tmp_path / "icon-model-soul.npz").write_bytes(b"not a model")
     with pytest.raises(BoardReaderError, match="learn it again") as caught:
-        board_reader("voodoo", calibration, {}, tmp_path, 0.8)
+        board_reader(soul, calibration, {}, tmp_path, 0.8)
     assert not isinstance(caught.value, NoModelError)

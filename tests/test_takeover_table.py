@@ -581,9 +581,7 @@ def test_bots_play_takeover_on_the_simulated_table_to_the_end(tmp_path: Path) ->
     daemon.open()
     try:
         assert len(daemon.reeds.channels) == 144 and daemon.camera is not None
-        started = time.monotonic()
         assert daemon.run() == 0
-        assert time.monotonic() - started < 60
         state = daemon.session.state
         assert isinstance(state, TakeoverState) and state.is_terminal()
         result = GAME.result(state)

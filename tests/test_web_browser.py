@@ -4,12 +4,9 @@ simulated daemons. Playwright never downloads a browser of its own here."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from browser import launch
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 from web_daemon import dashboard
 
 from controller.config import load_config
@@ -17,25 +14,6 @@ from controller.snapshot import hex_colour
 
 ARTEFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artifacts"
 PALETTE = {role: hex_colour(rgb) for role, rgb in load_config(None).palette.items()}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(locale="en-GB", viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    context.close()
-    assert errors == [], "the page's script failed"
 
 
 def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ card's second marker disagreeing, keep wrong ids out.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import cv2
@@ -22,8 +22,9 @@ from vision.calibration import Calibration
 from vision.card_deck import (
     CARD_CORNERS_MM,
     CARD_MM,
-    DICTIONARY,
     MARKER_CORNERS_MM,
+    Card,
+    dictionary,
     marker_table,
 )
 from vision.image_files import Image
@@ -71,16 +72,11 @@ class _Marker:
 
 
 class CardReader:
-    """Reads card markers; `ids` limits the cards taken (say, one game's deck)."""
+    """Reads the markers of `cards` (say, one game's deck) and of the backs."""
 
-    def __init__(self, ids: Collection[str] | None = None) -> None:
-        table = marker_table()
-        self._table = {
-            marker: entry
-            for marker, entry in table.items()
-            if ids is None or entry[0] is None or entry[0] in ids
-        }
-        self._dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
+    def __init__(self, cards: Iterable[Card]) -> None:
+        self._table = marker_table(cards)
+        self._dictionary = cv2.aruco.getPredefinedDictionary(dictionary(self._table))
         parameters = cv2.aruco.DetectorParameters()
         parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         parameters.adaptiveThreshWinSizeMin = 5
@@ -137,9 +133,9 @@ class CardReader:
         return float(np.clip(agreement**6 * (0.75 + 0.5 * max(-0.5, min(0.5, margin))), 0, 1))
 
 
-def read_cards(image: Image, ids: Collection[str] | None = None) -> list[SeenCard]:
+def read_cards(image: Image, cards: Iterable[Card]) -> list[SeenCard]:
     """Every card seen in a picture (see `CardReader`)."""
-    return CardReader(ids).read(image)
+    return CardReader(cards).read(image)
 
 
 def place_in_slots(

@@ -9,6 +9,7 @@ short edge lines up too. The page images are drawn here; the PDF is marker_sheet
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +19,10 @@ import numpy as np
 from vision.card_deck import (
     BACK_INDEX,
     CARD_MM,
-    DICTIONARY,
+    DICTIONARIES,
     MARKER_CORNERS_MM,
     MARKER_MM,
     Card,
-    deck,
     marker_ids,
 )
 from vision.image_files import Image
@@ -33,7 +33,6 @@ GRID_MM = (COLUMNS * CARD_MM[0], ROWS * CARD_MM[1])
 ORIGIN_MM = ((PAGE_MM[0] - GRID_MM[0]) / 2, (PAGE_MM[1] - GRID_MM[1]) / 2)
 CUT_MARK_MM = 4.0
 BORDER_MM = 1.5
-TITLES = {"potions": "Multipli Potion", "mightymania": "Mightymania", "akuma": "Capture the Akuma"}
 
 
 @dataclass(frozen=True)
@@ -54,9 +53,9 @@ class Placed:
         ]
 
 
-def sheet_layout(game: str) -> list[list[Placed]]:
+def sheet_layout(deck: Sequence[Card]) -> list[list[Placed]]:
     """The sheet's pages in print order: faces, their backs, the next faces, ..."""
-    cards = [card for card in deck(game) for _ in range(card.copies)]
+    cards = [card for card in deck for _ in range(card.copies)]
     per_page = COLUMNS * ROWS
     pages: list[list[Placed]] = []
     for start in range(0, len(cards), per_page):
@@ -70,15 +69,15 @@ def sheet_layout(game: str) -> list[list[Placed]]:
     return pages
 
 
-def sheet_pages(game: str) -> list[Image]:
-    """The sheet's pages, BGR images of A4 at DPI (see `sheet_layout`)."""
-    layout = sheet_layout(game)
+def sheet_pages(deck: Sequence[Card], title: str) -> list[Image]:
+    """The sheet's pages, BGR images of A4 at DPI (see `sheet_layout`); `title`: the game's."""
+    layout = sheet_layout(deck)
     images = []
     for number, placed in enumerate(layout, 1):
         page = np.full((px(PAGE_MM[1], floor=True), px(PAGE_MM[0], floor=True), 3), 255, np.uint8)
         side = "backs" if placed[0].card is None else "faces"
-        title = f"smartboard cards: {TITLES[game]}, {side} (page {number} of {len(layout)})"
-        _text(page, title, PAGE_MM[0] / 2, ORIGIN_MM[1] - 8.5, 1.2, (0, 0, 0), 2)
+        heading = f"smartboard cards: {title}, {side} (page {number} of {len(layout)})"
+        _text(page, heading, PAGE_MM[0] / 2, ORIGIN_MM[1] - 8.5, 1.2, (0, 0, 0), 2)
         advice = (
             "Print double-sided at 100 % (actual size), flip on the long edge. Cut at the marks."
         )
@@ -90,9 +89,9 @@ def sheet_pages(game: str) -> list[Image]:
     return images
 
 
-def write_card_sheet(game: str, path: Path) -> int:
+def write_card_sheet(deck: Sequence[Card], title: str, path: Path) -> int:
     """Write a game's card sheet as a PDF; the number of pages."""
-    pages = sheet_pages(game)
+    pages = sheet_pages(deck, title)
     path.write_bytes(pdf_bytes(pages))
     return len(pages)
 
@@ -122,7 +121,7 @@ def _draw_card(page: Image, placed: Placed) -> None:
     cv2.rectangle(page, inner[0], inner[1], (255, 255, 255), -1)
     cv2.rectangle(page, outer[0], outer[1], (200, 200, 200), 1)  # the outline to cut along
     index = BACK_INDEX if card is None else card.index
-    dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARY)
+    dictionary = cv2.aruco.getPredefinedDictionary(DICTIONARIES[-1][1])  # holds all the others
     side = px(MARKER_MM)
     for which, marker in enumerate(marker_ids(index)):
         image = cv2.aruco.generateImageMarker(dictionary, marker, side)
@@ -144,7 +143,7 @@ def _draw_card(page: Image, placed: Placed) -> None:
     bottom = y0 + MARKER_CORNERS_MM[1][2][1] - 2
     step = min(8.0, (bottom - top) / max(1, len(card.lines) - 1)) if len(card.lines) > 1 else 0
     for k, line in enumerate(card.lines):
-        big = card.game == "potions" and k == 0
+        big = card.headline and k == 0
         _fit_text(
             page, line, (x0 + 4, x0 + w - 4), top + k * (step or 8) + (3 * k if big else 0),
             1.7 if big else 1.3, (0, 0, 0), 4 if big else 3,

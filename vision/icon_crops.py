@@ -31,9 +31,12 @@ from vision.image_files import Image
 
 CROP = 32
 """Side of the centred crop the features are taken from, pixels."""
-ZOOM = {"miraculous": 0.8, "soul": 0.8, "d12": 0.58}
-"""How much of the die the crop spans (its side over the blob's): a d12's numeral sits in its
-top pentagon, a small part of the die."""
+ZOOM = 0.8
+"""How much of the die the crop spans (its side over the blob's): a cube's icon fills most of
+its top face."""
+D12_ZOOM = 0.58
+"""A d12's numeral sits in its top pentagon, a small part of the die. The d12 is a shape, as the
+d6 is; every other kind of dice is a cube with an icon, whatever game rolls it."""
 EDGE_FLOOR = 24.0
 """The weakest Sobel response, (|dx| + |dy|) / 2, taken for an edge (a smooth gradient of light
 stays below it)."""
@@ -132,6 +135,11 @@ def _sharp_part(hull: NDArray[Any], magnitude: NDArray[np.uint8]) -> NDArray[Any
         return hull
     sharp = cv2.convexHull(points + np.array([x, y], np.int32))
     return sharp if cv2.contourArea(sharp) >= 0.5 * cv2.contourArea(hull) else hull
+
+
+def zoom_of(kind: str) -> float:
+    """How much of a die of `kind` its crop spans."""
+    return D12_ZOOM if kind == "d12" else ZOOM
 
 
 def centred(image: Image, blob: Blob, zoom: float) -> Image:

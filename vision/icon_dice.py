@@ -4,7 +4,9 @@ Printed icons differ from one copy of a game to the next, so the table learns th
 `learn` takes a few labelled photos of each face (a die roughly in the middle of each), makes many
 more of each by turning, scaling, tilting, relighting, blurring and noising it, and trains the
 classifiers of `vision/icon_model.py` on the features of `vision/icon_crops.py`. `IconReader`
-then reads the dice of that kind lying in a tray, or the top die of each Baron Voodoo cell.
+then reads the dice of that kind lying in a tray, or the top die of each board cell (Baron
+Voodoo's). What a kind of dice is (a `DiceKind`: its faces and colours) comes from the game that
+rolls it; vision knows no game's dice.
 
 A d12 is read from its numeral in any rotation: the features do not change with a turn but keep
 where each stroke lies from the others, so 6 and 9 are told apart by the bar printed under them
@@ -20,41 +22,32 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from controller.rules.api import JSON
 from vision.icon_crops import (
-    ZOOM,
     Blob,
     Features,
     centred,
     colour_features,
     find_blobs,
     shape_features,
+    zoom_of,
 )
-from vision.icon_model import (
-    KINDS,
-    Classifier,
-    IconModel,
-    IconModelError,
-    colours_of,
-    faces_of,
-)
+from vision.icon_model import Classifier, DiceKind, IconModel, IconModelError
 from vision.image_files import Image
 
 __all__ = [
-    "KINDS",
+    "DiceKind",
     "IconDie",
     "IconModel",
     "IconModelError",
     "IconReader",
     "NoDieError",
     "Score",
-    "colours_of",
-    "faces_of",
     "label_of",
     "learn",
     "learn_and_score",
@@ -62,7 +55,7 @@ __all__ = [
 ]
 
 MIN_PHOTOS = 3
-"""Photos of each face (and each soul colour) that learning needs at least."""
+"""Photos of each face (and each colour, for dice of several) that learning needs at least."""
 AUGMENTED = 40
 """Made-up variants of each photo that learning adds to it."""
 LEARN_SIDE = 48.0
@@ -71,25 +64,27 @@ FOLDS = 5
 CELL_MARGIN = 0.15
 """The share of a board cell left out at its rim, where the printed space's edge lies."""
 
+JSON = dict[str, Any]
 
-def label_of(name: str, kind: str) -> tuple[str | None, str | None]:
-    """The face and colour a photo's file name gives, each None if it gives none (or several).
 
-    The name is cut into words at `-`, `_`, `.` and spaces. A face is named as in `faces_of`
-    (`second_chance` or `second-chance`), a soul die's colour by its name, a d12's face by a word
-    1 to 12 with no leading zero ("d12" is not one, nor a camera's `IMG_0012`). So `venom_3.jpg`,
+def label_of(name: str, dice: DiceKind) -> tuple[str | None, str | None]:
+    """The face and colour of `dice` a photo's file name gives, each None if it gives none (or
+    several).
+
+    The name is cut into words at `-`, `_`, `.` and spaces. A face is named as in `dice.faces`
+    (`second_chance` or `second-chance`), a colour by its name, a d12's face by a word 1 to 12
+    with no leading zero ("d12" is not one, nor a camera's `IMG_0012`). So `venom_3.jpg`,
     `red-steal-2.png`, `d12_11_a.jpg`.
     """
     words = [w for w in re.split(r"[-_. ]+", Path(name).stem.lower()) if w]
     joined = "_" + "_".join(words) + "_"
-    faces = [f for f in faces_of(kind) if f"_{f}_" in joined]
-    colours = [c for c in colours_of(kind) or () if f"_{c}_" in joined]
+    faces = [f for f in dice.faces if f"_{f}_" in joined]
+    colours = [c for c in dice.colours or () if f"_{c}_" in joined]
     return (faces[0] if len(faces) == 1 else None), (colours[0] if len(colours) == 1 else None)
 
 
 def model_path(folder: Path, kind: str) -> Path:
     """Where `smartboard dice learn` saves a kind's model by default (the daemon's state dir)."""
-    faces_of(kind)  # an unknown kind is refused here
     return folder / f"icon-model-{kind}.npz"
 
 
@@ -97,7 +92,7 @@ def model_path(folder: Path, kind: str) -> Path:
 class IconDie:
     face: str
     colour: str | None
-    """A soul die's body colour; None for other kinds."""
+    """The body colour, for dice of several colours (soul dice); else None."""
     box: tuple[int, int, int, int]
     """x, y, width, height in pixels of the image read."""
     confidence: float
@@ -131,26 +126,26 @@ class Score:
 
 
 def learn(
-    kind: str, samples: Sequence[tuple[Image, str, str | None]], variants: int = AUGMENTED
+    dice: DiceKind, samples: Sequence[tuple[Image, str, str | None]], variants: int = AUGMENTED
 ) -> IconModel:
-    """A model of `kind` from photos of one die each, labelled (face, colour or None), each
+    """A model of `dice` from photos of one die each, labelled (face, colour or None), each
     photo also seen in `variants` made-up variants.
 
-    ValueError if a label is not of this kind, or a face (a soul colour) is shown fewer than
+    ValueError if a label is not of these dice, or a face (a colour) is shown fewer than
     MIN_PHOTOS times (named); NoDieError (a ValueError) if a photo shows no die.
     """
-    return _fit(kind, _examples(kind, samples, variants))
+    return _fit(dice, _examples(dice, samples, variants))
 
 
 def learn_and_score(
-    kind: str,
+    dice: DiceKind,
     samples: Sequence[tuple[Image, str, str | None]],
     variants: int = AUGMENTED,
     folds: int = FOLDS,
 ) -> tuple[IconModel, Score]:
     """`learn`, and its accuracy on each photo when learned without it (k-fold by photo)."""
-    examples = _examples(kind, samples, variants)
-    faces, colours = faces_of(kind), colours_of(kind)
+    examples = _examples(dice, samples, variants)
+    faces, colours = dice.faces, dice.colours
     fold = np.zeros(len(samples), np.intp)
     for label in set(examples.face_labels):  # each fold gets its share of every face
         members = [i for i, f in enumerate(examples.face_labels) if f == label]
@@ -161,7 +156,7 @@ def learn_and_score(
         held = fold == k
         if not held.any():
             continue
-        model = _fit(kind, examples.subset(~held))
+        model = _fit(dice, examples.subset(~held))
         shapes = np.stack([examples.shapes[i][0] for i in np.flatnonzero(held)])
         predicted, _ = model.face.predict(shapes)
         face_right += int((predicted == examples.face_labels[held]).sum())
@@ -177,7 +172,7 @@ def learn_and_score(
         face_right / len(samples),
         None if colours is None else colour_right / len(samples),
     )
-    return _fit(kind, examples), score
+    return _fit(dice, examples), score
 
 
 @dataclass(frozen=True)
@@ -200,34 +195,36 @@ class _Examples:
 
 
 def _examples(
-    kind: str, samples: Sequence[tuple[Image, str, str | None]], variants: int
+    dice: DiceKind, samples: Sequence[tuple[Image, str, str | None]], variants: int
 ) -> _Examples:
-    faces, colours = faces_of(kind), colours_of(kind)
+    faces, colours, zoom = dice.faces, dice.colours, zoom_of(dice.kind)
     for face, colour in ((s[1], s[2]) for s in samples):
         if face not in faces:
-            raise ValueError(f"{face!r} is not a face of the {kind} die: {', '.join(faces)}")
+            raise ValueError(f"{face!r} is not a face of the {dice.kind} die: {', '.join(faces)}")
         if colours is not None and colour not in colours:
-            raise ValueError(f"a soul die's colour is one of {', '.join(colours)}, not {colour!r}")
+            raise ValueError(
+                f"a {dice.kind} die's colour is one of {', '.join(colours)}, not {colour!r}"
+            )
     _enough("face", faces, Counter(s[1] for s in samples))
     if colours is not None:
         _enough("colour", colours, Counter(s[2] for s in samples))
     rng = np.random.default_rng(7)
     shapes, tints = [], []
     for index, (image, _, _) in enumerate(samples):
-        blob = _the_die(image, kind)
+        blob = _the_die(image)
         if blob is None:
             raise NoDieError(index)
         scale = LEARN_SIDE / blob.side
-        crops = [centred(image, blob, ZOOM[kind])]
+        crops = [centred(image, blob, zoom)]
         small = np.asarray(
             cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8
         )
         centre = (blob.centre[0] * scale, blob.centre[1] * scale)
         for _ in range(variants):
             variant = _augment(small, centre, rng)
-            found = _the_die(variant, kind)
+            found = _the_die(variant)
             if found is not None:
-                crops.append(centred(variant, found, ZOOM[kind]))
+                crops.append(centred(variant, found, zoom))
         shapes.append(shape_features(crops))
         tints.append(colour_features(crops))
     return _Examples(
@@ -247,7 +244,7 @@ def _enough(what: str, wanted: Sequence[str], counts: Counter[str | None]) -> No
         )
 
 
-def _the_die(image: Image, kind: str) -> Blob | None:
+def _the_die(image: Image) -> Blob | None:
     """The biggest blob whose centre lies in the middle half of the photo."""
     height, width = image.shape[:2]
     for blob in find_blobs(image):
@@ -282,16 +279,15 @@ def _augment(image: Image, centre: tuple[float, float], rng: np.random.Generator
     return np.clip(lit, 0, 255).astype(np.uint8)
 
 
-def _fit(kind: str, examples: _Examples) -> IconModel:
+def _fit(dice: DiceKind, examples: _Examples) -> IconModel:
     counts = [len(s) for s in examples.shapes]
     faces = np.repeat(examples.face_labels, counts)
-    face = Classifier.train(np.concatenate(examples.shapes), faces, len(faces_of(kind)))
-    colours = colours_of(kind)
+    face = Classifier.train(np.concatenate(examples.shapes), faces, len(dice.faces))
     colour = None
-    if colours is not None:
+    if dice.colours is not None:
         labels = np.repeat(examples.colour_labels, counts)
-        colour = Classifier.train(np.concatenate(examples.tints), labels, len(colours))
-    return IconModel(kind, faces_of(kind), colours, face, colour)
+        colour = Classifier.train(np.concatenate(examples.tints), labels, len(dice.colours))
+    return IconModel(dice.kind, dice.faces, dice.colours, face, colour)
 
 
 class IconReader:
@@ -352,7 +348,7 @@ class IconReader:
     ) -> list[IconDie]:
         if not blobs:
             return []
-        zoom = ZOOM[self.model.kind]
+        zoom = zoom_of(self.model.kind)
         crops = [centred(image, blob, zoom) for image, blob in zip(images, blobs, strict=True)]
         faces, sure = self.model.face.predict(shape_features(crops))
         colours: list[str | None] = [None] * len(crops)

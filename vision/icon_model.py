@@ -4,13 +4,18 @@ Each classifier is a small neural network (one hidden layer) trained and run wit
 OpenCV 5 has no `cv2.ml` in its main package, and a network of this size learns in a few seconds
 and reads 49 cells in well under a millisecond. Its softmax gives the confidence.
 
+What a kind of dice is (its name, faces and colours) comes in as data, a `DiceKind`: each game
+declares its own, and vision imports no game. A model file keeps its kind, faces and colours in
+its meta, so it is read with no list of kinds at hand.
+
 The file is a NumPy `.npz` (`numpy.load` opens it; no pickles):
 
 - `meta`: UTF-8 JSON `{"format": "smartboard-icon-model", "version": 1, "kind": K,
   "faces": [...], "colours": [...] or null}`;
-- per classifier (`face`, and `colour` for soul dice), prefixed `face_` / `colour_`, float32:
-  `mean` and `scale` (features are standardised as (x - mean) / scale), `w1`, `b1` (the hidden
-  layer, ReLU), `w2`, `b2` (the output, softmax over the faces or colours in `meta`'s order).
+- per classifier (`face`, and `colour` for dice of several colours), prefixed `face_` /
+  `colour_`, float32: `mean` and `scale` (features are standardised as (x - mean) / scale), `w1`,
+  `b1` (the hidden layer, ReLU), `w2`, `b2` (the output, softmax over the faces or colours in
+  `meta`'s order).
 """
 
 from __future__ import annotations
@@ -21,16 +26,12 @@ import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
-from controller.rules.akuma import POWERS
-from controller.rules.voodoo import COLOURS, FACES
-
-KINDS = ("miraculous", "soul", "d12")
 FORMAT = "smartboard-icon-model"
 VERSION = 1
 COMPONENTS = 160
@@ -43,21 +44,18 @@ DECAY = 1e-3
 Array = NDArray[np.float32]
 
 
-def faces_of(kind: str) -> tuple[str, ...]:
-    """The faces of a kind of dice: the Miraculous Powers die's (AK-6), a soul die's (BV-2), a
-    d12's numerals."""
-    if kind == "miraculous":
-        return POWERS
-    if kind == "soul":
-        return FACES
-    if kind == "d12":
-        return tuple(str(n) for n in range(1, 13))
-    raise ValueError(f"unknown kind of dice {kind!r}: one of {', '.join(KINDS)}")
+class DiceKind(Protocol):
+    """A kind of dice with pictures: its name, its faces, and for dice of several body colours
+    the colours told apart (else None). The rules' `IconDice` is one; so is an `IconModel`."""
 
+    @property
+    def kind(self) -> str: ...
 
-def colours_of(kind: str) -> tuple[str, ...] | None:
-    """The body colours learned for a kind: the soul dice's five (BV-1), else none."""
-    return COLOURS if kind == "soul" else None
+    @property
+    def faces(self) -> tuple[str, ...]: ...
+
+    @property
+    def colours(self) -> tuple[str, ...] | None: ...
 
 
 class IconModelError(ValueError):
@@ -200,8 +198,10 @@ class IconModel:
         path.write_bytes(buffer.getvalue())
 
     @classmethod
-    def load(cls, path: Path, kind: str | None = None) -> IconModel:
-        """The model in `path`; `kind`, if given, must be its kind. IconModelError else."""
+    def load(cls, path: Path, dice: DiceKind | None = None) -> IconModel:
+        """The model in `path`; if `dice` is given, a model of those dice: their kind, with
+        their faces and colours in their order (the order of the classifiers' outputs).
+        IconModelError else."""
         try:
             data = np.load(io.BytesIO(path.read_bytes()), allow_pickle=False)
         except OSError as error:
@@ -217,20 +217,24 @@ class IconModel:
                     f"icon model {path}: version {meta.get('version')!r}, this smartboard reads "
                     f"version {VERSION}: learn it again with `smartboard dice learn`"
                 )
-            if meta.get("kind") not in KINDS or (kind is not None and meta["kind"] != kind):
-                wanted = kind or " or ".join(KINDS)
-                raise IconModelError(f"icon model {path}: a {meta.get('kind')} model, not {wanted}")
+            kind = meta["kind"]
+            if not isinstance(kind, str) or not kind:
+                raise ValueError(f"no kind of dice: {kind!r}")
+            if dice is not None and kind != dice.kind:
+                raise IconModelError(f"icon model {path}: a {kind} model, not {dice.kind}")
             faces = tuple(str(f) for f in meta["faces"])
             colours = None if meta["colours"] is None else tuple(str(c) for c in meta["colours"])
-            if faces != faces_of(meta["kind"]) or colours != colours_of(meta["kind"]):
+            if dice is not None and (faces, colours) != (dice.faces, dice.colours):
+                # Learned when the game's dice had other faces: its outputs would be misnamed.
                 raise IconModelError(
-                    f"icon model {path}: its faces or colours are not those of a {meta['kind']}"
+                    f"icon model {path}: its faces or colours are not those of the {kind} dice; "
+                    "learn it again with `smartboard dice learn`"
                 )
             face = Classifier.from_arrays(data, "face", len(faces))
             colour = (
                 None if colours is None else Classifier.from_arrays(data, "colour", len(colours))
             )
-            return cls(str(meta["kind"]), faces, colours, face, colour)
+            return cls(kind, faces, colours, face, colour)
         except IconModelError:
             raise
         except (KeyError, TypeError, ValueError, zipfile.BadZipFile, EOFError) as error:

@@ -2,10 +2,13 @@
 
 The calibration maps the profile's regions (table millimetres) to pixels. Two kinds of spot:
 
-- **card slots** (Mightymania, Multipli Potion): a card face up is its id ("7x9", "T3", a power),
-  a card face down is "down" (every back carries the same markers), an empty slot is left out;
-- **dice cells** (Baron Voodoo): the top die of each cell, "colour:face", read with the learned
-  soul-dice model (BV-4: a camera sees only the top die of a column).
+- **card slots**: a card face up is its id ("7x9", "T3", a power), a card face down is "down"
+  (every back carries the same markers), an empty slot is left out;
+- **dice cells**: the top die of each cell, "colour:face", read with the learned model of that
+  kind of dice (a camera sees only the top die of a column).
+
+Which of the two a game's board holds is the game's to say (`BoardContents`, built from its
+declaration by the daemon).
 
 A spot read below the confidence floor is *unsure*: the frame names it, and the camera skips
 the frame, as it would a blurred one, so a doubtful reading never reaches the game.
@@ -13,7 +16,7 @@ the frame, as it would a blurred one, so a doubtful reading never reaches the ga
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -24,18 +27,16 @@ from numpy.typing import ArrayLike
 from hardware.profile import Region
 from vision.board_camera import Board
 from vision.calibration import Calibration
-from vision.card_deck import GAMES as CARD_GAMES
-from vision.card_deck import deck
+from vision.card_deck import Card
 from vision.card_reader import CardReader, SeenCard, place_in_slots
 from vision.image_files import Image
 
 if TYPE_CHECKING:
     from vision.icon_dice import IconDie, IconModel
+    from vision.icon_model import DiceKind
 
 DOWN = "down"
 """The token of a card lying face down, in every card game."""
-# The games whose cells hold dice read by a learned model, and the kind of those dice.
-DICE_BOARDS = {"voodoo": "soul"}
 # A card whose two markers name two cards scores 0.3 (vision/card_reader.py): never taken.
 CARD_MIN_CONFIDENCE = 0.5
 
@@ -68,9 +69,12 @@ class CellReader(Protocol):
     ) -> Mapping[str, IconDie | None]: ...
 
 
-def readable(game: str) -> bool:
-    """Whether the camera can read this game's board (its camera spots)."""
-    return game in CARD_GAMES or game in DICE_BOARDS
+@dataclass(frozen=True)
+class BoardContents:
+    """What lies in a game's camera spots: its deck's cards, or icon dice of one kind."""
+
+    cards: Sequence[Card] = ()
+    dice: DiceKind | None = None
 
 
 def polygons(calibration: Calibration, regions: Mapping[str, Region]) -> dict[str, np.ndarray]:
@@ -91,10 +95,12 @@ def check_size(image: Image, calibration: Calibration) -> None:
 class CardSlots:
     """The card slots of a card game: the cards of its deck, each placed in its slot."""
 
-    def __init__(self, game: str, calibration: Calibration, regions: Mapping[str, Region]) -> None:
+    def __init__(
+        self, cards: Sequence[Card], calibration: Calibration, regions: Mapping[str, Region]
+    ) -> None:
         self.calibration = calibration
         self.regions = dict(regions)
-        self.reader = CardReader({card.id for card in deck(game)})
+        self.reader = CardReader(cards)
 
     def read(self, image: Image) -> BoardReading:
         check_size(image, self.calibration)
@@ -150,35 +156,35 @@ def learn_command(kind: str) -> str:
     return f"`smartboard dice learn --kind {kind} PHOTOS...`"
 
 
-def learned_model(models: Path, kind: str) -> IconModel:
-    """The model of the user's dice of `kind` in the folder `models`, as `dice learn` saved it."""
+def learned_model(models: Path, dice: DiceKind) -> IconModel:
+    """The model of the user's `dice` in the folder `models`, as `dice learn` saved it."""
     from vision.icon_dice import IconModel, IconModelError, model_path
 
+    kind = dice.kind
     path = model_path(models, kind)
     if not path.exists():
         raise NoModelError(
             f"no model of your {kind} dice at {path}: learn it with {learn_command(kind)}"
         )
     try:
-        return IconModel.load(path, kind)
+        return IconModel.load(path, dice)
     except IconModelError as error:
         raise BoardReaderError(f"{error}; learn it again with {learn_command(kind)}") from error
 
 
 def board_reader(
-    game: str,
+    contents: BoardContents,
     calibration: Calibration,
     regions: Mapping[str, Region],
     models: Path,
     min_confidence: float,
 ) -> BoardReader:
-    """The reader of `game`'s camera spots; `models` is the folder of the learned dice models."""
-    if game in CARD_GAMES:
-        return CardSlots(game, calibration, regions)
-    kind = DICE_BOARDS.get(game)
-    if kind is None:
-        raise BoardReaderError(f"the camera cannot read the pieces of {game} yet")
+    """The reader of a board's camera spots; `models` is the folder of the learned dice models."""
+    if contents.cards:
+        return CardSlots(contents.cards, calibration, regions)
+    if contents.dice is None:
+        raise BoardReaderError("the camera cannot read these pieces yet")
     from vision.icon_dice import IconReader
 
-    model = learned_model(models, kind)
+    model = learned_model(models, contents.dice)
     return DiceCells(IconReader(model), calibration, regions, min_confidence)

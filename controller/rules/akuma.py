@@ -25,6 +25,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
+from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, IconDice, Option, Role
 
 HAWK_MOTH = 0
 LADYBUG = 1
@@ -303,10 +304,62 @@ class AkumaState(GameState):
         self.dice_count = 0
 
 
+def _cards() -> tuple[CardFace, ...]:
+    """AK-10: a red-bordered civilian card per square (AK-1), and its black-bordered akumatized
+    card, laid over it (AK-5). Markers: the civilians' block of nine, then the akumatized."""
+    cards: list[CardFace] = []
+    for square in SQUARES:
+        civilian, akumatized = DEFAULT_NAMES.get(square, (f"Civilian {square}", f"Akuma {square}"))
+        cards += [
+            CardFace(
+                f"civilian-{square}",
+                civilian,
+                (f"civilian {square}",),
+                "#d21e1e",
+                index=square - 1,
+                data={"square": square, "name": civilian, "kind": "civilian"},
+            ),
+            CardFace(
+                f"akumatized-{square}",
+                akumatized,
+                (f"akumatized {square}", f"over {civilian}"),
+                "#000000",
+                index=len(SQUARES) + square - 1,
+                data={"square": square, "name": akumatized, "kind": "akumatized"},
+            ),
+        ]
+    return tuple(cards)
+
+
 class AkumaGame(Game):
-    name: ClassVar[str] = "akuma"
-    title: ClassVar[str] = "Capture the Akuma"
-    player_names: ClassVar[tuple[str, ...]] = ("hawkmoth", "ladybug")
+    info = GameType(
+        name="akuma",
+        title="Capture the Akuma",
+        title_fr="Capture l'Akuma",
+        player_names=("hawkmoth", "ladybug"),
+        options=(
+            # AK-8: the supply is configurable.
+            Option("traps", 5, "traps in Hawk Moth's supply", low=0, high=len(SQUARES)),
+            Option("tiles", 5, "Shellter tiles in Ladybug's supply", low=0, high=len(SQUARES)),
+        ),
+        profile="akuma",
+        palette=(
+            Role("civilian", "#303030"),
+            Role("akumatized", "#8000ff", "*"),
+            Role("rolled", "#ffffff", "+"),
+            Role("winning", "#ffb000", "#"),
+            Role("hawkmoth", "#a000a0"),
+            Role("ladybug", "#ff0000"),
+            Role("trap", "#ff6000"),
+            Role("shellter", "#00c040"),
+            Role("akuma", "#4000c0"),
+        ),
+        dice_kinds=("d6", "miraculous"),
+        icon_dice=(IconDice("miraculous", POWERS),),  # AK-6
+        board=CARDS,
+        # Printed before decks were allocated: the block stays where the cards have it.
+        deck=CardDeck(_cards, size=18, first=94),
+    )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         ChooseDice,
         Roll,
@@ -315,14 +368,8 @@ class AkumaGame(Game):
         Power,
         Voyage,
     )
-    # AK-8: the supply is configurable.
-    default_options: ClassVar[Mapping[str, Any]] = {"traps": 5, "tiles": 5}
-    dice_kinds: ClassVar[tuple[str, ...]] = ("d6", "miraculous")
 
     def _new_state(self, options: Mapping[str, Any]) -> AkumaState:
-        for key in ("traps", "tiles"):
-            if not 0 <= options[key] <= len(SQUARES):
-                raise ValueError(f"option {key!r} must be between 0 and 9: {options[key]}")
         return AkumaState(options)
 
     def layout(self, state: GameState) -> Layout:

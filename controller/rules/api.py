@@ -10,11 +10,15 @@ import copy
 import dataclasses
 import random
 import re
+import tomllib
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Self
+
+from controller.rules.game_type import GameType, OptionValue
 
 CHANCE = -1
 TERMINAL = -2
@@ -31,6 +35,16 @@ PRESENT = "piece"
 REED = "reed"
 CAMERA = "camera"
 UNSENSED = ""
+
+
+def read_toml(path: Path, what: str, error: type[ValueError]) -> dict[str, Any]:
+    """Parse a game's data file; an unreadable or malformed one raises `error` naming it."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as problem:
+        raise error(f"cannot read {what} {path}: {problem.strerror}") from problem
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as problem:
+        raise error(f"{what} {path} is not valid TOML: {problem}") from problem
 
 
 class IllegalActionError(ValueError):
@@ -226,28 +240,36 @@ class Hidden(ABC):
 class Game(ABC):
     """A game's rules plus what its pieces look like to the table's sensors and lights."""
 
-    name: ClassVar[str]
-    title: ClassVar[str]
-    """The game's name as its box prints it."""
-    player_names: ClassVar[tuple[str, ...]]
+    info: ClassVar[GameType]
+    """Everything else the program knows of the game (game_type.py)."""
     action_types: ClassVar[tuple[type[Action], ...]]
-    default_options: ClassVar[Mapping[str, Any]]
-    dice_kinds: ClassVar[tuple[str, ...]] = ()
-    """The kinds of dice its `DiceRequest`s name: the table reads those it has a reader for."""
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def title(self) -> str:
+        return self.info.title
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        return self.info.player_names
+
+    @property
+    def default_options(self) -> dict[str, OptionValue]:
+        return self.info.default_options
+
+    @property
+    def dice_kinds(self) -> tuple[str, ...]:
+        """The kinds of dice its `DiceRequest`s name: the table reads those it has a reader for."""
+        return self.info.dice_kinds
 
     @abstractmethod
     def _new_state(self, options: Mapping[str, Any]) -> GameState: ...
 
     def new_initial_state(self, options: Mapping[str, Any] | None = None) -> GameState:
-        merged = dict(self.default_options)
-        for key, value in (options or {}).items():
-            if key not in merged:
-                raise ValueError(f"unknown option {key!r} for {self.name}; known: {sorted(merged)}")
-            if type(value) is not type(merged[key]):
-                expected = type(merged[key]).__name__
-                raise ValueError(f"option {key!r} for {self.name} must be {expected}: {value!r}")
-            merged[key] = value
-        return self._new_state(merged)
+        return self._new_state(self.info.check_options(options or {}))
 
     def action_from_json(self, data: Mapping[str, Any]) -> Action:
         return action_from_json(data, self.action_types)

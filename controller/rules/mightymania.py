@@ -40,8 +40,9 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    read_toml,
 )
-from hardware.toml_files import read_toml
+from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, Option, Role
 
 PLAYERS = ("player_1", "player_2")
 COLUMNS = 4  # MM-3
@@ -719,10 +720,80 @@ def _settle(secrets: dict[int, str], key: int, real: str) -> None:
 # -- the game ---------------------------------------------------------------------------------
 
 
+# The built-in squad cards and power cards, as their markers number them (a card's place in
+# the deck's block of markers); cards of other deck files are not printed.
+PRINTED_SQUAD = ("T1", "T2", "T3", "T4", "R1", "R2", "R3", "R4")
+PRINTED_POWERS = ("brainwashing", "thermokinetic", "invisibility", "speed", "force")
+
+
+def _cards() -> tuple[CardFace, ...]:
+    """The built-in squads' cards, and a set of power cards per player (the camera reads the
+    power, the slot tells whose it is)."""
+    powers = load_cycle("")
+    cards: list[CardFace] = []
+    for name in builtin_decks():
+        for c in load_deck(deck_path(name), powers).cards:
+            values = tuple(f"{p[:5]} {c.powers[p]}" for p in powers)
+            role = "LEADER" if c.leader else "squad"
+            data = {"name": c.name, "deck": name, "lives": c.lives, "leader": c.leader}
+            cards.append(
+                CardFace(
+                    c.id,
+                    c.name,
+                    (f"{role} - {c.lives} {'life' if c.lives == 1 else 'lives'}", *values),
+                    "#aa2828" if c.leader else "#1e5a8c",
+                    index=PRINTED_SQUAD.index(c.id),
+                    data={**data, "powers": dict(c.powers)},
+                )
+            )
+    for power in powers:
+        cards.append(
+            CardFace(
+                power,
+                power,
+                ("power card",),
+                "#5a5a5a",
+                index=len(PRINTED_SQUAD) + PRINTED_POWERS.index(power),
+                copies=len(PLAYERS),
+                data={"power": power},
+            )
+        )
+    return tuple(cards)
+
+
 class MightymaniaGame(Game):
-    name: ClassVar[str] = "mightymania"
-    title: ClassVar[str] = "Mightymania"
-    player_names: ClassVar[tuple[str, ...]] = PLAYERS
+    info = GameType(
+        name="mightymania",
+        title="Mightymania",
+        title_fr="Mightymania",
+        player_names=PLAYERS,
+        options=(
+            Option(
+                "decks",
+                "titans,rogues",
+                "the two squads, player_1's first: built-in deck names or TOML paths",
+            ),
+            Option("rules", "", "a power-cycle file; empty: the built-in one"),
+        ),
+        profile="mightymania",
+        palette=(
+            # A face-up card's lives ("life@0.67" is 2 lives of 3), the cards that may attack and
+            # be attacked; the cards that may defend an attacked Leader, and that Leader; each
+            # round's power cards once scored, for that side.
+            Role("life", "#00c040"),
+            Role("attacker", "#ff8000"),
+            Role("target", "#ff00ff", "x"),
+            Role("guard", "#00a0ff"),
+            Role("danger", "#ff0000"),
+            Role("won", "#00ff40"),
+            Role("lost", "#ff0020"),
+            Role("draw", "#ffd000"),
+        ),
+        dice_kinds=("d6",),
+        board=CARDS,
+        # Printed before decks were allocated: the block stays where the cards have it.
+        deck=CardDeck(_cards, size=len(PRINTED_SQUAD) + len(PRINTED_POWERS), first=81),
+    )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         Lay,
         StartRoll,
@@ -737,11 +808,6 @@ class MightymaniaGame(Game):
         RevealPower,
         Clear,
     )
-    default_options: ClassVar[Mapping[str, Any]] = {
-        "decks": "titans,rogues",  # built-in deck names or TOML paths, player_1's first
-        "rules": "",  # a power-cycle file; empty: the built-in mightymania.toml
-    }
-    dice_kinds: ClassVar[tuple[str, ...]] = ("d6",)
 
     def _new_state(self, options: Mapping[str, Any]) -> MightymaniaState:
         return MightymaniaState(options, load_game_data(options["decks"], options["rules"]))

@@ -36,8 +36,9 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    read_toml,
 )
-from hardware.toml_files import read_toml
+from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, Option, Role
 
 HAND = 4  # set-up, and the draw back to 4 (step 3)
 WINNING_CAPTURES = 5  # MP-4
@@ -158,8 +159,6 @@ class PotionsState(GameState):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         youngest: int = options["youngest"]
-        if youngest not in range(SEATS):
-            raise ValueError(f"youngest must be 0 or 1 (a player's index), not {youngest!r}")
         deck = load_deck(options["deck"], options["colours"])
         self.cards: dict[str, Card] = {card.id: card for card in deck}
         self.zones: list[list[str | None]] = [[None] * ZONE_SLOTS for _ in range(SEATS)]
@@ -406,17 +405,53 @@ def trophy_spot(player: int, k: int) -> str:
     return f"s{player + 1}.t{k}"
 
 
+def _cards() -> tuple[CardFace, ...]:
+    """The full 80-card pack; the 64-card edition is a part of it, with the same markers. Card
+    "TxM" (table T 2-9, multiplier M 1-10) has its place (T - 2) * 10 + M - 1 in the block."""
+    cards = []
+    for c in load_deck("80", "both"):
+        table, multiplier = (int(n) for n in c.id.split("x"))
+        cards.append(
+            CardFace(
+                c.id,
+                f"monster {c.monster}",
+                (f"potion {c.potion}", f"{c.colour}: table of {c.monster // c.potion}"),
+                "#289628" if c.colour == "green" else "#783296",
+                index=(table - 2) * 10 + multiplier - 1,
+                headline=True,
+                data={"monster": c.monster, "potion": c.potion, "colour": c.colour},
+            )
+        )
+    return tuple(cards)
+
+
 class PotionsGame(Game):
-    name: ClassVar[str] = "potions"
-    title: ClassVar[str] = "Multipli Potion"
-    player_names = ("player_1", "player_2")
+    info = GameType(
+        name="potions",
+        title="Multipli Potion",
+        title_fr="Multipli Potion",
+        player_names=("player_1", "player_2"),
+        options=(
+            Option("deck", "80", "the deck: a built-in edition (80, 64) or a TOML file"),
+            Option("colours", "both", "the monster colours kept", choices=(*COLOURS, "both")),
+            Option("youngest", 0, "the youngest player, who starts", low=0, high=SEATS - 1),
+            Option("hints", False, "light the captures open this turn"),
+        ),
+        profile="potions",
+        palette=(
+            Role("green", "#00b000"),
+            Role("purple", "#9000ff"),
+            # A captured monster in a trophy area, the cards of a forgotten capture (MP-3,
+            # blinking), and with the `hints` option the cards of the captures open this turn.
+            Role("trophy", "#ffb000"),
+            Role("forgotten", "#ff3000"),
+            Role("hint", "#00a0ff"),
+        ),
+        board=CARDS,
+        # The first deck printed: its block starts after the shared back's index 0.
+        deck=CardDeck(_cards, size=80, first=1),
+    )
     action_types: ClassVar[tuple[type[Action], ...]] = (Deal, Place, Capture, EndTurn)
-    default_options: ClassVar[Mapping[str, Any]] = {
-        "deck": "80",
-        "colours": "both",
-        "youngest": 0,
-        "hints": False,
-    }
 
     def _new_state(self, options: Mapping[str, Any]) -> PotionsState:
         try:

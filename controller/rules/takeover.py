@@ -30,6 +30,7 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
+from controller.rules.game_type import GameType, IconDice, Option, Role
 
 COLOURS = ("red", "blue", "green", "yellow")
 TILES = 20  # HT-1
@@ -619,9 +620,36 @@ class TakeoverState(GameState):
 
 
 class TakeoverGame(Game):
-    name: ClassVar[str] = "takeover"
-    title: ClassVar[str] = "Hostile Takeover"
-    player_names: ClassVar[tuple[str, ...]] = COLOURS
+    info = GameType(
+        name="takeover",
+        title="Hostile Takeover",
+        title_fr="Hostile Takeover",
+        player_names=COLOURS,
+        options=(
+            Option("players", 2, "number of players", low=2, high=len(COLOURS)),
+            # The table's grid is 12x12 by default; a bigger table sets "size" (its profile
+            # must match).
+            Option(
+                "size", 12, "cells along a side of the map", low=MIN_SIZE, high=16, unit=" cells"
+            ),
+        ),
+        profile="takeover",
+        palette=(
+            # The players' colours for their buildings, spawns and pawns, and unclaimed
+            # buildings in white; "blue@0.40" is blue at 40 % brightness (a building's points
+            # left). The pawns the player to move may fight, and a spawn whose player is out.
+            Role("red", "#ff0010"),
+            Role("blue", "#0000ff"),
+            Role("green", "#00b000"),
+            Role("yellow", "#ffd000"),
+            Role("white", "#c0c0c0"),
+            Role("attacker", "#ff8000"),
+            Role("target", "#ff00ff", "x"),
+            Role("out", "#401010", "-"),
+        ),
+        dice_kinds=("d12",),
+        icon_dice=(IconDice("d12", tuple(str(n) for n in range(1, 13))),),
+    )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         Roll,
         PlaceTile,
@@ -634,15 +662,8 @@ class TakeoverGame(Game):
         Displace,
         Pass,
     )
-    # The table's grid is 12x12 by default; a bigger table sets "size" (its profile must match).
-    default_options: ClassVar[Mapping[str, Any]] = {"players": 2, "size": 12}
-    dice_kinds: ClassVar[tuple[str, ...]] = ("d12",)
 
     def _new_state(self, options: Mapping[str, Any]) -> TakeoverState:
-        if not 2 <= options["players"] <= len(COLOURS):
-            raise ValueError(f"Hostile Takeover is for 2 to 4 players, not {options['players']}")
-        if not MIN_SIZE <= options["size"] <= 16:
-            raise ValueError(f"option 'size' must be {MIN_SIZE} to 16 cells, not {options['size']}")
         return TakeoverState(options)
 
     def _grid(self) -> Grid:

@@ -32,8 +32,9 @@ from controller.rules.api import (
     GameState,
     IllegalActionError,
     Layout,
+    read_toml,
 )
-from hardware.toml_files import read_toml
+from controller.rules.game_type import GameType, IconDice, Option, Role
 
 SIZE = 7
 CENTRE = 3 * SIZE + 3
@@ -1041,8 +1042,6 @@ def _seated_loas(options: Mapping[str, Any]) -> tuple[str, ...]:
     players = 4 if teams else options["players"]
     if teams and options["players"] not in (2, 4):
         raise ValueError(f"team mode is for 4 players, not {options['players']} (BV-3)")
-    if not 2 <= players <= 4:
-        raise ValueError(f"Baron Voodoo is for 2 to 4 players, not {players} (BV-3)")
     chosen = [name.strip() for name in str(options["loas"]).split(",") if name.strip()]
     if not chosen:
         return tuple(loa for loa, _ in LOAS[:players])
@@ -1059,9 +1058,42 @@ def _seated_loas(options: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 class VoodooGame(Game):
-    name: ClassVar[str] = "voodoo"
-    title: ClassVar[str] = "Baron Voodoo"
-    player_names: ClassVar[tuple[str, ...]] = tuple(loa for loa, _ in LOAS)
+    info = GameType(
+        name="voodoo",
+        title="Baron Voodoo",
+        title_fr="Baron Vaudou",
+        player_names=tuple(loa for loa, _ in LOAS),
+        options=(
+            Option("players", 2, "number of players", low=2, high=4, rule="BV-3"),
+            Option("teams", False, "two teams of two (BV-3)"),
+            Option(
+                "setup",
+                "roll",
+                "roll: the dice are rolled onto their spaces; place: laid in turn",
+                choices=("roll", "place"),
+            ),
+            Option("loas", "", 'seat order, e.g. "red,yellow"; empty: the first Loas of BV-3'),
+            Option("rules", "", "a rules file (board, points, targets); empty: the built-in one"),
+        ),
+        profile="voodoo",
+        palette=(
+            Role("capturer", "#ff00c0"),
+            Role("protected", "#4080ff"),
+            Role("power", "#ffffff"),
+            Role("last_capture", "#ff4000"),
+            Role("target", "#ff00ff", "x"),
+            # The Loas' colours: the dice's.
+            Role("yellow", "#ffd000"),
+            Role("turquoise", "#00d0c0"),
+            Role("red", "#ff0010"),
+            Role("purple", "#9000ff"),
+            Role("white", "#c0c0c0"),
+        ),
+        dice_kinds=("soul",),
+        icon_dice=(IconDice("soul", FACES, COLOURS),),  # BV-1, BV-2
+        # BV-4: the camera sees the top die of each cell's column.
+        board="soul",
+    )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         SetupFace,
         PoolFace,
@@ -1083,18 +1115,8 @@ class VoodooGame(Game):
         PlaceCombo,
         EndTurn,
     )
-    default_options: ClassVar[Mapping[str, Any]] = {
-        "players": 2,
-        "teams": False,
-        "setup": "roll",  # "roll": dice rolled onto their spaces; "place": placed in turn
-        "loas": "",  # seat order, e.g. "red,yellow"; empty: the first Loas of BV-3
-        "rules": "",  # a rules file (board, points, targets); empty: the built-in one
-    }
-    dice_kinds: ClassVar[tuple[str, ...]] = ("soul",)
 
     def _new_state(self, options: Mapping[str, Any]) -> VoodooState:
-        if options["setup"] not in ("roll", "place"):
-            raise ValueError(f"option 'setup' must be 'roll' or 'place', not {options['setup']!r}")
         rules = load_rules(str(options["rules"]))
         return VoodooState(options, rules, _seated_loas(options))
 

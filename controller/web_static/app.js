@@ -114,8 +114,9 @@ function drawBoard() {
 function drawTurn() {
   document.documentElement.dataset.game = snap.game;
   document.documentElement.dataset.toMove = snap.to_move ?? "";
-  $("title").textContent = snap.title;
-  document.title = `${snap.title} · smartboard`;
+  const title = snap.games[snap.game]?.titles?.[lang] ?? snap.title;
+  $("title").textContent = title;
+  document.title = `${title} · smartboard`;
   const parts = [t("turn", { turn: snap.turn })];
   // At a chance node the game waits for the dice, not for a player.
   if (snap.to_move === "chance") parts.push(t("to_roll"));
@@ -249,11 +250,11 @@ function drawOptions() {
 }
 
 function drawSetup() {
-  const key = JSON.stringify([snap.games, snap.game]);
+  const key = JSON.stringify([snap.games, snap.game, lang]);
   if (key === setupKey) return;
   setupKey = key;
   $("new-game").replaceChildren(...Object.entries(snap.games).map(([name, game]) =>
-    el("option", { value: name, text: game.title, selected: name === snap.game ? "" : null })));
+    el("option", { value: name, text: game.titles?.[lang] ?? game.title, selected: name === snap.game ? "" : null })));
   drawOptions();
 }
 

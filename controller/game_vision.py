@@ -1,0 +1,70 @@
+"""What the camera's readers and the printable sheets need of a game, from its declaration.
+
+Vision knows no game: the daemon and the CLI hand it plain values made here, the game's cards
+with the marker indices the registry allocated, and what its board's camera spots hold.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from controller.rules import card_blocks, card_games, get_game
+from controller.rules.api import Game
+from controller.rules.game_type import CARDS, CardDeck
+from vision.card_deck import Card, CardDeckError
+from vision.table_reader import BoardContents
+
+
+def deck(game: Game) -> tuple[Card, ...]:
+    """The printable cards of `game`, each with its marker index; CardDeckError if none."""
+    if game.info.deck is None:
+        raise CardDeckError(
+            f"{game.name} has no cards: the card games are {', '.join(card_games())}"
+        )
+    return _deck(game.name, game.info.deck, card_blocks()[game.name])
+
+
+@functools.cache
+def _deck(name: str, printed: CardDeck, first: int) -> tuple[Card, ...]:
+    cards = printed.cards()
+    places = [card.index for card in cards]
+    if len(set(places)) != len(places) or not all(0 <= i < printed.size for i in places):
+        raise CardDeckError(
+            f"the cards of {name} must each have their own place 0-{printed.size - 1} in the "
+            f"deck's block, not {sorted(places)}"
+        )
+    return tuple(
+        Card(
+            card.id,
+            name,
+            card.title,
+            card.lines,
+            _bgr(card.border),
+            first + card.index,
+            card.copies,
+            card.headline,
+            dict(card.data),
+        )
+        for card in cards
+    )
+
+
+def all_cards() -> tuple[Card, ...]:
+    """The cards of every game, for a reader that must tell any card from another."""
+    return tuple(card for name in card_games() for card in deck(get_game(name)))
+
+
+def board_contents(game: Game) -> BoardContents | None:
+    """What the camera reads in `game`'s camera spots, or None if it cannot read them yet."""
+    board = game.info.board
+    if not board:
+        return None
+    if board == CARDS:
+        return BoardContents(cards=deck(game))
+    (dice,) = (d for d in game.info.icon_dice if d.kind == board)
+    return BoardContents(dice=dice)
+
+
+def _bgr(colour: str) -> tuple[int, int, int]:
+    """The hex colour "#rrggbb" as OpenCV's (blue, green, red)."""
+    return int(colour[5:7], 16), int(colour[3:5], 16), int(colour[1:3], 16)

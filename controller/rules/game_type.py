@@ -1,0 +1,180 @@
+"""What the rest of the program knows of a game, declared once next to its rules.
+
+OpenSpiel's `GameType` is the model: one typed record per game, which the CLI, the dashboard,
+the terminal, the config, the camera's readers and the printable sheets read through the registry
+(`controller.rules`), so that none of them names a game. Everything here is plain data: it
+crosses into the layers below (vision, hardware) as values, never as an import of the rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+OptionValue = bool | int | str
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option: its default gives its type; `choices` or `low`..`high` bound it. `unit`
+    follows a bound in messages ("12 to 16 cells"); `rule` is the clarification behind it."""
+
+    name: str
+    default: OptionValue
+    help: str
+    choices: tuple[OptionValue, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    unit: str = ""
+    rule: str = ""
+
+    def problem(self, game: GameType, value: object) -> str | None:
+        """What is wrong with `value` for this option of `game`, or None."""
+        if type(value) is not type(self.default):
+            expected = type(self.default).__name__
+            return f"option {self.name!r} for {game.name} must be {expected}: {value!r}"
+        if self.choices and value not in self.choices:
+            return f"option {self.name!r} must be {_either(self.choices)}, not {value!r}"
+        if isinstance(value, bool) or not isinstance(value, int):
+            return None
+        low = self.low if self.low is not None else value
+        high = self.high if self.high is not None else value
+        if low <= value <= high:
+            return None
+        why = f" ({self.rule})" if self.rule else ""
+        bounds = _either((low, high)) if high == low + 1 else f"{low} to {high}"
+        if self.name == "players":
+            return f"{game.title} is for {bounds} players, not {value}{why}"
+        return f"option {self.name!r} must be {bounds}{self.unit}, not {value}{why}"
+
+
+def _either(values: tuple[OptionValue, ...]) -> str:
+    """'a', 'b' or 'c'."""
+    shown = [repr(v) for v in values]
+    return f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else shown[0]
+
+
+@dataclass(frozen=True)
+class Role:
+    """A palette role the game's lights use: its default colour ("#rrggbb", which the config may
+    override) and, for a terminal without colour, the mark shown after a square lit with it."""
+
+    name: str
+    colour: str
+    mark: str = ""
+
+    def __post_init__(self) -> None:
+        if not _HEX.fullmatch(self.colour):
+            raise ValueError(f"role {self.name!r}: {self.colour!r} is not a colour like #ff8000")
+
+
+@dataclass(frozen=True)
+class CardFace:
+    """A printable card of the game: its id (the token the camera reports for it face up),
+    the face's title and lines, its border ("#rrggbb"), its place in the deck's block of marker
+    indices, how many copies a set prints, and facts for `smartboard cards list`. `headline`:
+    the first line is printed large."""
+
+    id: str
+    title: str
+    lines: tuple[str, ...]
+    border: str
+    index: int
+    copies: int = 1
+    headline: bool = False
+    data: Mapping[str, object] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class CardDeck:
+    """The cards a game prints, each carrying its markers (vision/card_deck.py).
+
+    `cards` makes them when asked (some decks are files). The registry gives each deck a block
+    of `size` card indices, its cards' `index` counting from the block's start; `first` pins a
+    block whose cards are already printed, so that no new deck moves them. An unpinned deck
+    takes the next free block.
+    """
+
+    cards: Callable[[], tuple[CardFace, ...]]
+    size: int
+    first: int | None = None
+
+
+@dataclass(frozen=True)
+class IconDice:
+    """A kind of dice with pictures that a learned model reads: its faces, and for dice of
+    several body colours, the colours it tells apart."""
+
+    kind: str
+    faces: tuple[str, ...]
+    colours: tuple[str, ...] | None = None
+
+
+CARDS = "cards"
+"""`GameType.board`: the camera reads cards in the board's camera spots."""
+
+
+@dataclass(frozen=True)
+class GameType:
+    """Everything outside a game's rules that depends on which game it is."""
+
+    name: str
+    """The short name: `--game NAME`, the journal, the profile's `game`."""
+    title: str
+    """The name as its box prints it."""
+    title_fr: str
+    player_names: tuple[str, ...]
+    """Every seat the game can have, in turn order; a game for fewer uses the first ones."""
+    options: tuple[Option, ...]
+    profile: str
+    """The board profile: a built-in profile's name (hardware/profiles/NAME.toml), or the path
+    of a TOML file for a game kept elsewhere."""
+    palette: tuple[Role, ...] = ()
+    dice_kinds: tuple[str, ...] = ()
+    """The kinds of dice its rolls use: "d6", or an `icon_dice` kind."""
+    icon_dice: tuple[IconDice, ...] = ()
+    board: str = ""
+    """What the camera reads on the board's camera spots: `CARDS`, an `icon_dice` kind (the
+    top die of each cell), or "" when the camera cannot read them yet."""
+    deck: CardDeck | None = None
+
+    def __post_init__(self) -> None:
+        kinds = {dice.kind for dice in self.icon_dice}
+        if self.board not in ("", CARDS, *kinds):
+            raise ValueError(f"{self.name}: the board holds {self.board!r}, which it never reads")
+        if self.board == CARDS and self.deck is None:
+            raise ValueError(f"{self.name}: the camera reads cards, and the game has no deck")
+
+    @property
+    def players(self) -> tuple[int, int]:
+        """The fewest and most players: the "players" option's range, else every seat."""
+        for option in self.options:
+            if option.name == "players":
+                return option.low or 1, option.high or len(self.player_names)
+        return len(self.player_names), len(self.player_names)
+
+    @property
+    def teams(self) -> bool:
+        """Whether it can be played in teams (a "teams" option)."""
+        return any(option.name == "teams" for option in self.options)
+
+    @property
+    def default_options(self) -> dict[str, OptionValue]:
+        return {option.name: option.default for option in self.options}
+
+    def check_options(self, options: Mapping[str, object]) -> dict[str, OptionValue]:
+        """The default options overridden by `options`; a ValueError names the first bad one."""
+        merged = self.default_options
+        by_name = {option.name: option for option in self.options}
+        for key, value in options.items():
+            if key not in by_name:
+                known = ", ".join(by_name) or "none"
+                raise ValueError(f"unknown option {key!r} for {self.name}; known: {known}")
+            problem = by_name[key].problem(self, value)
+            if problem:
+                raise ValueError(problem)
+            merged[key] = value  # type: ignore[assignment]  # checked just above
+        return merged
