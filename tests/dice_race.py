@@ -96,11 +96,6 @@ class RaceState(GameState):
         self.to_move = 1 - self.to_move
 
 
-def _race(state: GameState) -> RaceState:
-    assert isinstance(state, RaceState)
-    return state
-
-
 class DiceRaceGame(Game):
     info = GameType(
         name="dice_race",
@@ -122,11 +117,11 @@ class DiceRaceGame(Game):
         return RaceState(options)
 
     def layout(self, state: GameState) -> Layout:
-        s = _race(state)
+        s = RaceState.of(state)
         return {f"{square}.{PLAYERS[p]}": PRESENT for p, square in enumerate(s.square)}
 
     def lights(self, state: GameState) -> dict[str, str]:
-        s = _race(state)
+        s = RaceState.of(state)
         roles = {str(s.goal): "goal"}
         for p, square in enumerate(s.square):
             roles[f"{square}.{PLAYERS[p]}"] = PLAYERS[p]
@@ -156,7 +151,7 @@ class DiceRaceGame(Game):
         return [Roll(int(reading[0]))]
 
     def describe(self, state: GameState) -> JSON:
-        s = _race(state)
+        s = RaceState.of(state)
         squares = {PLAYERS[p]: square for p, square in enumerate(s.square)}
         return {"turn": len(s.actions()) // 2 + 1, "squares": squares, "rolled": s.rolled}
 

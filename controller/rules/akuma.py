@@ -373,7 +373,7 @@ class AkumaGame(Game):
         return AkumaState(options)
 
     def layout(self, state: GameState) -> Layout:
-        s = _akuma(state)
+        s = AkumaState.of(state)
         spots = {f"{sq}.akuma" for sq in s.akumatized}
         spots |= {f"{sq}.trap" for sq in s.traps}
         spots |= {f"{sq}.shellter" for sq in s.tiles}
@@ -384,7 +384,7 @@ class AkumaGame(Game):
         return dict.fromkeys(sorted(spots), PRESENT) | square_cards(s.akumatized)
 
     def lights(self, state: GameState) -> dict[str, str]:
-        s = _akuma(state)
+        s = AkumaState.of(state)
         roles: dict[str, str] = {}
         for sq in SQUARES:
             roles[str(sq)] = "akumatized" if sq in s.akumatized else "civilian"
@@ -407,7 +407,7 @@ class AkumaGame(Game):
         return squares | {f"{sq}.{piece}": REED for sq in SQUARES for piece in PIECES}
 
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
-        s = _akuma(state)
+        s = AkumaState.of(state)
         if s.phase is Phase.ROLL:
             return DiceRequest("d6", s.dice_count, D6)
         if s.phase is Phase.MIRACULOUS:
@@ -415,7 +415,7 @@ class AkumaGame(Game):
         return None
 
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
-        s = _akuma(state)
+        s = AkumaState.of(state)
         if s.phase is Phase.MIRACULOUS:
             if len(reading) != 1 or reading[0] not in POWERS:
                 raise IllegalActionError(
@@ -437,7 +437,7 @@ class AkumaGame(Game):
         raise IllegalActionError(f"no dice roll is expected now ({s.phase.value})")
 
     def describe(self, state: GameState) -> JSON:
-        s = _akuma(state)
+        s = AkumaState.of(state)
         return {
             "turn": s.turn,
             "phase": s.phase.value,
@@ -454,7 +454,7 @@ class AkumaGame(Game):
     def result(self, state: GameState) -> JSON | None:
         summary = super().result(state)
         if summary is not None:
-            summary["winning_line"] = list(_akuma(state).winning_line or ())
+            summary["winning_line"] = list(AkumaState.of(state).winning_line or ())
         return summary
 
 
@@ -464,12 +464,6 @@ def square_cards(akumatized: Iterable[int]) -> dict[str, str]:
     set-up and AK-5, AK-10)."""
     covered = set(akumatized)
     return {str(sq): f"akumatized-{sq}" if sq in covered else f"civilian-{sq}" for sq in SQUARES}
-
-
-def _akuma(state: GameState) -> AkumaState:
-    if not isinstance(state, AkumaState):
-        raise TypeError(f"not a Capture the Akuma state: {type(state).__name__}")
-    return state
 
 
 GAME = AkumaGame()

@@ -17,7 +17,6 @@ Columns and rounds are numbered from 1 in actions, as in the spot names; lists c
 
 from __future__ import annotations
 
-import copy
 import enum
 import functools
 import random
@@ -362,9 +361,7 @@ class MightymaniaState(GameState):
         self.winner: int | None = None
 
     def clone(self) -> Self:
-        other = copy.copy(self)
-        other.options = dict(self.options)
-        other._history = list(self._history)
+        other = self._copy()
         other.rows = [list(row) for row in self.rows]
         other.lives = dict(self.lives)
         other.up = set(self.up)
@@ -677,7 +674,7 @@ class MightymaniaHidden(Hidden):
         return state.legal_actions()  # every decision here is public
 
     def outcome(self, state: GameState) -> Action | None:
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         match s.phase:
             case Phase.REVEAL:
                 p, i = s.reveals[0]
@@ -688,7 +685,7 @@ class MightymaniaHidden(Hidden):
         return None
 
     def observe(self, action: Action, state: GameState) -> None:
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         match action:
             case Lay(player, col):
                 hand = self.hand[player]
@@ -814,7 +811,7 @@ class MightymaniaGame(Game):
 
     def layout(self, state: GameState) -> Layout:
         """Face-down cards show "down", face-up squad cards their id, power cards their power."""
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         seen: Layout = {}
         for p in range(2):
             for i, token in enumerate(s.shown_row(p)):
@@ -829,7 +826,7 @@ class MightymaniaGame(Game):
         "draw" for its side; while attacking, the cards that may attack ("attacker") and be
         attacked ("target"); while defending, the cards that may defend ("guard"); an attacked
         Leader that fights itself, "danger"."""
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         roles: dict[str, str] = {}
         for p in range(2):
             for i, token in enumerate(s.shown_row(p)):
@@ -856,12 +853,12 @@ class MightymaniaGame(Game):
         return dict.fromkeys(SPOT_INFO, CAMERA)
 
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
-        if _mightymania(state).phase in (Phase.START_ROLL, Phase.ROUNDS):
+        if MightymaniaState.of(state).phase in (Phase.START_ROLL, Phase.ROUNDS):
             return DiceRequest("d6", 1, D6)
         return None
 
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         if self.dice_wanted(s) is None:
             raise IllegalActionError("no die roll is expected now")
         if len(reading) != 1 or type(reading[0]) is not int or reading[0] not in D6:
@@ -870,11 +867,11 @@ class MightymaniaGame(Game):
         return [StartRoll(value) if s.phase is Phase.START_ROLL else Rounds(value)]
 
     def deal(self, state: GameState, rng: random.Random) -> MightymaniaHidden:
-        return MightymaniaHidden(_mightymania(state), rng)
+        return MightymaniaHidden(MightymaniaState.of(state), rng)
 
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """The first sensed card that breaks the rules, its spot named and lit."""
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         expected = self.layout(s)
         for spot in sorted(SPOT_INFO):
             token, was = sensed.get(spot), expected.get(spot)
@@ -890,7 +887,7 @@ class MightymaniaGame(Game):
 
     def describe(self, state: GameState) -> JSON:
         """The public table: each position's card and lives, the duel's rounds and results."""
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         positions: JSON = {}
         for p in range(2):
             for i, token in enumerate(s.rows[p]):
@@ -914,7 +911,7 @@ class MightymaniaGame(Game):
 
     def result(self, state: GameState) -> JSON | None:
         summary = super().result(state)
-        s = _mightymania(state)
+        s = MightymaniaState.of(state)
         if summary is not None and s.winner is not None:
             loser = 1 - s.winner
             summary["leader_beaten"] = {"player": PLAYERS[loser], "card": s.data.leaders[loser]}
@@ -1022,12 +1019,6 @@ def _position_problem(s: MightymaniaState, spot: str, token: str, was: str | Non
         return "a card turned face up, but no reveal is due (rule 6)"
     lying = "a card" if was == DOWN else was
     return f"a second card where {lying} lies: one card per position (rule 15)"
-
-
-def _mightymania(state: GameState) -> MightymaniaState:
-    if not isinstance(state, MightymaniaState):
-        raise TypeError(f"not a Mightymania state: {type(state).__name__}")
-    return state
 
 
 GAME = MightymaniaGame()

@@ -12,7 +12,6 @@ become hidden again. That is the one place the table knows a little less than it
 
 from __future__ import annotations
 
-import copy
 import enum
 import functools
 import random
@@ -175,9 +174,7 @@ class PotionsState(GameState):
 
     def clone(self) -> Self:
         # The card table is shared: it never changes once loaded.
-        other = copy.copy(self)
-        other.options = dict(self.options)
-        other._history = list(self._history)
+        other = self._copy()
         other.zones = [list(zone) for zone in self.zones]
         other.trophies = [list(t) for t in self.trophies]
         other.hands = list(self.hands)
@@ -460,10 +457,10 @@ class PotionsGame(Game):
             raise ValueError(str(error)) from error
 
     def deal(self, state: GameState, rng: random.Random) -> PotionsHidden:
-        return PotionsHidden(_potions(state), rng)
+        return PotionsHidden(PotionsState.of(state), rng)
 
     def layout(self, state: GameState) -> Layout:
-        s = _potions(state)
+        s = PotionsState.of(state)
         layout: Layout = {}
         for player in range(SEATS):
             for k, card in enumerate(s.zones[player]):
@@ -474,7 +471,7 @@ class PotionsGame(Game):
         return layout
 
     def lights(self, state: GameState) -> dict[str, str]:
-        s = _potions(state)
+        s = PotionsState.of(state)
         roles: dict[str, str] = {}
         for player in range(SEATS):
             for k in range(len(s.trophies[player])):
@@ -487,7 +484,7 @@ class PotionsGame(Game):
         return roles
 
     def alert(self, state: GameState) -> Problem | None:
-        s = _potions(state)
+        s = PotionsState.of(state)
         if s.phase is not Phase.FORGOTTEN:
             return None
         captures = s.captures(s.to_move)
@@ -534,7 +531,7 @@ class PotionsGame(Game):
         raise IllegalActionError("Multipli Potion uses no dice")
 
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
-        s = _potions(state)
+        s = PotionsState.of(state)
         if s.phase is Phase.OVER:
             return None
         expected = self.layout(s)
@@ -575,7 +572,7 @@ class PotionsGame(Game):
         return _capture_problem(s, expected, gone)
 
     def describe(self, state: GameState) -> JSON:
-        s = _potions(state)
+        s = PotionsState.of(state)
         details: JSON = {
             "turn": len(s.actions()),
             "phase": s.phase.value,
@@ -595,7 +592,7 @@ class PotionsGame(Game):
         result = super().result(state)
         if result is None:
             return None
-        s = _potions(state)
+        s = PotionsState.of(state)
         result["scores"] = {s.player_name(p): len(t) for p, t in enumerate(s.trophies)}
         result["ended_by"] = s.ended_by
         return result
@@ -621,12 +618,6 @@ def _capture_problem(s: PotionsState, expected: Layout, gone: set[str]) -> Probl
         elif len(theirs) > 1:
             return Problem("one monster at most is captured a turn (FAQ)", at_fault)
     return None
-
-
-def _potions(state: GameState) -> PotionsState:
-    if not isinstance(state, PotionsState):
-        raise TypeError(f"not a Multipli Potion state: {type(state).__name__}")
-    return state
 
 
 GAME = PotionsGame()

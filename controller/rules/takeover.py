@@ -271,9 +271,7 @@ class TakeoverState(GameState):
         self.final_scores: list[int] = []
 
     def clone(self) -> Self:
-        other = copy.copy(self)
-        other.options = dict(self.options)
-        other._history = list(self._history)
+        other = self._copy()
         other.tiles = set(self.tiles)
         other.buildings = [copy.copy(b) for b in self.buildings]
         other.building_at = dict(self.building_at)
@@ -671,7 +669,7 @@ class TakeoverGame(Game):
 
     def layout(self, state: GameState) -> Layout:
         """Reeds feel the pawns; the camera sees tiles, buildings and spawns."""
-        s = _takeover(state)
+        s = TakeoverState.of(state)
         names = s.grid.names
         seen: Layout = {names[c]: PRESENT for c in s.pawns if c is not None}
         seen |= {f"{names[c]}.map": "tile" for c in s.tiles}
@@ -688,7 +686,7 @@ class TakeoverGame(Game):
         spawns dim in their owner's colour ("out" once the owner is out); the pawn to move in its
         colour, and the pawns it may fight, or is fighting, as "target". The session adds the
         cells the pawn may move to ("legal") and the cells to put right."""
-        s = _takeover(state)
+        s = TakeoverState.of(state)
         names = s.grid.names
         roles: dict[str, str] = {}
         for p, c in enumerate(s.spawns):
@@ -723,7 +721,7 @@ class TakeoverGame(Game):
         return dict.fromkeys(grid.names, REED) | {f"{n}.map": CAMERA for n in grid.names}
 
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
-        if _takeover(state).roller() is None:
+        if TakeoverState.of(state).roller() is None:
             return None
         return DiceRequest("d12", 1, D12)
 
@@ -731,7 +729,7 @@ class TakeoverGame(Game):
         """A d12 at a chance node is its roll. Thrown on a turn whose pawn can claim or fight
         only one thing, it is that claim or attack and its first roll; with more, the player
         names theirs first (`smartboard act claim:3`)."""
-        s = _takeover(state)
+        s = TakeoverState.of(state)
         roller = s.roller()
         choice: list[Action] = []
         if roller is None and s.phase is Phase.TURN:
@@ -758,7 +756,7 @@ class TakeoverGame(Game):
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """The map that the camera sees, if it breaks HT-1, HT-3 or HT-4: its first offending
         cells named and lit. None when the map is as expected or legal (a pawn misplaced)."""
-        s = _takeover(state)
+        s = TakeoverState.of(state)
         grid = s.grid
         seen = {k[: -len(MAP)]: v for k, v in sensed.items() if k.endswith(MAP)}
         expected = {k[: -len(MAP)]: v for k, v in self.layout(s).items() if k.endswith(MAP)}
@@ -789,7 +787,7 @@ class TakeoverGame(Game):
 
     def describe(self, state: GameState) -> JSON:
         """The tracking sheet: lives, each building's owner and points, and scores."""
-        s = _takeover(state)
+        s = TakeoverState.of(state)
         names = s.grid.names
         roller = s.roller()
         return {
@@ -825,7 +823,7 @@ class TakeoverGame(Game):
 
     def result(self, state: GameState) -> JSON | None:
         summary = super().result(state)
-        s = _takeover(state)
+        s = TakeoverState.of(state)
         if summary is not None:
             summary["scores"] = {COLOURS[p]: n for p, n in enumerate(s.final_scores)}
             summary["last_remaining"] = COLOURS[s.alive()[0]]
@@ -880,12 +878,6 @@ def _problem(what: str, cells: Iterable[int], grid: Grid, shown: int = 8) -> Pro
         f" and {len(names) - shown} more" if len(names) > shown else ""
     )
     return Problem(f"illegal map: {what}: {listed}", frozenset(names))
-
-
-def _takeover(state: GameState) -> TakeoverState:
-    if not isinstance(state, TakeoverState):
-        raise TypeError(f"not a Hostile Takeover state: {type(state).__name__}")
-    return state
 
 
 GAME = TakeoverGame()

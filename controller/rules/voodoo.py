@@ -11,7 +11,6 @@ team mode (BV-12).
 
 from __future__ import annotations
 
-import copy
 import enum
 import functools
 import itertools
@@ -472,9 +471,7 @@ class VoodooState(GameState):
     def clone(self) -> Self:
         # The session lays out the board after each of up to a thousand actions: a deep copy
         # of the rule data each time would dominate. Only these fields are mutated in place.
-        other = copy.copy(self)
-        other.options = dict(self.options)
-        other._history = list(self._history)
+        other = self._copy()
         other.board = [list(s) for s in self.board]
         other.zones = [list(z) for z in self.zones]
         other.spirits = [list(z) for z in self.spirits]
@@ -1122,15 +1119,15 @@ class VoodooGame(Game):
 
     def layout(self, state: GameState) -> Layout:
         """What the camera sees: each space's top die (BV-4)."""
-        board = _voodoo(state).board
+        board = VoodooState.of(state).board
         return {CELLS[i]: token(s[-1]) for i, s in enumerate(board) if s}
 
     def lifted(self, state: GameState) -> Layout:
-        board = _voodoo(state).board
+        board = VoodooState.of(state).board
         return {CELLS[i]: token(s[-2]) for i, s in enumerate(board) if len(s) >= 2}
 
     def lights(self, state: GameState) -> dict[str, str]:
-        s = _voodoo(state)
+        s = VoodooState.of(state)
         roles: dict[str, str] = {}
         if s.phase is Phase.OVER:
             seated = {s.colour_of(p) for p in range(s.num_players)}
@@ -1162,7 +1159,7 @@ class VoodooGame(Game):
         return dict.fromkeys(CELLS, "camera")
 
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
-        s = _voodoo(state)
+        s = VoodooState.of(state)
         if s.phase is Phase.SETUP_POOL:
             remaining = sum(s._setup_colours.values()) - len(s.pool)
             return DiceRequest("soul", remaining, FACES)
@@ -1181,7 +1178,7 @@ class VoodooGame(Game):
         return [PoolFace(str(v)) for v in reading]
 
     def describe(self, state: GameState) -> JSON:
-        s = _voodoo(state)
+        s = VoodooState.of(state)
         sides = range(len(s.scores))
         return {
             "turn": s.turn,
@@ -1203,18 +1200,12 @@ class VoodooGame(Game):
 
     def result(self, state: GameState) -> JSON | None:
         summary = super().result(state)
-        s = _voodoo(state)
+        s = VoodooState.of(state)
         if summary is not None:
             summary["scores"] = {s.side_name(i): n for i, n in enumerate(s.scores)}
             summary["end_bonus"] = {s.side_name(i): n for i, n in enumerate(s.end_bonus or [])}
             summary["ended_by"] = None if s.ender is None else s.player_name(s.ender)
         return summary
-
-
-def _voodoo(state: GameState) -> VoodooState:
-    if not isinstance(state, VoodooState):
-        raise TypeError(f"not a Baron Voodoo state: {type(state).__name__}")
-    return state
 
 
 GAME = VoodooGame()
