@@ -34,7 +34,7 @@ from controller.rules.api import JSON, Game, HistoryError
 from controller.session import describe_state
 from controller.simulate import simulate
 from controller.terminal import draw
-from controller.web import parse_listen
+from controller.web_access import parse_listen
 from hardware.profile import (
     BoardProfile,
     ProfileError,
@@ -51,7 +51,8 @@ from vision.calibration import (
     detect_markers,
     profile_markers,
 )
-from vision.dice_reader import VIEWS, DiceReader, draw_dice
+from vision.choices import VIEWS
+from vision.dice_reader import DiceReader, draw_dice
 from vision.icon_dice import KINDS as ICON_KINDS
 from vision.icon_dice import (
     IconModel,

@@ -15,7 +15,8 @@ from web_daemon import dashboard, fetch, first_event
 from controller import web
 from controller.config import ConfigError, load_config
 from controller.rules.api import JSON
-from controller.web import Dashboard, WebError, load_token, parse_listen
+from controller.web import Dashboard, WebError, load_token
+from controller.web_access import parse_listen
 
 SNAPSHOT: JSON = {"version": 3, "game": "akuma", "log": ["choose dice: 2"]}
 RECORD: JSON = {"game": "akuma", "options": {"traps": 5}, "history": [{"type": "ChooseDice"}]}
