@@ -17,22 +17,15 @@ import cv2
 
 from controller.config import Config, ConfigError, load_config
 from controller.control import ControlError, request
-from controller.daemon import (
-    Daemon,
-    RunOptions,
-    StartupError,
-    UnavailableError,
-    client_socket_path,
-    daemon_socket_path,
-    default_state_dir,
-    install_signal_handlers,
-)
+from controller.daemon import Daemon, install_signal_handlers
 from controller.journal import Journal, JournalError
+from controller.paths import client_socket_path, daemon_socket_path, default_state_dir
 from controller.replay import RecordError, lights_view, load_record, steps
 from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, Game, HistoryError
 from controller.session import describe_state
 from controller.simulate import simulate
+from controller.startup import RunOptions, StartupError, UnavailableError
 from controller.terminal import draw
 from controller.web_access import parse_listen
 from hardware.profile import (

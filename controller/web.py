@@ -10,6 +10,7 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/record.json   the game record, replayable with `smartboard replay FILE`
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
   POST /api/<op>          a changing control request, its JSON body the request's arguments
+                          (the ops of controller/operations.py that the dashboard may POST)
 
 A GET never changes the game. Off loopback every request needs the token: `?token=` (which sets
 an HttpOnly, SameSite=Strict cookie), the cookie or an `X-Smartboard-Token` header. A POST must
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from controller.operations import dashboard_ops
 from controller.rules.api import JSON
 from controller.web_access import check_token, is_loopback, parse_listen
 
@@ -45,7 +47,7 @@ Submit = Callable[[JSON, "queue.Queue[JSON]"], None]
 CameraView = Callable[[], bytes | None]
 
 # The control ops a page may send with POST: each may change the game.
-POST_OPS = ("act", "roll", "confirm", "correct", "place", "pause", "resume", "new")
+POST_OPS = dashboard_ops("post")
 TOKEN_FILE = "web_token"
 COOKIE = "smartboard_token"
 COOKIE_AGE_S = 365 * 24 * 3600  # a phone by the table stays signed in

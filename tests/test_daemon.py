@@ -13,9 +13,10 @@ from daemon_run import call, serving
 
 from controller import rules
 from controller.config import Config, load_config
-from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
+from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.rules.akuma import GAME, square_cards
+from controller.startup import StartupError, UnavailableError
 
 CIVILIANS = square_cards(())
 

@@ -12,7 +12,8 @@ import pytest
 from daemon_run import call, serving
 
 from controller.config import load_config
-from controller.daemon import Daemon, RunOptions, StartupError
+from controller.daemon import Daemon, RunOptions
+from controller.startup import StartupError
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
 from hardware.profile import builtin_profile_path

@@ -16,9 +16,11 @@ from daemon_run import call, serving
 
 from controller.cli import main
 from controller.config import load_config
-from controller.daemon import EX_TEMPFAIL, Daemon, RunOptions, StartupError
+from controller.daemon import EX_TEMPFAIL, Daemon, RunOptions
 from controller.journal import Journal
+from controller.operations import OPERATIONS
 from controller.rules.api import JSON
+from controller.startup import StartupError
 
 
 def sim_config():  # type: ignore[no-untyped-def]
@@ -122,6 +124,11 @@ def test_clicks_alone_de_evilize_on_the_simulated_table(running: Daemon) -> None
     assert call(running, op="place", spot="3.akuma")["occupied"] is False
     assert call(running, op="place", spot="3")["token"] == "civilian-3"
     wait(lambda: running.session.state.history()[-1] == {"type": "DeEvilize", "square": 3})
+
+
+def test_an_unknown_op_is_answered_with_the_ops_there_are(running: Daemon) -> None:
+    refused = call(running, op="fly")
+    assert refused == {"ok": False, "error": f"unknown op 'fly'; known: {', '.join(OPERATIONS)}"}
 
 
 def test_a_paused_game_ignores_the_table_and_refuses_moves(running: Daemon, page: Page) -> None:

@@ -15,11 +15,12 @@ from dice_photos import PHOTOS, load, photos
 
 from controller.cli import main
 from controller.config import Config, load_config
-from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
+from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.lights import role_colour
 from controller.rules.akuma import GAME, POWERS, ChooseDice, Roll
 from controller.rules.potions import GAME as POTIONS
+from controller.startup import StartupError, UnavailableError
 from hardware.leds import limit_frame
 from hardware.profile import builtin_profile_path, load_profile
 from vision.calibration import Calibration

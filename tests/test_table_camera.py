@@ -20,12 +20,13 @@ from table_frames import calibrated, photograph, table_drawing
 
 from controller.cli import main
 from controller.config import Config, load_config
-from controller.daemon import Daemon, RunOptions, UnavailableError
+from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.rules.potions import GAME as POTIONS
 from controller.rules.potions import Deal, Place
 from controller.rules.takeover import Roll
 from controller.rules.voodoo import GAME as VOODOO
+from controller.startup import UnavailableError
 from hardware.profile import builtin_profile_path, load_profile
 from vision.board_camera import Board
 from vision.calibration import Calibration
@@ -244,7 +245,7 @@ def d12_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, confidence: floa
     frames.mkdir()
     noise = np.random.default_rng(1).integers(0, 255, (120, 160, 3), np.uint8)
     cv2.imwrite(str(frames / "tray.png"), noise)
-    monkeypatch.setattr("controller.daemon.learned_model", lambda folder, kind: object())
+    monkeypatch.setattr("controller.backends.learned_model", lambda folder, kind: object())
     monkeypatch.setattr("vision.icon_dice.IconReader", FakeIconReader)
     monkeypatch.setattr(FakeIconReader, "confidence", confidence)
     return fast(load_config(None).simulated().replaying(frames), replay_loop=True)
@@ -326,7 +327,7 @@ def test_voodoo_cells_are_read_with_the_soul_model(
         models.append((folder, kind))
         return object()
 
-    monkeypatch.setattr("controller.daemon.learned_model", learned)
+    monkeypatch.setattr("controller.backends.learned_model", learned)
     monkeypatch.setattr("vision.table_reader.learned_model", learned)
     monkeypatch.setattr("vision.icon_dice.IconReader", FakeSoulReader)
     config = fast(load_config(None).simulated().replaying(frames), replay_loop=True)
