@@ -90,7 +90,7 @@ def _message(args: argparse.Namespace) -> JSON:
     }
 
 
-def call(args: argparse.Namespace, message: JSON) -> JSON:
+def _call(args: argparse.Namespace, message: JSON) -> JSON:
     """The running daemon's reply to `message`; the command fails if no daemon answers or the
     daemon refuses."""
     with failing(1, ControlError):
@@ -101,7 +101,7 @@ def call(args: argparse.Namespace, message: JSON) -> JSON:
 
 
 def _said(args: argparse.Namespace) -> int:
-    print(_SAID[args.op](call(args, _message(args))))
+    print(_SAID[args.op](_call(args, _message(args))))
     return 0
 
 
@@ -111,12 +111,12 @@ def _new(args: argparse.Namespace) -> int:
         message["options"] = game_options(args.game, args)
     elif args.players is not None or args.teams or args.option:
         raise CommandError("game options need --game (the same game keeps its own)", EX_USAGE)
-    print(f"new {call(args, message)['game']} game started")
+    print(f"new {_call(args, message)['game']} game started")
     return 0
 
 
 def _actions(args: argparse.Namespace) -> int:
-    reply = call(args, _message(args))
+    reply = _call(args, _message(args))
     if args.json:
         print(json.dumps(reply))
     else:
