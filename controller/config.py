@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.rules import palette_roles
-from controller.web import check_token, parse_listen
+from controller.web_access import check_token, parse_listen
 from hardware.leds import RGB
 from hardware.toml_files import read_toml
-from vision.dice_reader import VIEWS
-from vision.frame_sources import SOURCES
+from vision.choices import SOURCES, VIEWS
 
 
 class ConfigError(ValueError):

@@ -1,21 +1,8 @@
 """The local control interface: JSON lines over a Unix socket.
 
-Each request is one JSON object with an "op"; each reply one JSON object with "ok". Requests are
-handed to the daemon's main loop, which alone touches the session.
-
-  {"op": "status"}                    the game, whose move, history, result, what to fix
-  {"op": "actions"}                   the legal decisions, each with an id
-  {"op": "act", "id": "place_trap:5"} apply a decision by id
-  {"op": "roll", "values": [3, 4]}    a roll typed in (the camera did not see it)
-  {"op": "correct", "values": [3, 5]} replace a misread roll
-  {"op": "confirm"}                   apply a roll the camera read but was unsure of
-  {"op": "new", "abandon": false}     start a new game once this one is over (or abandon it);
-                                      "game" and "options" choose another game
-  {"op": "pause"} / {"op": "resume"}  the table ignores the pieces while paused
-  {"op": "snapshot"}                  everything the dashboard shows (controller/snapshot.py)
-  {"op": "record"}                    the game record: game, options, history
-  {"op": "place", "spot": "5.trap"}   --sim only: lay a piece on a spot, or lift it
-  {"op": "roll"}                      --sim only: with no "values", roll the wanted dice
+Each request is one JSON object with an "op"; each reply one JSON object with "ok". The ops, their
+arguments and replies are declared in `controller/operations.py`. Requests are handed to the
+daemon's loop, which alone touches the session.
 """
 
 from __future__ import annotations

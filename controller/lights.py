@@ -1,4 +1,5 @@
-"""Lights: a session's view, coloured by the palette, laid onto LED indices by the profile.
+"""Lights: a session's view, coloured by the palette, laid onto LED indices by the profile, and
+the table's own state over it (trouble, a pause) within the strip's power.
 
 A role is a palette name, optionally at a fraction of its brightness: "red@0.40" is the palette's
 red at 40 %. A spot with no LEDs of its own ("r3c4.map", what the camera sees on cell r3c4) shows
@@ -10,14 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from controller.config import Config
 from controller.session import View
-from hardware.leds import RGB, Frame
+from hardware.leds import RGB, Frame, limit_frame
 from hardware.profile import BoardProfile
 
 OFF: RGB = (0, 0, 0)
 UNKNOWN: RGB = (255, 255, 255)
 # The session's prompts, least urgent first; every other role is a game's light and ranks below.
 PROMPTS = ("legal", "landing", "changed", "candidate", "fix")
+# Trouble with the table itself flashes every LED for a moment every few seconds: seen from
+# across the room, and the game's lights still show in between.
+TROUBLE_PERIOD_S = 2.0
+TROUBLE_FLASH_S = 0.25
+# How bright the lights stay while the game is paused: still readable, plainly not in play.
+PAUSED_LEVEL = 0.25
 
 
 def role_colour(role: str, palette: Mapping[str, RGB], default: RGB = UNKNOWN) -> RGB:
@@ -74,3 +82,25 @@ def render(view: View, profile: BoardProfile, palette: Mapping[str, RGB], blink_
         for index in profile.spots[spot_id].leds:
             frame[index] = colour
     return tuple(frame)
+
+
+def table_frame(
+    view: View, profile: BoardProfile, config: Config, now: float, trouble: str | None, paused: bool
+) -> Frame:
+    """The LEDs at `now`: the view blinking at the config's rate; every LED in the colour of the
+    table's own `trouble` for a moment every few seconds; dimmed while the game is paused; within
+    the strip's brightness cap and power budget."""
+    blink_on = int(now * config.blink_hz * 2) % 2 == 0
+    frame = render(view, profile, config.palette, blink_on)
+    if trouble is not None and now % TROUBLE_PERIOD_S < TROUBLE_FLASH_S:
+        frame = (role_colour(trouble, config.palette),) * len(frame)
+    if paused:
+        frame = tuple(dim(rgb, PAUSED_LEVEL) for rgb in frame)
+    return limit_frame(frame, config.brightness_cap, config.power_budget_ma)
+
+
+def next_flash_edge(now: float) -> float:
+    """When the trouble flash next comes on or goes off."""
+    phase = now % TROUBLE_PERIOD_S
+    edge = TROUBLE_FLASH_S if phase < TROUBLE_FLASH_S else TROUBLE_PERIOD_S
+    return now - phase + edge

@@ -10,6 +10,7 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/record.json   the game record, replayable with `smartboard replay FILE`
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
   POST /api/<op>          a changing control request, its JSON body the request's arguments
+                          (the ops of controller/operations.py that the dashboard may POST)
 
 A GET never changes the game. Off loopback every request needs the token: `?token=` (which sets
 an HttpOnly, SameSite=Strict cookie), the cookie or an `X-Smartboard-Token` header. A POST must
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import ipaddress
 import json
 import logging
 import os
@@ -37,7 +37,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from controller.operations import dashboard_ops
 from controller.rules.api import JSON
+from controller.web_access import check_token, is_loopback, parse_listen
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,7 @@ Submit = Callable[[JSON, "queue.Queue[JSON]"], None]
 CameraView = Callable[[], bytes | None]
 
 # The control ops a page may send with POST: each may change the game.
-POST_OPS = ("act", "roll", "confirm", "correct", "place", "pause", "resume", "new")
+POST_OPS = dashboard_ops("post")
 TOKEN_FILE = "web_token"
 COOKIE = "smartboard_token"
 COOKIE_AGE_S = 365 * 24 * 3600  # a phone by the table stays signed in
@@ -63,32 +65,6 @@ STATIC_TYPES = {
 
 class WebError(RuntimeError):
     """The dashboard cannot start: a bad address, a port in use, an unreadable token file."""
-
-
-def parse_listen(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (`[::1]:PORT` for IPv6), or a bare `PORT` on 127.0.0.1."""
-    host, sep, port_text = text.strip().rpartition(":")
-    if not sep:
-        host = "127.0.0.1"
-    host = host.removeprefix("[").removesuffix("]")
-    if not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ValueError(f"listen address must be HOST:PORT, such as 127.0.0.1:8080, not {text!r}")
-    return host, int(port_text)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to any interface
-
-
-def check_token(token: str) -> None:
-    """A configured token is long enough to resist guessing and fits in a URL."""
-    if len(token) < 16 or not all(c.isalnum() or c in "-_" for c in token):
-        raise ValueError("the token must be at least 16 letters, digits, '-' or '_'")
 
 
 def load_token(state_dir: Path) -> tuple[str, bool]:

@@ -3,9 +3,11 @@ sixth game (Dice Race, registered only while a test uses it), and a headless bro
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import dice_race
 import pytest
@@ -14,22 +16,30 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from controller import rules
 from controller.config import Config, load_config
-from controller.daemon import RunOptions
 from controller.rules.api import Game
+from controller.startup import RunOptions
 
 RunOptionsMaker = Callable[..., RunOptions]
 
 
-def fast_sim_config(settle_s: float = 0.2) -> Config:
-    """The simulated table with a short debounce and settle time and a fast camera, so that
-    tests move quickly."""
-    return replace(
-        load_config(None).simulated(),
-        debounce_s=0.005,
-        settle_s=settle_s,
-        camera_fps=200,
-        stable_frames=2,
-    )
+QUICK_CAMERA: dict[str, Any] = {"camera_fps": 200, "stable_frames": 2}
+"""A simulated camera that settles in a hundredth of a second, for the card and dice boards."""
+
+
+def fast_sim_config(**changes: Any) -> Config:
+    """The simulated table with a short debounce and settle time, so that tests move quickly;
+    any other field changed."""
+    quick = {"debounce_s": 0.005, "settle_s": 0.2}
+    return replace(load_config(None).simulated(), **(quick | changes))
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
+    """Poll `check` until it holds; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what or check}")
+        time.sleep(0.01)
 
 
 @pytest.fixture
@@ -37,15 +47,15 @@ def sim_config() -> Config:
     return fast_sim_config()
 
 
+def options_in(folder: Path, **changes: Any) -> RunOptions:
+    """RunOptions with the journal and the control socket in `folder`, any field changed."""
+    return replace(RunOptions(state_dir=folder, socket_path=folder / "control.sock"), **changes)
+
+
 @pytest.fixture
 def run_options(tmp_path: Path) -> RunOptionsMaker:
-    """RunOptions with the journal and socket in the test's folder, and any field changed."""
-
-    def make(**changes: object) -> RunOptions:
-        base = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock")
-        return replace(base, **changes)  # type: ignore[arg-type]
-
-    return make
+    """`options_in` the test's own folder."""
+    return lambda **changes: options_in(tmp_path, **changes)
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from controller.journal import Journal
+from controller.operations import OPERATIONS
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -108,6 +109,25 @@ def test_help_lists_every_command() -> None:
     done = smartboard("--help")
     for command in ("run", "simulate", "status", "actions", "act", "roll", "correct", "new"):
         assert command in done.stdout
+
+
+def test_the_daemon_commands_take_their_help_from_the_control_ops() -> None:
+    done = smartboard("act", "--help")
+    assert done.returncode == 0 and OPERATIONS["act"].arguments[0].help in done.stdout
+
+
+def test_the_command_line_does_not_load_opencv() -> None:
+    """`--help`, `status`, `act` and `roll` answer without the camera's library."""
+    check = "import sys, controller.cli; assert 'cv2' not in sys.modules"
+    done = subprocess.run([sys.executable, "-c", check], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    traced = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "controller", "--help"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert traced.returncode == 0 and " cv2" not in traced.stderr
 
 
 def test_a_finished_game_stays_until_a_new_one_is_asked_for(tmp_path: Path) -> None:

@@ -9,27 +9,23 @@ from pathlib import Path
 
 import pytest
 import stack_game
+from conftest import fast_sim_config, options_in
 from daemon_run import call, serving
 
 from controller import rules
-from controller.config import Config, load_config
-from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
+from controller.config import Config
+from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.rules.akuma import GAME, square_cards
+from controller.startup import StartupError, UnavailableError
 
 CIVILIANS = square_cards(())
 
 
-def sim_config(settle: float = 0.2):  # type: ignore[no-untyped-def]
-    return replace(load_config(None).simulated(), debounce_s=0.005, settle_s=settle)
-
-
-def options(tmp_path: Path, **changes: object) -> RunOptions:
-    return replace(RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock"), **changes)
-
-
 def test_bots_play_a_whole_game_that_the_journal_replays(tmp_path: Path) -> None:
-    daemon = Daemon(sim_config(), options(tmp_path, bots=True, pace=0.0, until_end=True, seed=7))
+    daemon = Daemon(
+        fast_sim_config(), options_in(tmp_path, bots=True, pace=0.0, until_end=True, seed=7)
+    )
     daemon.open()
     try:
         assert daemon.run() == 0
@@ -45,7 +41,7 @@ def test_bots_play_a_whole_game_that_the_journal_replays(tmp_path: Path) -> None
 
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[Daemon]:
-    with serving(sim_config(), options(tmp_path)) as daemon:
+    with serving(fast_sim_config(), options_in(tmp_path)) as daemon:
         yield daemon
 
 
@@ -93,19 +89,19 @@ def test_a_trap_put_on_the_table_is_seen_and_lit(running: Daemon) -> None:
 
 
 def test_a_second_daemon_on_the_same_state_dir_is_refused(running: Daemon, tmp_path: Path) -> None:
-    other = Daemon(sim_config(), options(tmp_path, socket_path=tmp_path / "other.sock"))
+    other = Daemon(fast_sim_config(), options_in(tmp_path, socket_path=tmp_path / "other.sock"))
     with pytest.raises(StartupError, match="another smartboard daemon"):
         other.open()
     other.close()
 
 
 def test_restart_resumes_the_same_game(tmp_path: Path) -> None:
-    first = Daemon(sim_config(), options(tmp_path))
+    first = Daemon(fast_sim_config(), options_in(tmp_path))
     first.open()
     first.session.on_dice((4,), now=0.0)
     history = first.session.state.history()
     first.close()
-    second = Daemon(sim_config(), options(tmp_path))
+    second = Daemon(fast_sim_config(), options_in(tmp_path))
     second.open()
     try:
         assert second.session.state.history() == history
@@ -124,11 +120,13 @@ def stacks_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
     monkeypatch.setitem(rules.GAMES, stack_game.GAME.name, stack_game.GAME)
     profile = tmp_path / "stacks.toml"
     profile.write_text(stack_game.PROFILE)
-    return replace(sim_config(), game="stacks", profile=profile, camera_fps=100, stable_frames=2)
+    return replace(
+        fast_sim_config(), game="stacks", profile=profile, camera_fps=100, stable_frames=2
+    )
 
 
 def stacks_options(tmp_path: Path, **changes: object) -> RunOptions:
-    return options(tmp_path / "state", **changes)
+    return options_in(tmp_path / "state", **changes)
 
 
 def test_bots_play_a_camera_game_through_noise_and_delay(

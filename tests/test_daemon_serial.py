@@ -3,16 +3,17 @@ chooses the serial link, and the game is read and lit through it."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import wait_for
 from daemon_run import call, serving
 
 from controller.config import load_config
-from controller.daemon import Daemon, RunOptions, StartupError
+from controller.daemon import Daemon, RunOptions
+from controller.startup import StartupError
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
 from hardware.profile import builtin_profile_path
@@ -21,13 +22,6 @@ from vision.calibration import Calibration
 
 ROWS = COLS = 8  # Akuma's 45 reeds on an 8 x 8 matrix
 LEDS = 63
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 def serial_profile(folder: Path, port: Path) -> tuple[Path, dict[str, tuple[int, int]]]:

@@ -7,22 +7,19 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fast_sim_config
 from daemon_run import call, serving
 
 from controller.cli import main
-from controller.config import load_config
-from controller.daemon import EX_TEMPFAIL, Daemon, RunOptions, StartupError
+from controller.daemon import EX_TEMPFAIL, Daemon, RunOptions
 from controller.journal import Journal
+from controller.operations import OPERATIONS
 from controller.rules.api import JSON
-
-
-def sim_config():  # type: ignore[no-untyped-def]
-    return replace(load_config(None).simulated(), debounce_s=0.005, settle_s=0.2)
+from controller.startup import StartupError
 
 
 class Page:
@@ -52,7 +49,7 @@ def page() -> Page:
 @pytest.fixture
 def running(tmp_path: Path, page: Page) -> Iterator[Daemon]:
     options = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", seed=3)
-    with serving(sim_config(), options, page) as daemon:
+    with serving(fast_sim_config(), options, page) as daemon:
         yield daemon
 
 
@@ -124,6 +121,11 @@ def test_clicks_alone_de_evilize_on_the_simulated_table(running: Daemon) -> None
     wait(lambda: running.session.state.history()[-1] == {"type": "DeEvilize", "square": 3})
 
 
+def test_an_unknown_op_is_answered_with_the_ops_there_are(running: Daemon) -> None:
+    refused = call(running, op="fly")
+    assert refused == {"ok": False, "error": f"unknown op 'fly'; known: {', '.join(OPERATIONS)}"}
+
+
 def test_a_paused_game_ignores_the_table_and_refuses_moves(running: Daemon, page: Page) -> None:
     lit = running.strip.last  # type: ignore[attr-defined]
     assert call(running, op="pause") == {"ok": True, "paused": True}
@@ -188,7 +190,7 @@ def test_a_table_that_cannot_reopen_stops_the_daemon_for_a_restart(
 ) -> None:
     """Nothing is lost: the journal keeps the old game, and the service's restart resumes it."""
     options = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", seed=3)
-    daemon = Daemon(sim_config(), options)
+    daemon = Daemon(fast_sim_config(), options)
     daemon.open()
     finished: list[int] = []
     thread = threading.Thread(target=lambda: finished.append(daemon.run()))

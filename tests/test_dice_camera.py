@@ -4,22 +4,22 @@ the game."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import options_in, wait_for
 from daemon_run import call, serving
 from dice_photos import PHOTOS, load, photos
 
 from controller.cli import main
 from controller.config import Config, load_config
-from controller.daemon import Daemon, RunOptions, StartupError, UnavailableError
+from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.lights import role_colour
 from controller.rules.akuma import GAME, POWERS, ChooseDice, Roll
 from controller.rules.potions import GAME as POTIONS
+from controller.startup import StartupError, UnavailableError
 from hardware.leds import limit_frame
 from hardware.profile import builtin_profile_path, load_profile
 from vision.calibration import Calibration
@@ -48,15 +48,7 @@ def camera_config(**changes: object) -> Config:
 
 
 def options(tmp_path: Path, **changes: object) -> RunOptions:
-    run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
-    return replace(run, **changes)  # type: ignore[arg-type]
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
+    return options_in(tmp_path, **({"game": "akuma"} | changes))
 
 
 def flashed(daemon: Daemon, role: str) -> bool:

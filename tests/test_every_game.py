@@ -12,12 +12,11 @@ import io
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import dice_race
 import pytest
-from conftest import RunOptionsMaker, fast_sim_config
+from conftest import QUICK_CAMERA, RunOptionsMaker, fast_sim_config
 from daemon_run import call, serving
 from playwright.sync_api import Page, expect
 
@@ -104,7 +103,7 @@ def test_random_games_keep_every_invariant(game: Game, seed: int) -> None:
 def test_bots_play_a_whole_game_on_the_simulated_table(
     game: Game, run_options: RunOptionsMaker, tmp_path: Path
 ) -> None:
-    config = replace(fast_sim_config(), game=game.name)
+    config = fast_sim_config(game=game.name, **QUICK_CAMERA)
     shown = io.StringIO()
     daemon = Daemon(config, run_options(bots=True, pace=0.0, until_end=True, seed=3, show=shown))
     daemon.open()
@@ -126,7 +125,7 @@ def test_the_sixth_game_plays_from_the_page(
     race: Game, run_options: RunOptionsMaker, tmp_path: Path, page: Page
 ) -> None:
     """Dice Race on the dashboard: its track, its pawns' lights, a roll and a move."""
-    config = replace(fast_sim_config(), game=race.name, web_listen="127.0.0.1:0")
+    config = fast_sim_config(game=race.name, web_listen="127.0.0.1:0")
     palette = {role: hex_colour(rgb) for role, rgb in load_config(None).palette.items()}
     with serving(config, run_options(seed=1)) as daemon:
         assert daemon.web is not None

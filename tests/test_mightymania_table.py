@@ -20,16 +20,16 @@ import json
 import random
 import subprocess
 import sys
-from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import QUICK_CAMERA, fast_sim_config
 from table_session import journal_history, roles_of, session_over, without
 
 from controller import cli
-from controller.config import Config, load_config
+from controller.config import load_config
 from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.rules.api import (
@@ -501,17 +501,6 @@ def test_every_light_role_of_random_games_is_in_the_palette() -> None:
 # -- the daemon, end to end -------------------------------------------------------------------
 
 
-def fast_config() -> Config:
-    return replace(
-        load_config(None).simulated(),
-        game="mightymania",
-        debounce_s=0.005,
-        settle_s=0.2,
-        camera_fps=200,
-        stable_frames=2,
-    )
-
-
 class CheckedSecrets(Hidden):
     """The bots' secret cards, checking each card the session saw turned up against the one the
     bot really had there before the secrets move on."""
@@ -556,7 +545,7 @@ def test_bots_play_mightymania_on_the_simulated_table_to_the_end(tmp_path: Path)
         until_end=True,
         seed=5,
     )
-    daemon = Daemon(fast_config(), run)
+    daemon = Daemon(fast_sim_config(game="mightymania", **QUICK_CAMERA), run)
     daemon.open()
     try:
         assert daemon.camera is not None and not daemon.reeds.channels

@@ -14,17 +14,17 @@ import json
 import random
 import subprocess
 import sys
-from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import QUICK_CAMERA, fast_sim_config
 from potions_play import alert_spots
 from table_session import journal_history, roles_of, session_over, without
 
 from controller import cli
-from controller.config import Config, load_config
+from controller.config import load_config
 from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.rules.api import CAMERA, Action, GameState, Hidden, IllegalActionError
@@ -439,17 +439,6 @@ def test_every_light_role_of_random_games_is_in_the_palette() -> None:
 # -- the daemon, end to end -------------------------------------------------------------------
 
 
-def fast_config() -> Config:
-    return replace(
-        load_config(None).simulated(),
-        game="potions",
-        debounce_s=0.005,
-        settle_s=0.2,
-        camera_fps=200,
-        stable_frames=2,
-    )
-
-
 class CheckedHands(Hidden):
     """The bots' real hands, checking each card the session saw placed against the hand it came
     from before the hands forget it."""
@@ -493,7 +482,7 @@ def test_bots_play_potions_on_the_simulated_table_to_the_end(tmp_path: Path) -> 
         until_end=True,
         seed=11,
     )
-    daemon = Daemon(fast_config(), run)
+    daemon = Daemon(fast_sim_config(game="potions", **QUICK_CAMERA), run)
     daemon.open()
     try:
         assert daemon.camera is not None and not daemon.reeds.channels

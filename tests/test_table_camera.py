@@ -6,7 +6,7 @@ as rolls, `--sim` keeping the simulated camera."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,18 +14,20 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from conftest import wait_for
 from daemon_run import call, serving
 from numpy.typing import ArrayLike
 from table_frames import calibrated, photograph, table_drawing
 
 from controller.cli import main
 from controller.config import Config, load_config
-from controller.daemon import Daemon, RunOptions, UnavailableError
+from controller.daemon import Daemon, RunOptions
 from controller.journal import Journal
 from controller.rules.potions import GAME as POTIONS
 from controller.rules.potions import Deal, Place
 from controller.rules.takeover import Roll
 from controller.rules.voodoo import GAME as VOODOO
+from controller.startup import UnavailableError
 from hardware.profile import builtin_profile_path, load_profile
 from vision.board_camera import Board
 from vision.calibration import Calibration
@@ -156,13 +158,6 @@ def test_one_source_feeds_the_tray_and_the_board() -> None:
 # -- the daemon ---------------------------------------------------------------------------------
 
 
-def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 def fast(config: Config, **changes: Any) -> Config:
     quick = {"debounce_s": 0.005, "settle_s": 0.2, "camera_fps": 20.0, "stable_frames": 2}
     return replace(config, **{**quick, **changes})
@@ -245,7 +240,7 @@ def d12_daemon(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, confidence: floa
     frames.mkdir()
     noise = np.random.default_rng(1).integers(0, 255, (120, 160, 3), np.uint8)
     cv2.imwrite(str(frames / "tray.png"), noise)
-    monkeypatch.setattr("controller.daemon.learned_model", lambda folder, kind: object())
+    monkeypatch.setattr("controller.backends.learned_model", lambda folder, kind: object())
     monkeypatch.setattr("vision.icon_dice.IconReader", FakeIconReader)
     monkeypatch.setattr(FakeIconReader, "confidence", confidence)
     return fast(load_config(None).simulated().replaying(frames), replay_loop=True)
@@ -327,7 +322,7 @@ def test_voodoo_cells_are_read_with_the_soul_model(
         models.append((folder, dice.kind))
         return object()
 
-    monkeypatch.setattr("controller.daemon.learned_model", learned)
+    monkeypatch.setattr("controller.backends.learned_model", learned)
     monkeypatch.setattr("vision.table_reader.learned_model", learned)
     monkeypatch.setattr("vision.icon_dice.IconReader", FakeSoulReader)
     config = fast(load_config(None).simulated().replaying(frames), replay_loop=True)

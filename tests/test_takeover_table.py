@@ -11,13 +11,11 @@ player places a spawn with their pawn on it.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import QUICK_CAMERA, fast_sim_config, wait_for
 from daemon_run import call, serving
 from table_session import roles_of, session_over
 
@@ -555,18 +553,6 @@ def test_terminal_draws_each_cell_with_its_map_token_pawn_and_light() -> None:
 # -- the daemon -------------------------------------------------------------------------------
 
 
-def fast_config(**changes: Any):  # type: ignore[no-untyped-def]
-    return replace(
-        load_config(None).simulated(),
-        game="takeover",
-        debounce_s=0.005,
-        settle_s=0.2,
-        camera_fps=200,
-        stable_frames=2,
-        **changes,
-    )
-
-
 def test_bots_play_takeover_on_the_simulated_table_to_the_end(tmp_path: Path) -> None:
     run = RunOptions(
         state_dir=tmp_path / "state",
@@ -577,7 +563,7 @@ def test_bots_play_takeover_on_the_simulated_table_to_the_end(tmp_path: Path) ->
         until_end=True,
         seed=3,
     )
-    daemon = Daemon(fast_config(), run)
+    daemon = Daemon(fast_sim_config(game="takeover", **QUICK_CAMERA), run)
     daemon.open()
     try:
         assert len(daemon.reeds.channels) == 144 and daemon.camera is not None
@@ -612,17 +598,10 @@ def test_bots_play_takeover_on_the_simulated_table_to_the_end(tmp_path: Path) ->
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[Daemon]:
     with serving(
-        fast_config(), RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock")
+        fast_sim_config(game="takeover", **QUICK_CAMERA),
+        RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock"),
     ) as daemon:
         yield daemon
-
-
-def wait_for(test: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 5
-    while not test():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 def test_tiles_entered_through_act_appear_on_the_simulated_camera(running: Daemon) -> None:
@@ -630,17 +609,17 @@ def test_tiles_entered_through_act_appear_on_the_simulated_camera(running: Daemo
     assert call(running, op="roll", values=[3])["applied"] == ["roll:3"]
     assert call(running, op="act", id="place_tile:r4c4")["applied"] == ["place_tile:r4c4"]
     assert running.sim_camera is not None
-    wait_for(lambda: running.settler.settled == tile_at_map("r4c4"), "the camera")
+    wait_for(lambda: running.settler.settled == tile_at_map("r4c4"), what="the camera")
     status = call(running, op="status")
     assert status["fix"] == [] and status["sensed"] == status["expected"]
     # A tile laid far off on the table is refused, and the status names its cells (HT-1).
     running.sim_camera.show({**tile_at_map("r4c4"), **tile_at_map("r9c9")})
-    wait_for(lambda: "HT-1" in call(running, op="status")["message"], "the refusal")
+    wait_for(lambda: "HT-1" in call(running, op="status")["message"], what="the refusal")
     status = call(running, op="status")
     assert status["message"] == (
         "illegal map: tile shares no edge with the map (HT-1): r9c9, r9c10, r10c9, r10c10"
     )
-    wait_for(lambda: call(running, op="status")["fix"] != [], "the settle time")
+    wait_for(lambda: call(running, op="status")["fix"] != [], what="the settle time")
     assert set(call(running, op="status")["fix"]) == set(tile_at_map("r9c9"))
 
 

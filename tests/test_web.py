@@ -14,8 +14,10 @@ from web_daemon import dashboard, fetch, first_event
 
 from controller import web
 from controller.config import ConfigError, load_config
+from controller.operations import dashboard_ops
 from controller.rules.api import JSON
-from controller.web import Dashboard, WebError, load_token, parse_listen
+from controller.web import Dashboard, WebError, load_token
+from controller.web_access import parse_listen
 
 SNAPSHOT: JSON = {"version": 3, "game": "akuma", "log": ["choose dice: 2"]}
 RECORD: JSON = {"game": "akuma", "options": {"traps": 5}, "history": [{"type": "ChooseDice"}]}
@@ -110,6 +112,7 @@ def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     assert fetch(base + "api/camera.jpg").status == 404  # no camera
     assert fetch(base + "api/act?id=choose_dice:2").status == 404
     assert [r["op"] for r in table.requests] == ["snapshot", "record"]
+    assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
 
 
 def test_the_camera_picture(table: FakeTable) -> None:

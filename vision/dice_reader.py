@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike
 
+from vision.choices import VIEWS
 from vision.dice_oblique import read_oblique
 from vision.dice_settle import SeenDie
 from vision.dice_tray import TrayReader
@@ -27,7 +28,6 @@ from vision.die import Die
 from vision.drawing import outlined_text
 from vision.image_files import Image
 
-VIEWS = ("auto", "top", "oblique")
 MODELS = Path(__file__).parent / "models"
 # How far from square a picture may be and still be taken for a top view by `auto`.
 SQUARE_TOLERANCE = 0.05

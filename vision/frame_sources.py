@@ -14,10 +14,10 @@ from typing import Any, Protocol
 import cv2
 from cv2.typing import MatLike
 
+from vision.choices import SOURCES
+
 Image = MatLike
 """A BGR image: height, width, 3 channels of uint8."""
-
-SOURCES = ("picamera2", "opencv", "replay")
 
 
 class CameraError(RuntimeError):

@@ -1,0 +1,137 @@
+"""What several commands take: the state directory, the config, the game and its options, the
+board profile."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from controller.cli.errors import EX_CONFIG, EX_USAGE, failing
+from controller.config import Config, ConfigError, load_config
+from controller.rules import GAMES, get_game
+from controller.rules.api import JSON, Game
+from controller.web_access import parse_listen
+from hardware.profile import (
+    BoardProfile,
+    ProfileError,
+    builtin_profile_path,
+    load_profile,
+    parse_profile,
+)
+from hardware.toml_files import read_toml
+
+# Where each group of commands adds its own (a string: argparse's class is generic to mypy alone).
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def add_state_dir(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--state-dir",
+        type=Path,
+        help="directory of the game journal (default: $STATE_DIRECTORY, else "
+        "~/.local/state/smartboard)",
+    )
+
+
+def read_config(path: Path | None) -> Config:
+    """The config, built-in or from `path`; a bad one fails the command with EX_CONFIG."""
+    with failing(EX_CONFIG, ConfigError):
+        return load_config(path)
+
+
+def listen_address(text: str) -> str:
+    try:
+        parse_listen(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def add_game_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--players", type=int, metavar="N", help="number of players, for games that vary it"
+    )
+    command.add_argument(
+        "--teams", action="store_true", help="play in teams, for games that have them"
+    )
+    command.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another game option, e.g. deck=64 or hints=true (repeatable; see the README)",
+    )
+
+
+def game_options(name: str, args: argparse.Namespace) -> JSON:
+    """The options of game `name` given on the command line; any the game refuses fails the
+    command as a usage error."""
+    with failing(EX_USAGE, ValueError):
+        game = get_game(name)
+        options: JSON = {}
+        if args.players is not None:
+            options["players"] = args.players
+        if args.teams:
+            options["teams"] = True
+        for key in options:
+            if key not in game.default_options:
+                raise ValueError(f"{game.name} takes no --{key} option")
+        for item in args.option:
+            key, value = _option(game, item)
+            options[key] = value
+        game.new_initial_state(options)  # the game's own checks, e.g. how many players
+    return options
+
+
+def _option(game: Game, item: str) -> tuple[str, Any]:
+    """KEY=VALUE, typed like the game's default for KEY."""
+    key, equals, text = item.partition("=")
+    known = ", ".join(sorted(game.default_options))
+    if not equals or key not in game.default_options:
+        raise ValueError(f"--option {item!r}: {game.name}'s options are {known} (KEY=VALUE)")
+    default = game.default_options[key]
+    if isinstance(default, bool):
+        words = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+        if text.lower() not in words:
+            raise ValueError(f"--option {key} takes true or false, not {text!r}")
+        return key, words[text.lower()]
+    if isinstance(default, int):
+        try:
+            return key, int(text)
+        except ValueError:
+            raise ValueError(f"--option {key} takes a whole number, not {text!r}") from None
+    return key, text
+
+
+def add_profile_choice(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="TOML config whose game and profile to use (see `run`)",
+    )
+    which = command.add_mutually_exclusive_group()
+    which.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        help="use this game's built-in board profile (default: the config's game and profile)",
+    )
+    which.add_argument(
+        "--profile", type=Path, metavar="FILE", help="use this board profile (TOML) instead"
+    )
+
+
+def board_profile(args: argparse.Namespace) -> BoardProfile:
+    """--profile FILE (its own `game` key names the game), --game's built-in, else the config's."""
+    if args.profile is not None:
+        data = read_toml(args.profile, "board profile", ProfileError)
+        try:
+            game = get_game(str(data.get("game")))
+        except ValueError as error:
+            raise ProfileError(f"board profile {args.profile}: {error}") from None
+        return parse_profile(data, game.spots(), str(args.profile))
+    loaded = load_config(args.config)
+    game = get_game(args.game or loaded.game)
+    path = loaded.profile if loaded.profile and not args.game else None
+    return load_profile(path or builtin_profile_path(game.info.profile), game.spots())

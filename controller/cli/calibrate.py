@@ -1,0 +1,128 @@
+"""`smartboard markers` and `smartboard calibrate`: the ArUco markers of a board profile, printed
+and laid on the table, then found in a frame from the camera to calibrate it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from controller.cli.arguments import Commands, add_profile_choice, board_profile
+from controller.cli.errors import EX_CONFIG, EX_USAGE, CommandError, failing
+from controller.config import ConfigError
+from controller.paths import default_state_dir
+from hardware.profile import ProfileError
+
+
+def add_commands(commands: Commands) -> None:
+    markers = commands.add_parser(
+        "markers",
+        help="write the ArUco marker sheet of a board profile, a PDF to print at 100 %%",
+        description="Write the board profile's ArUco markers at true size on A4 pages (PDF). "
+        "Print at 100 % (actual size), check the 100 mm scale bar, cut the markers out and "
+        "lay each where its label says, its top edge towards the table's top edge.",
+    )
+    markers.add_argument(
+        "--out", type=Path, required=True, metavar="FILE.pdf", help="the PDF to write"
+    )
+    add_profile_choice(markers)
+    markers.set_defaults(command=_markers)
+
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="find the markers in a camera frame and save the camera's calibration",
+        description="Find the board profile's ArUco markers in a frame from the camera over "
+        "the table, and save the mapping from its pixels to table millimetres. A marker not "
+        "found is named, with where it belongs on the table.",
+    )
+    calibrate.add_argument(
+        "--image",
+        type=Path,
+        required=True,
+        metavar="FRAME",
+        help="a frame from the camera (PNG or JPEG) showing every marker",
+    )
+    add_profile_choice(calibrate)
+    calibrate.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE.json",
+        help="where to save the calibration (default: calibration.json in $STATE_DIRECTORY, "
+        "else ~/.local/state/smartboard)",
+    )
+    calibrate.add_argument(
+        "--annotated",
+        type=Path,
+        metavar="FILE.png",
+        help="also write the frame with the markers found and every region drawn on it "
+        "(.png or .jpg), even when markers are missing",
+    )
+    calibrate.set_defaults(command=_calibrate)
+
+
+def _markers(args: argparse.Namespace) -> int:
+    from vision.marker_sheet import MarkerSheetError, write_marker_sheet
+
+    try:
+        profile = board_profile(args)
+        pages = write_marker_sheet(profile, args.out)
+    except (ConfigError, ProfileError) as error:
+        raise CommandError(str(error), EX_CONFIG) from None
+    except MarkerSheetError as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"cannot write {args.out}: {error.strerror}") from None
+    print(
+        f"wrote {len(profile.markers)} markers on {pages} page{'s' if pages > 1 else ''} to "
+        f"{args.out}: print at 100 % and check that the scale bar measures 100 mm"
+    )
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.calibration import (
+        Calibration,
+        CalibrationError,
+        annotate,
+        calibrate,
+        detect_markers,
+        profile_markers,
+    )
+    from vision.image_files import read_image
+
+    if args.annotated and args.annotated.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+        raise CommandError(f"--annotated {args.annotated}: name a .png or .jpg", EX_USAGE)
+    with failing(EX_CONFIG, ConfigError, ProfileError):
+        profile = board_profile(args)
+        profile_markers(profile)
+    try:
+        frame = read_image(args.image)
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) else error
+        raise CommandError(f"cannot read {args.image}: {reason}") from None
+    found = detect_markers(frame)
+    try:
+        calibration: Calibration | None = calibrate(
+            found, profile, (frame.shape[1], frame.shape[0])
+        )
+        failure = ""
+    except CalibrationError as error:
+        calibration, failure = None, str(error)
+    out = args.out or default_state_dir() / "calibration.json"
+    try:
+        if args.annotated:
+            image = annotate(frame, found, profile, calibration)
+            args.annotated.write_bytes(cv2.imencode(args.annotated.suffix, image)[1].tobytes())
+        if calibration is not None:
+            calibration.save(out)
+    except OSError as error:
+        raise CommandError(f"cannot write {error.filename}: {error.strerror}") from None
+    if calibration is None:
+        raise CommandError(failure)
+    print(
+        f"calibrated {profile.name} from markers {', '.join(map(str, calibration.marker_ids))}: "
+        f"error {calibration.error_mm:.2f} mm; saved to {out}"
+        + (f"; annotated frame in {args.annotated}" if args.annotated else "")
+    )
+    return 0

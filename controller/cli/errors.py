@@ -1,0 +1,27 @@
+"""How a command fails: one exception, turned by `main` into one message and one exit status."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+EX_USAGE = 2  # as argparse's own: a bad argument
+EX_DATAERR = 65  # a journal that does not replay: restarting will not help
+EX_CONFIG = 78  # systemd's RestartPreventExitStatus= names it, so a bad config is not retried
+
+
+class CommandError(Exception):
+    """A command that cannot do its work: `smartboard: MESSAGE` on stderr, exit `status`."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@contextmanager
+def failing(status: int, *errors: type[Exception]) -> Iterator[None]:
+    """Any of `errors` raised inside fails the command with `status`, saying what it says."""
+    try:
+        yield
+    except errors as error:
+        raise CommandError(str(error), status) from None

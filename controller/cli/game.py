@@ -1,0 +1,220 @@
+"""The commands that talk to the running daemon, each one of its control operations: their help
+and arguments come from the registry (controller/operations.py). `status` reads the journal when
+no daemon answers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from controller.cli.arguments import Commands, add_game_options, add_state_dir, game_options
+from controller.cli.errors import EX_DATAERR, EX_USAGE, CommandError, failing
+from controller.control import ControlError, request
+from controller.journal import Journal, JournalError
+from controller.operations import OPERATIONS, Argument
+from controller.paths import client_socket_path, default_state_dir
+from controller.rules import get_game
+from controller.rules.api import JSON, HistoryError
+from controller.session import describe_state
+
+
+def _applied(reply: JSON) -> str:
+    return "applied " + ", ".join(reply["applied"])
+
+
+# The commands that send their op as it is, and what each says of the daemon's reply.
+_SAID: dict[str, Callable[[JSON], str]] = {
+    "act": _applied,
+    "roll": _applied,
+    "correct": _applied,
+    "confirm": _applied,
+    "pause": lambda reply: "game paused: the table ignores the pieces",
+    "resume": lambda reply: "game resumed",
+}
+
+
+def add_commands(commands: Commands) -> None:
+    status = commands.add_parser(
+        "status",
+        help="describe the game, and the running table's camera and dice (no daemon needed)",
+    )
+    add_state_dir(status)
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(command=_status)
+    actions = _op_command(commands, "actions", _actions)
+    actions.add_argument("--json", action="store_true")
+    for name in _SAID:
+        _op_command(commands, name, _said)
+    add_game_options(_op_command(commands, "new", _new))
+
+
+def _op_command(
+    commands: Commands, name: str, run: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """The command of control op `name`, with its help and arguments."""
+    op = OPERATIONS[name]
+    command = commands.add_parser(name, help=op.help)
+    for argument in op.arguments:
+        _add_argument(command, argument)
+    add_state_dir(command)
+    command.set_defaults(command=run, op=name)
+    return command
+
+
+def _add_argument(command: argparse.ArgumentParser, argument: Argument) -> None:
+    """A flag is an option; die faces are words; text is a word if required, else an option; an
+    object (a game's options) is for the command to build (see `new`)."""
+    choices = argument.choices or None
+    if argument.kind == "flag":
+        command.add_argument(f"--{argument.name}", action="store_true", help=argument.help)
+    elif argument.kind == "faces":
+        command.add_argument(argument.name, nargs="+", type=_face, help=argument.help)
+    elif argument.kind == "text" and argument.required:
+        command.add_argument(argument.name, choices=choices, help=argument.help)
+    elif argument.kind == "text":
+        command.add_argument(f"--{argument.name}", choices=choices, help=argument.help)
+
+
+def _face(word: str) -> int | str:
+    """A die's face: a number, or the name of an icon (voyage)."""
+    return int(word) if word.isdigit() else word
+
+
+def _message(args: argparse.Namespace) -> JSON:
+    """The control request of the command's op, with the arguments given."""
+    arguments = OPERATIONS[args.op].arguments
+    return {"op": args.op} | {
+        a.name: getattr(args, a.name) for a in arguments if a.kind != "object"
+    }
+
+
+def _call(args: argparse.Namespace, message: JSON) -> JSON:
+    """The running daemon's reply to `message`; the command fails if no daemon answers or the
+    daemon refuses."""
+    with failing(1, ControlError):
+        reply = request(client_socket_path(args.state_dir), message)
+    if not reply.get("ok"):
+        raise CommandError(str(reply.get("error", "refused")))
+    return reply
+
+
+def _said(args: argparse.Namespace) -> int:
+    print(_SAID[args.op](_call(args, _message(args))))
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    message = _message(args)
+    if args.game is not None:
+        message["options"] = game_options(args.game, args)
+    elif args.players is not None or args.teams or args.option:
+        raise CommandError("game options need --game (the same game keeps its own)", EX_USAGE)
+    print(f"new {_call(args, message)['game']} game started")
+    return 0
+
+
+def _actions(args: argparse.Namespace) -> int:
+    reply = _call(args, _message(args))
+    if args.json:
+        print(json.dumps(reply))
+    else:
+        print(f"to move: {reply['to_move']}")
+        for action in reply["actions"]:
+            print(f"  {action['id']}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    summary = _live_status(args.state_dir)
+    if summary is None:
+        journal = Journal(args.state_dir or default_state_dir())
+        if not journal.exists():
+            raise CommandError(f"no game journal in {journal.path.parent}")
+        with failing(EX_DATAERR, JournalError, HistoryError, ValueError):
+            record = journal.read()
+            game = get_game(record.game)
+            state = game.replay(record.history(), record.options)
+        summary = describe_state(game, state)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        result = summary["result"]
+        where = (
+            "over: " + (", ".join(result["winners"]) or "nobody") + " won"
+            if result
+            else f"to move: {summary['to_move']}"
+        )
+        if result and "scores" in result:
+            where += " (" + ", ".join(f"{p} {n}" for p, n in result["scores"].items()) + ")"
+        print(
+            f"{summary['game']}, turn {summary['turn']}, {len(summary['history'])} actions; {where}"
+        )
+        for key, value in summary["details"].items():
+            if key == "turn":
+                continue
+            name = key.replace("_", " ")
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                # A table, such as Hostile Takeover's buildings: one line for each row.
+                print(f"  {name}:")
+                for row in value:
+                    print(f"    {_row_text(row)}")
+            else:
+                print(f"  {name}: {_detail_text(value)}")
+        for line in _table_lines(summary):
+            print(f"  {line}")
+    return 0
+
+
+def _live_status(state_dir: Path | None) -> JSON | None:
+    """The running daemon's status, with what its sensors see; None if no daemon answers."""
+    try:
+        reply = request(client_socket_path(state_dir), {"op": "status"}, timeout=3.0)
+    except ControlError:
+        return None
+    if not reply.pop("ok", False):
+        return None
+    return reply
+
+
+def _table_lines(summary: JSON) -> list[str]:
+    """What the running table adds: its camera, the dice it sees, and its message."""
+    lines = []
+    camera = summary.get("camera")
+    if camera is not None:
+        text = str(camera["state"])
+        if "reason" in camera:
+            text += f": {camera['reason']}"
+        if "retry_in_s" in camera:
+            text += f" (attempt {camera['attempt']}, next in {camera['retry_in_s']} s)"
+        lines.append(f"camera: {text}")
+        seen = ", ".join(f"{d['value']} ({d['confidence']:.2f})" for d in summary["dice_seen"])
+        lines.append(f"dice seen: {seen or '-'}")
+        unsure = summary.get("dice_unsure")
+        if unsure:
+            values = ", ".join(map(str, unsure["values"]))
+            lines.append(f"unsure roll: {values} (confidence {unsure['confidence']})")
+        if summary.get("board_unsure"):
+            lines.append(f"board read unsure at: {', '.join(summary['board_unsure'])}")
+    for kind, why in summary.get("dice_typed", {}).items():
+        lines.append(f"{kind} dice {why}")
+    if summary.get("message"):
+        lines.append(f"message: {summary['message']}")
+    return lines
+
+
+def _row_text(row: dict[str, object]) -> str:
+    """A row of a table of details: its id first, then each field after its name."""
+    fields = {k: v for k, v in row.items() if k != "id"}
+    text = _detail_text(fields)
+    return f"{row['id']}: {text}" if "id" in row else text
+
+
+def _detail_text(value: object) -> str:
+    """One line per detail: a side's dice or score after its name, lists comma-separated."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {_detail_text(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "-"
+    return "-" if value is None else str(value)

@@ -1,0 +1,61 @@
+"""`smartboard replay`: a saved game shown again, position by position, with its lights."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from controller.cli.arguments import Commands, read_config
+from controller.cli.errors import EX_DATAERR, EX_USAGE, CommandError, failing
+from controller.replay import RecordError, lights_view, load_record, steps
+from controller.session import describe_state
+from controller.terminal import draw
+
+
+def add_commands(commands: Commands) -> None:
+    replay = commands.add_parser(
+        "replay",
+        help="show a saved game again, action by action: a dashboard download or a journal",
+    )
+    replay.add_argument(
+        "file", type=Path, help="a game record (.json, from the dashboard) or a journal (.jsonl)"
+    )
+    replay.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="pause between actions (default 0: the whole game at once)",
+    )
+    replay.add_argument(
+        "--json", action="store_true", help="one JSON line per step: the action and the game after"
+    )
+    replay.set_defaults(command=_replay)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if args.delay < 0:
+        raise CommandError("--delay must not be negative", EX_USAGE)
+    config = read_config(None)
+    with failing(EX_DATAERR, RecordError):
+        record = load_record(args.file)
+    game = record.game
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    for number, (action, state) in enumerate(steps(record)):
+        if args.json:
+            applied = None if action is None else action.to_json()
+            print(json.dumps({"step": number, "action": applied, **describe_state(game, state)}))
+        else:
+            title = "set-up" if action is None else f"{number}. {action}"
+            view = lights_view(game, state)
+            print(f"{title}\n{draw(game, state, view, config.palette, colour)}\n", flush=True)
+        if args.delay and action is not None:
+            time.sleep(args.delay)
+    result = game.result(state)
+    if not args.json:
+        print(f"result: {json.dumps(result)}" if result else "the game was not finished")
+    return 0

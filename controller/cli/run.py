@@ -1,0 +1,166 @@
+"""`smartboard run`: the table itself. `smartboard simulate`: random games, by the rules alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from controller.cli.arguments import (
+    Commands,
+    add_game_options,
+    add_state_dir,
+    game_options,
+    listen_address,
+    read_config,
+)
+from controller.cli.errors import EX_CONFIG, EX_DATAERR, EX_USAGE, CommandError
+from controller.config import ConfigError
+from controller.journal import JournalError
+from controller.paths import daemon_socket_path, default_state_dir
+from controller.rules import GAMES, get_game
+from controller.rules.api import HistoryError
+from controller.simulate import simulate
+from controller.startup import RunOptions, StartupError, UnavailableError
+from hardware.profile import ProfileError
+
+
+def add_commands(commands: Commands) -> None:
+    run = commands.add_parser("run", help="run the table: sense, apply the rules, light the LEDs")
+    run.add_argument("--config", type=Path, help="TOML config overriding the built-in defaults")
+    run.add_argument("--game", choices=sorted(GAMES), help="game to start (default: from config)")
+    add_game_options(run)
+    run.add_argument(
+        "--sim", action="store_true", help="simulate every backend: mock pins, recorded LEDs"
+    )
+    run.add_argument(
+        "--bots", action="store_true", help="scripted players play every side (needs --sim)"
+    )
+    run.add_argument(
+        "--pace",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause between bot actions (default 0.5)",
+    )
+    run.add_argument(
+        "--until-end", action="store_true", help="exit 0 when the game ends, printing the result"
+    )
+    run.add_argument(
+        "--new-game",
+        action="store_true",
+        help="start a new game even if the journal holds one (that journal is kept, renamed)",
+    )
+    run.add_argument(
+        "--camera-folder",
+        type=Path,
+        metavar="DIR",
+        help="read the rolls (and the board of a game the camera reads) from the photos in DIR "
+        "(or a video file), replayed as the camera's frames at camera.replay_fps, even with --sim",
+    )
+    add_state_dir(run)
+    run.add_argument("--seed", type=int, help="seed for the bots and virtual dice")
+    run.add_argument(
+        "--web",
+        type=listen_address,
+        metavar="HOST:PORT",
+        help="serve the dashboard there (default: [web] listen of the config; off loopback it "
+        "needs a token, printed once at first start)",
+    )
+    run.add_argument(
+        "--show",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="draw the table after each change (default: on a terminal or with --sim)",
+    )
+    run.set_defaults(command=_run)
+
+    sim = commands.add_parser("simulate", help="play random games through the rules alone")
+    sim.add_argument("game", choices=sorted(GAMES))
+    add_game_options(sim)
+    sim.add_argument("--games", type=int, default=1000)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.set_defaults(command=_simulate)
+
+
+def _run(args: argparse.Namespace) -> int:
+    # The daemon opens the camera through OpenCV: loaded for this command alone.
+    from controller.daemon import Daemon, install_signal_handlers
+
+    config = read_config(args.config)
+    if args.sim:
+        config = config.simulated()
+    if args.camera_folder is not None:
+        if not args.camera_folder.exists():
+            raise CommandError(
+                f"--camera-folder {args.camera_folder}: no such folder or file", EX_USAGE
+            )
+        config = config.replaying(args.camera_folder)
+    if args.pace < 0:
+        raise CommandError("--pace must not be negative", EX_USAGE)
+    if args.web is not None:
+        config = replace(config, web_listen=args.web)
+    options = game_options(args.game or config.game, args)
+    state_dir = args.state_dir or default_state_dir()
+    show = args.show if args.show is not None else (sys.stdout.isatty() or args.sim)
+    run = RunOptions(
+        state_dir=state_dir,
+        socket_path=daemon_socket_path(state_dir),
+        game=args.game,
+        options=options,
+        bots=args.bots,
+        pace=args.pace,
+        until_end=args.until_end,
+        new_game=args.new_game,
+        seed=args.seed,
+        show=sys.stdout if show else None,
+        colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ,
+    )
+    daemon = Daemon(config, run)
+    try:
+        daemon.open()
+    # RuntimeError: a backend that cannot open here, e.g. NeoPixels off a Pi.
+    except (ConfigError, ProfileError, RuntimeError) as error:
+        daemon.close()
+        raise CommandError(str(error), _startup_status(error)) from None
+    install_signal_handlers(daemon)
+    try:
+        code = daemon.run()
+        if args.until_end and daemon.session.state.is_terminal():
+            result = daemon.game.result(daemon.session.state)
+            print(f"result: {json.dumps(result)}")
+        return code
+    finally:
+        daemon.close()
+
+
+def _startup_status(error: Exception) -> int:
+    """A journal that does not replay is EX_DATAERR; what this table or its config cannot do
+    (a sensor it cannot read, a backend that cannot open here) is EX_CONFIG; else a failure
+    that a restart may mend."""
+    if not isinstance(error, StartupError) or isinstance(error, UnavailableError):
+        return EX_CONFIG
+    return EX_DATAERR if isinstance(error.__cause__, JournalError | HistoryError) else 1
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    if args.games < 0:
+        raise CommandError("--games must not be negative", EX_USAGE)
+    options = game_options(args.game, args)
+    report = simulate(get_game(args.game), args.games, args.seed, options)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        wins = ", ".join(f"{side} {n}" for side, n in report["wins"].items())
+        scores = ", ".join(f"{side} {n:.1f}" for side, n in report.get("mean_scores", {}).items())
+        print(
+            f"{report['finished']}/{report['games']} {args.game} games finished "
+            f"({wins}); {report['mean_actions']:.1f} actions a game; "
+            + (f"mean scores: {scores}; " if scores else "")
+            + f"{report['seconds']} s, {report['games_per_second']} games/s"
+        )
+    return 0

@@ -1,0 +1,285 @@
+"""The control operations, each declared once: its name, arguments, help and who may call it.
+
+The control socket (`controller/control.py`), the command line (`controller/cli/`) and the
+dashboard (`controller/web.py`) all read this registry, as Klipper's `register_command` serves
+every front end. A request is one JSON object, `{"op": NAME, ARGUMENT: VALUE, ...}`; its reply one
+JSON object with "ok", and "error" saying why when it is refused. The handlers run on the
+daemon's loop, which alone touches the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from controller.rules import GAMES
+from controller.rules.api import JSON, Action, IllegalActionError
+from hardware.reeds import ReedBank
+from vision.dice_sources import Face, VirtualDice
+
+if TYPE_CHECKING:
+    from controller.daemon import Daemon
+
+Handler = Callable[["Daemon", JSON, float], JSON]
+
+Kind = Literal["text", "flag", "faces", "object"]
+"""What an argument holds: a string, true or false, die faces (numbers or names), a JSON object."""
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    kind: Kind
+    help: str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    help: str
+    handler: Handler
+    arguments: tuple[Argument, ...]
+    changes_game: bool
+    """After it, the simulated table's hands lay out what the game now expects."""
+    refused_paused: bool
+    """Refused while the game is paused: on the simulated table a click is a move too."""
+    dashboard: Literal["get", "post"] | None
+    """How the dashboard may ask for it: GET reads, POST changes; None, it may not."""
+    sim_only: bool
+    """Only on the simulated table (--sim): on a real table hands do it."""
+
+
+OPERATIONS: dict[str, Operation] = {}
+
+
+def operation(
+    name: str,
+    help: str,
+    *arguments: Argument,
+    changes_game: bool = False,
+    refused_paused: bool = False,
+    dashboard: Literal["get", "post"] | None = None,
+    sim_only: bool = False,
+) -> Callable[[Handler], Handler]:
+    """Declare the operation that the decorated function handles."""
+
+    def register(handler: Handler) -> Handler:
+        if name in OPERATIONS:
+            raise ValueError(f"control op {name!r} is declared twice")
+        OPERATIONS[name] = Operation(
+            name, help, handler, arguments, changes_game, refused_paused, dashboard, sim_only
+        )
+        return handler
+
+    return register
+
+
+def _applied(actions: list[Action]) -> JSON:
+    return {"ok": True, "applied": [a.id for a in actions]}
+
+
+@operation("status", "the game, whose move, history, result, what to fix; the camera and dice")
+def _status(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return {"ok": True, **daemon.status(now)}
+
+
+@operation("snapshot", "everything the dashboard shows (controller/snapshot.py)", dashboard="get")
+def _snapshot(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return {"ok": True, **daemon.snapshot(now)}
+
+
+@operation("record", "the game record: game, options, history", dashboard="get")
+def _record(daemon: Daemon, request: JSON, now: float) -> JSON:
+    state = daemon.session.state
+    history = state.history()
+    record = {"game": daemon.game.name, "options": state.options, "history": history}
+    return {"ok": True, "record": record}
+
+
+@operation("actions", "list the legal actions, each with its id")
+def _actions(daemon: Daemon, request: JSON, now: float) -> JSON:
+    state = daemon.session.state
+    actions = [{"id": a.id, "action": a.to_json()} for a in state.legal_actions()]
+    to_move = None if state.is_terminal() else state.player_name(state.current_player())
+    return {"ok": True, "to_move": to_move, "actions": actions}
+
+
+@operation(
+    "act",
+    "apply a legal action by its id",
+    Argument("id", "text", "an id from `smartboard actions`, e.g. place_trap:5", required=True),
+    changes_game=True,
+    refused_paused=True,
+    dashboard="post",
+)
+def _act(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return _applied([daemon.session.act(str(request.get("id")), now)])
+
+
+FACES_HELP = "die faces, e.g. 3 4, or voyage"
+
+
+@operation(
+    "roll",
+    "enter a roll the table did not read, or the right one for an unsure reading",
+    # On the simulated table, a roll with no values rolls the dice the game wants.
+    Argument("values", "faces", FACES_HELP),
+    changes_game=True,
+    refused_paused=True,
+    dashboard="post",
+)
+def _roll(daemon: Daemon, request: JSON, now: float) -> JSON:
+    values = request.get("values")
+    if values is None and daemon.simulated:
+        values = _random_roll(daemon)
+    applied = daemon.session.on_dice(_faces(values), now)
+    daemon.unsure = None
+    return _applied(applied)
+
+
+@operation(
+    "correct",
+    "replace the last, misread, roll",
+    Argument("values", "faces", FACES_HELP, required=True),
+    changes_game=True,
+    refused_paused=True,
+    dashboard="post",
+)
+def _correct(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return _applied(daemon.session.correct_dice(_faces(request.get("values")), now))
+
+
+def _faces(values: object) -> tuple[Face, ...]:
+    if not isinstance(values, list) or not values:
+        raise ValueError('"values" must be a non-empty list of die faces')
+    return VirtualDice.typed(values).values
+
+
+def _random_roll(daemon: Daemon) -> list[Face]:
+    state = daemon.session.state
+    wanted = None if state.is_terminal() else daemon.game.dice_wanted(state)
+    if wanted is None:
+        raise IllegalActionError("no dice are wanted now")
+    return list(VirtualDice(daemon.rng).roll(wanted.faces, wanted.count).values)
+
+
+@operation(
+    "confirm",
+    "apply the roll the camera read but was unsure of, as it was read",
+    changes_game=True,
+    refused_paused=True,
+    dashboard="post",
+)
+def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
+    unsure = daemon.unsure
+    if unsure is None:
+        return {"ok": False, "error": "no unsure dice reading to confirm"}
+    applied = daemon.session.on_dice(unsure.values, now)
+    daemon.unsure = None
+    return _applied(applied)
+
+
+@operation(
+    "new",
+    "start a new game once this one is over",
+    Argument("abandon", "flag", "give up the game in progress"),
+    Argument(
+        "game",
+        "text",
+        "play this game next, with its own board profile (default: the same game)",
+        choices=tuple(sorted(GAMES)),
+    ),
+    Argument("options", "object", "the new game's options (default: the same game's)"),
+    changes_game=True,
+    dashboard="post",
+)
+def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
+    if not daemon.session.state.is_terminal() and not request.get("abandon"):
+        return {"ok": False, "error": "a game is in progress; abandon it to start anew"}
+    daemon.new_game(now, request.get("game"), request.get("options"))
+    return {"ok": True, "game": daemon.game.name}
+
+
+@operation(
+    "pause", "pause the game: the table ignores the pieces until it resumes", dashboard="post"
+)
+def _pause(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return _pausing(daemon, True, now)
+
+
+@operation("resume", "resume a paused game, reading the table as it now lies", dashboard="post")
+def _resume(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return _pausing(daemon, False, now)
+
+
+def _pausing(daemon: Daemon, pause: bool, now: float) -> JSON:
+    if pause == daemon.paused:
+        return {"ok": False, "error": "the game is already " + ("paused" if pause else "on")}
+    session = daemon.session
+    if pause and session.state.is_terminal():
+        return {"ok": False, "error": "the game is over: there is nothing to pause"}
+    daemon.paused = pause
+    if pause:
+        session.message = "paused: the table ignores the pieces until the game resumes"
+    else:
+        session.message = ""
+        # What the hands did meanwhile is read now, as if it had just happened.
+        session.on_layout(daemon.sensed(), now)
+    return {"ok": True, "paused": pause}
+
+
+@operation(
+    "place",
+    "lay a piece on a spot, or lift it",
+    Argument("spot", "text", "the spot, e.g. 5.trap", required=True),
+    Argument("token", "text", "what to lay on a camera spot (default: the next it may show)"),
+    refused_paused=True,
+    dashboard="post",
+    sim_only=True,
+)
+def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
+    """A reed spot's piece is laid or lifted. A camera spot takes "token", else the next of what
+    the game would see there (`_next_token`)."""
+    spot, token = request.get("spot"), request.get("token")
+    if not isinstance(spot, str) or spot not in daemon.game.spots():
+        return {"ok": False, "error": f"no spot {spot!r} on the {daemon.game.name} table"}
+    reeds = daemon.reeds
+    if isinstance(reeds, ReedBank) and spot in reeds.channels:
+        occupied = not reeds.read()[spot]
+        reeds.drive(spot, occupied)
+        return {"ok": True, "spot": spot, "occupied": occupied}
+    camera = daemon.sim_camera
+    if camera is None or spot not in camera.spots:
+        return {"ok": False, "error": f"spot {spot!r} senses nothing: the table cannot see it"}
+    if token is not None and not isinstance(token, str):
+        return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
+    board = camera.truth
+    laid = token if token is not None else _next_token(daemon, spot, board.get(spot))
+    if laid is None:
+        board.pop(spot, None)
+    else:
+        board[spot] = laid
+    camera.show(board)
+    return {"ok": True, "spot": spot, "token": laid}
+
+
+def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
+    """What a click lays on a camera spot: what the game expects there if it shows something
+    else; else what a legal move would leave there (an Akuma card turned, say); else nothing."""
+    session = daemon.session
+    expected = session.expected.get(spot)
+    if shown != expected:
+        return expected
+    for action in session.state.legal_actions():
+        after = session.layout_after(action).get(spot)
+        if after != shown:
+            return after
+    return None
+
+
+def dashboard_ops(method: Literal["get", "post"]) -> tuple[str, ...]:
+    """The ops the dashboard may ask for with `method`."""
+    return tuple(name for name, op in OPERATIONS.items() if op.dashboard == method)

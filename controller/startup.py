@@ -1,0 +1,80 @@
+"""What the daemon starts from: its run options, the game the journal holds or a new one, and the
+game's board profile; and why it cannot start."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.config import Config
+from controller.journal import Journal, JournalError
+from controller.rules import get_game
+from controller.rules.api import Game, GameState, HistoryError
+from hardware.profile import BoardProfile, builtin_profile_path, load_profile
+
+log = logging.getLogger(__name__)
+
+
+class StartupError(RuntimeError):
+    """The daemon cannot start: bad profile, unreadable journal, missing hardware."""
+
+
+class UnavailableError(StartupError):
+    """The game needs a sensor that this table cannot read yet: restarting will not help."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    state_dir: Path
+    socket_path: Path
+    game: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # game options for a new game
+    bots: bool = False
+    pace: float = 0.5
+    until_end: bool = False
+    new_game: bool = False
+    seed: int | None = None
+    show: TextIO | None = None
+    colour: bool = False
+
+
+def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game, GameState]:
+    """The game the journal holds, unless a new one is asked for; else a new game, of
+    --game or the config's, journalled."""
+    chosen = options.game or config.game
+    try:
+        if journal.exists() and not options.new_game:
+            record = journal.recover()
+            if options.game and record.game != options.game:
+                raise StartupError(
+                    f"{journal.path} holds a {record.game} game; finish it, or use "
+                    "another --state-dir for a new game"
+                )
+            changed = {k: v for k, v in options.options.items() if record.options.get(k) != v}
+            if changed:
+                raise StartupError(
+                    f"{journal.path} holds a {record.game} game played with "
+                    f"{record.options}, not {changed}; finish it, or start a new game"
+                )
+            game = get_game(record.game)
+            state = game.replay(record.history(), record.options)
+            # A finished game stays on the table, showing its result, until `smartboard new`.
+            log.info("resumed %s after %d actions", game.name, len(state.actions()))
+            return game, state
+        game = get_game(chosen)
+        state = game.new_initial_state(options.options)
+        journal.start(game.name, state.options)
+        return game, state
+    except (JournalError, HistoryError, ValueError, OSError) as error:
+        raise StartupError(f"cannot open the game journal: {error}") from error
+
+
+def board_profile(config: Config, game: Game) -> BoardProfile:
+    """The config's board profile, else the game's built-in one."""
+    path = config.profile or builtin_profile_path(game.info.profile)
+    profile = load_profile(path, game.spots())
+    if profile.game != game.name:
+        raise StartupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
+    return profile
