@@ -76,6 +76,7 @@ def table_snapshot(
         "board_rows": game.board_rows(),
         "spots": spots,
         "details": details,
+        "detail_help": {detail.name: detail.help for detail in game.info.details},
         "actions": [
             {"id": a.id, "label": label(a), "moves_pieces": session.moves_pieces(a)}
             for a in state.legal_actions()

@@ -49,6 +49,9 @@ def check(game: Game, state: GameState) -> None:
     assert set(game.layout(state)) <= set(spots), "the layout names spots the game has not"
     lit = {spot.partition("@")[0] for spot in game.lights(state)}
     assert lit <= set(spots), "the lights name spots the game has not"
+    details = game.info.details
+    if details:
+        assert list(game.describe(state)) == [d.name for d in details], "undeclared description"
     returns = state.returns()
     assert len(returns) == state.num_players
     if not state.is_terminal():

@@ -113,6 +113,16 @@ class IconDice:
     colours: tuple[str, ...] | None = None
 
 
+@dataclass(frozen=True)
+class Detail:
+    """A field of the game's public description (`Game.describe`), and what it means: the one
+    place where each game documents what the dashboard, the terminal, `smartboard status` and a
+    computer player can read of a position."""
+
+    name: str
+    help: str
+
+
 CARDS = "cards"
 """`GameType.board`: the camera reads cards in the board's camera spots."""
 
@@ -140,6 +150,8 @@ class GameType:
     """What the camera reads on the board's camera spots: `CARDS`, an `icon_dice` kind (the
     top die of each cell), or "" when the camera cannot read them yet."""
     deck: CardDeck | None = None
+    details: tuple[Detail, ...] = ()
+    """Every field of `Game.describe`, each in every position (None where it does not apply)."""
 
     def __post_init__(self) -> None:
         kinds = {dice.kind for dice in self.icon_dice}

@@ -215,7 +215,8 @@ function detailValue(value) {
 
 function drawDetails() {
   $("details").replaceChildren(...Object.entries(snap.details).flatMap(([key, value]) =>
-    [el("dt", { text: key.replaceAll("_", " ") }), el("dd", { "data-detail": key }, detailValue(value))]));
+    [el("dt", { text: key.replaceAll("_", " "), title: snap.detail_help?.[key] ?? "" }),
+     el("dd", { "data-detail": key }, detailValue(value))]));
 }
 
 function drawCamera() {
