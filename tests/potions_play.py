@@ -134,6 +134,22 @@ def numbered(
     return [(f"{prefix}{k}", monster, potion, colour) for k in range(1, count + 1)]
 
 
+def full_zones(tmp_path: Path, options: dict[str, Any] | None = None) -> PotionsState:
+    """Both zones hold 20 cards, every slot the table has, and player_1 is to place: fillers
+    c (monster 2, potion 3: 3 x 3 = 9, 3 x 1 = 3, never 2 or 5); player_2's m (monster 21,
+    potion 1); player_1 still holds a (monster 5, potion 7), whose 7 x 3 = 21 captures m."""
+    cards: list[DeckCard] = [
+        *numbered("c", 50, monster=2, potion=3),
+        ("a", 5, 7, "green"),
+        ("m", 21, 1, "green"),
+    ]
+    deck = write_deck(tmp_path / "full.toml", cards)
+    state = set_up("c1", "m", {"deck": deck, **(options or {})})
+    quiet_turns(state, [f"c{k}" for k in range(2, 2 * ZONE_SLOTS)])
+    assert [len(state.zone_cards(p)) for p in (P1, P2)] == [ZONE_SLOTS, ZONE_SLOTS]
+    return state
+
+
 def snapshot(state: PotionsState) -> dict[str, Any]:
     """Everything the rules keep, for comparing states."""
     facts = dict(GAME.describe(state))

@@ -269,8 +269,12 @@ class Watcher:
             Place(c, s) for c in rng.sample(not_hidden, min(3, len(not_hidden))) for s in empty[:2]
         ]
         wrong += [Place(c, s) for c in some_hidden for s in rng.sample(taken, min(2, len(taken)))]
-        past = len(state.zones[mover]) + 1 if len(empty) == 1 and empty[0] > ZONE_SLOTS else 0
-        wrong += [Place(c, s) for c in some_hidden[:1] for s in (0, ZONE_SLOTS + 1 + past)]
+        # Slot 0; a slot past the first free one beside the zone; beside it while a table slot
+        # is free (FAQ: no limit, but the table's slots come first).
+        off = [0, len(state.zones[mover]) + 2] + (
+            [ZONE_SLOTS + 1] if empty[0] <= ZONE_SLOTS else []
+        )
+        wrong += [Place(c, s) for c in some_hidden[:1] for s in off]
         if state.phase is Phase.PLACE:
             # Every card the mover may hold into every empty slot, and nothing else.
             assert len(legal) == len(holdable) * len(empty)

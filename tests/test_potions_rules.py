@@ -27,6 +27,7 @@ from potions_play import (
     card_with,
     cards_with,
     consistency_problems,
+    full_zones,
     hidden_problems,
     new_state,
     numbered,
@@ -589,6 +590,50 @@ def test_faq_no_limit_to_the_cards_in_front_of_a_player(tmp_path: Path) -> None:
     }
 
 
+def test_faq_a_card_beside_a_full_zone_counts_for_captures(tmp_path: Path) -> None:
+    """FAQ "no limit" with MP-2: a card laid beside the zone is in the zone; its potion
+    captures. The table's lights and layout cover only its slots; the alert asks for the card
+    beside the zone to be named, since the camera cannot see it."""
+    state = full_zones(tmp_path, {"hints": True})
+    alert = GAME.alert(state)
+    assert alert == Problem(
+        "player_1's zone has no free slot on the table: lay the card beside it and name it "
+        "(place:CARD:21)"
+    )
+    place(state, "a")
+    assert spot_of(state, "m") == "s2.z1"
+    assert GAME.alert(state) is None
+    captures = state.captures(P1)
+    assert len(captures) == ZONE_SLOTS  # a's 7 with each c's 3
+    assert all(c.monster == "m" and "a" in (c.potion_a, c.potion_b) for c in captures)
+    # Lit: m and every c of player_1's slots; a lies beside the zone, with no light.
+    assert set(GAME.lights(state)) == {"s2.z1", *(zone_spot(P1, k) for k in range(1, 21))}
+    state.apply(capture_of("m", "a", "c2"))
+    assert GAME.layout(state)["s1.t1"] == "m"
+    assert "s1.z2" not in GAME.layout(state)  # c2, spent
+    assert state.empty_slots(P2) == [1]  # m's slot is free again: back on the table
+    quiet_turns(state, ["c41"])
+    assert state.empty_slots(P1) == [2]  # c2's slot, before any beside the zone
+    assert GAME.alert(state) is None
+    assert_consistent(state)
+
+
+def test_explain_a_card_beside_the_zone_put_in_a_slot(tmp_path: Path) -> None:
+    """FAQ "no limit": a card laid beside a full zone stays there; seen in a slot, it is named."""
+    state = full_zones(tmp_path)
+    quiet_turns(state, ["c41", "c42"])  # each in slot 21, beside each zone
+    place(state, "a")  # player_1's slot 22
+    assert [slot for slot, _ in state.zone_slots(P1)][-2:] == [21, 22]
+    state.apply(capture_of("m", "a", "c2"))  # frees c2's slot s1.z2
+    assert [slot for slot, _ in state.zone_slots(P1)][-1] == 21  # c41 stays beside
+    quiet_turns(state, ["c43"])
+    problem = GAME.explain(state, {**GAME.layout(state), "s1.z2": "c41"})
+    assert problem == Problem(
+        "card c41 lies beside player_1's zone (slot 21), not in s1.z2", frozenset({"s1.z2"})
+    )
+    assert GAME.describe(state)["zones"]["player_1"]["21"] == "c41"
+
+
 def test_faq_only_two_potions_are_multiplied_never_three() -> None:
     """FAQ "Est-ce qu'on peut multiplier plus de 2 potions entre elles ? NON, seulement 2":
     2 x 3 x 4 = 24 does not capture a monster 24; the pairs make 6, 8 and 12."""
@@ -882,6 +927,17 @@ def spent_deck(tmp_path: Path) -> str:
     return write_deck(tmp_path / "spent.toml", cards)
 
 
+def spent_position(tmp_path: Path) -> PotionsState:
+    """`spent_deck` played on until player_2 has drawn the first card of the spent pair (y, z),
+    whose other card tops the pile, above the spent pair (u, v); player_1 to place."""
+    state = set_up("y", "x", {"deck": spent_deck(tmp_path)})
+    turn(state, "z", capture_of("x", "y", "z"))  # player_1: 3 x 2 = 6
+    quiet_turns(state, ["u", "f1"])
+    turn(state, "v", capture_of("f1", "u", "v"))  # player_2: 5 x 1 = 5
+    quiet_turns(state, ["f2", "f3", "f4", "f5"])
+    return state
+
+
 def test_step2_a_spent_potion_reaches_only_the_hand_that_draws_it(tmp_path: Path) -> None:
     """Étape 2: the two potions of a capture are spent and go under the draw pile. So a spent
     card can come back to a hand only once every card above it has been drawn, and only to the
@@ -919,6 +975,37 @@ def test_step2_a_spent_potion_reaches_only_the_hand_that_draws_it(tmp_path: Path
     place(state, "u")  # player_2 had u, so player_1 holds v
     assert "v" in state.may_hold(P1) and "v" not in state.may_hold(P2)
     assert_consistent(state)
+
+
+def test_explain_a_spent_card_put_down_by_a_player_who_did_not_draw_it(tmp_path: Path) -> None:
+    """Étape 2 "under the draw pile": player_2 drew one of the spent pair (y, z); the other is
+    on top of the pile. player_1 laying either is named."""
+    state = spent_position(tmp_path)
+    problem = GAME.explain(state, {**GAME.layout(state), "s1.z3": "y"})
+    assert problem == Problem(
+        "card y cannot be in player_1's hand: it lies in the pile or in player_2's hand",
+        frozenset({"s1.z3"}),
+    )
+    assert GAME.explain(state, {**GAME.layout(state), "s1.z3": "f7"}) is None  # a legal place
+
+
+def test_hidden_dealt_at_a_drawn_spent_pair_gives_it_only_to_the_hand_that_drew_it(
+    tmp_path: Path,
+) -> None:
+    """Étape 2: player_2 drew one of the spent pair (y, z) and the other tops the pile; real
+    hands dealt to fit the table follow that, whichever of the two it is."""
+    state = spent_position(tmp_path)
+    drawn = set()
+    for seed in range(12):
+        hidden = GAME.deal(state, random.Random(seed))
+        assert not hidden_problems(state, hidden)
+        assert {"y", "z"}.isdisjoint(hidden.hands[P1])
+        (held,) = {"y", "z"} & hidden.hands[P2]
+        assert hidden.pile[0] == ({"y", "z"} - {held}).pop()
+        assert list(hidden.pile)[1:] in (["u", "v"], ["v", "u"])
+        drawn.add(held)
+        assert {a.card for a in hidden.choices(state) if isinstance(a, Place)} <= state.may_hold(P1)
+    assert drawn == {"y", "z"}
 
 
 # --- Hints ---------------------------------------------------------------------------------------
@@ -1168,11 +1255,7 @@ def test_api_describe_gives_every_public_fact_at_a_known_position(tmp_path: Path
     """Status displays and computer players get every public fact and no hidden one: whose turn
     and what is left of it, the counts of the hands and the pile, the spent pairs (Étape 2 "under
     the draw pile") and who may hold those already drawn, the zones, the trophies and scores."""
-    state = set_up("y", "x", {"deck": spent_deck(tmp_path)})
-    turn(state, "z", capture_of("x", "y", "z"))  # player_1: 3 x 2 = 6
-    quiet_turns(state, ["u", "f1"])
-    turn(state, "v", capture_of("f1", "u", "v"))  # player_2: 5 x 1 = 5
-    quiet_turns(state, ["f2", "f3", "f4", "f5"])  # player_2 draws the first of (y, z)
+    state = spent_position(tmp_path)
     assert GAME.describe(state) == {
         "turn": 18,
         "phase": "place",

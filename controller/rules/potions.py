@@ -305,11 +305,11 @@ class PotionsState(GameState):
             if self.phase is not Phase.PLACE:
                 return False
             lot = self.lot_of(action.card)
-            return (
-                lot is not None
-                and lot.held[self.to_move] > 0
-                and action.slot in self.empty_slots(self.to_move)
-            )
+            if lot is None or not lot.held[self.to_move]:
+                return False
+            if 1 <= action.slot <= ZONE_SLOTS:
+                return self.zones[self.to_move][action.slot - 1] is None
+            return action.slot in self.empty_slots(self.to_move)
         return super().is_legal(action)
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
@@ -685,7 +685,7 @@ class PotionsGame(Game):
             for spot in added:
                 lot = s.lot_of(sensed[spot])
                 if lot is not None and not lot.held[player]:
-                    return Problem(_not_in_hand(s, sensed[spot], lot), frozenset({spot}))
+                    return Problem(_not_in_hand(s, sensed[spot]), frozenset({spot}))
         return _capture_problem(s, expected, gone)
 
     def describe(self, state: GameState) -> JSON:
@@ -778,14 +778,12 @@ class PotionsGame(Game):
         return result
 
 
-def _not_in_hand(s: PotionsState, card: str, lot: Lot) -> str:
-    """Why `card`, hidden in `lot`, cannot come from the hand of the player to move."""
-    whose = s.player_name(s.to_move)
-    if lot is s.unseen:
-        return f"card {card} cannot be in {whose}'s hand: every card there was drawn back spent"
+def _not_in_hand(s: PotionsState, card: str) -> str:
+    """Why hidden `card` cannot come from the hand of the player to move: none of its lot is
+    there (Étape 2: a spent card comes back only to the hand that draws it)."""
     return (
-        f"card {card} cannot be in {whose}'s hand: a spent card comes back only to the hand "
-        "that draws it from under the pile"
+        f"card {card} cannot be in {s.player_name(s.to_move)}'s hand: it lies in the pile "
+        f"or in {s.player_name(1 - s.to_move)}'s hand"
     )
 
 
