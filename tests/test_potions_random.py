@@ -43,7 +43,7 @@ PUBLIC_GAMES = 40  # a config, from the public state alone: each place lists ~1,
 def action_bound(deck: int) -> int:
     """The most actions a game with a deck of `deck` cards can take, from the rules alone.
 
-    Nothing else bounds it: a play zone has no size limit (FAQ). The set-up deals 2 cards face up
+    Nothing else bounds it: the FAQ caps no play zone. The set-up deals 2 cards face up
     and 4 to each hand, so `deck` - 10 lie in the pile. Captures add their 2 spent potions under
     it, and there are at most 9: the fifth of one player ends the game (MP-4) and the other has 4
     at most. So at most `deck` - 10 + 18 cards are ever drawn. Each turn but the last ends with a
@@ -336,7 +336,7 @@ class Watcher:
         if state.ended_by == "captures":
             assert len(state.trophies[self.mover]) == WINNING_CAPTURES
         else:
-            # Nothing else ends a game: a zone has no size limit (FAQ).
+            # Nothing else ends a game: the FAQ caps no zone.
             assert state.ended_by == "pile"
             assert state.pile_size == 0 and state.pile_unseen == 0 and not state.pile_under
             assert state.hands[self.mover] < HAND

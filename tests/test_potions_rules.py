@@ -556,10 +556,9 @@ def test_faq_a_card_is_placed_even_when_a_capture_is_already_possible() -> None:
 
 
 def test_faq_no_limit_to_the_cards_in_front_of_a_player(tmp_path: Path) -> None:
-    """FAQ "no limit to the cards one lays in front of oneself" (multipli-potion.md, "A play
-    zone has no size limit"): with every table slot of both zones taken, play goes on; the next
-    card lies beside the zone, in slot 21, 22, ..., and only the empty pile ends the game
-    (MP-4)."""
+    """FAQ (how many cards may lie in front of a player): there is no cap. With every table
+    slot of both zones taken, play goes on; the next card lies beside the zone, in slot 21,
+    22, ..., and only the empty pile ends the game (MP-4)."""
     deck = write_deck(tmp_path / "calm.toml", numbered("c", 60, monster=2, potion=3))
     state = set_up("c1", "c2", {"deck": deck})  # 3 x 3 = 9: never a monster 2
     for count in range(2, ZONE_SLOTS + 1):
@@ -591,7 +590,7 @@ def test_faq_no_limit_to_the_cards_in_front_of_a_player(tmp_path: Path) -> None:
 
 
 def test_faq_a_card_beside_a_full_zone_counts_for_captures(tmp_path: Path) -> None:
-    """FAQ "no limit" with MP-2: a card laid beside the zone is in the zone; its potion
+    """FAQ (no cap on a zone) with MP-2: a card laid beside the zone is in the zone; its potion
     captures. The table's lights and layout cover only its slots; the alert asks for the card
     beside the zone to be named, since the camera cannot see it."""
     state = full_zones(tmp_path, {"hints": True})
@@ -619,7 +618,8 @@ def test_faq_a_card_beside_a_full_zone_counts_for_captures(tmp_path: Path) -> No
 
 
 def test_explain_a_card_beside_the_zone_put_in_a_slot(tmp_path: Path) -> None:
-    """FAQ "no limit": a card laid beside a full zone stays there; seen in a slot, it is named."""
+    """FAQ (no cap on a zone): a card laid beside a full zone stays there; seen in a slot, it
+    is named."""
     state = full_zones(tmp_path)
     quiet_turns(state, ["c41", "c42"])  # each in slot 21, beside each zone
     place(state, "a")  # player_1's slot 22
@@ -894,7 +894,7 @@ def test_mp4_an_empty_pile_with_equal_captures_is_a_draw(tmp_path: Path) -> None
 
 
 def test_pile_spent_pairs_are_drawn_once_the_unseen_cards_are_used_up(tmp_path: Path) -> None:
-    """Étape 2, the two spent potions "go under the draw pile": the pair is drawn after the
+    """Étape 2 puts the two used potions beneath the pile: the pair is drawn after the
     cards above it, by whoever draws then; which of the two was drawn the table cannot tell."""
     state = set_up("y", "x", {"deck": duel_deck(tmp_path)})
     assert pile_facts(state) == (4, 4, [])
@@ -939,9 +939,9 @@ def spent_position(tmp_path: Path) -> PotionsState:
 
 
 def test_step2_a_spent_potion_reaches_only_the_hand_that_draws_it(tmp_path: Path) -> None:
-    """Étape 2: the two potions of a capture are spent and go under the draw pile. So a spent
-    card can come back to a hand only once every card above it has been drawn, and only to the
-    hand that drew it: until then no player may place it, and afterwards only that player."""
+    """Étape 2 puts a capture's two used potions beneath the pile. So a spent card can come
+    back to a hand only once every card above it has been drawn, and only to the hand that drew
+    it: until then no player may place it, and afterwards only that player."""
     state = set_up("y", "x", {"deck": spent_deck(tmp_path)})
     turn(state, "z", capture_of("x", "y", "z"))  # player_1: 3 x 2 = 6; (y, z) under the pile
     quiet_turns(state, ["u"])  # player_2's potion 5
@@ -978,8 +978,8 @@ def test_step2_a_spent_potion_reaches_only_the_hand_that_draws_it(tmp_path: Path
 
 
 def test_explain_a_spent_card_put_down_by_a_player_who_did_not_draw_it(tmp_path: Path) -> None:
-    """Étape 2 "under the draw pile": player_2 drew one of the spent pair (y, z); the other is
-    on top of the pile. player_1 laying either is named."""
+    """Étape 2 (used potions beneath the pile): player_2 drew one of the spent pair (y, z);
+    the other is on top of the pile. player_1 laying either is named."""
     state = spent_position(tmp_path)
     problem = GAME.explain(state, {**GAME.layout(state), "s1.z3": "y"})
     assert problem == Problem(
@@ -1253,8 +1253,8 @@ def test_api_clone_is_independent() -> None:
 
 def test_api_describe_gives_every_public_fact_at_a_known_position(tmp_path: Path) -> None:
     """Status displays and computer players get every public fact and no hidden one: whose turn
-    and what is left of it, the counts of the hands and the pile, the spent pairs (Étape 2 "under
-    the draw pile") and who may hold those already drawn, the zones, the trophies and scores."""
+    and what is left of it, the counts of the hands and the pile, the spent pairs (Étape 2: beneath
+    the pile) and who may hold those already drawn, the zones, the trophies and scores."""
     state = spent_position(tmp_path)
     assert GAME.describe(state) == {
         "turn": 18,

@@ -415,7 +415,7 @@ def test_one_card_seen_in_two_slots_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_card_beside_a_full_zone_is_named_then_its_capture_is_seen(tmp_path: Path) -> None:
-    """FAQ: a play zone has no size limit. With its 20 slots taken, the card goes beside the
+    """FAQ: nothing caps a play zone. With its 20 slots taken, the card goes beside the
     zone where the camera cannot see it: the message asks for it to be named through the control
     interface; a capture it makes shows on the table (the monster off, the trophy down)."""
     state = full_zones(tmp_path)

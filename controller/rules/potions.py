@@ -12,7 +12,7 @@ up: everyone knows the pair, but it reaches a hand only once the cards above it 
 only the hand that draws it; from that draw on it is a lot of its own. So a player may place a
 card of a lot only while their hand holds some of that lot.
 
-A play zone has no size limit (FAQ). The table has `ZONE_SLOTS` slots a zone; once they are
+The FAQ puts no cap on a play zone. The table has `ZONE_SLOTS` slots a zone; once they are
 all taken, a card is laid beside the zone, in slot 21, 22, ...: the rules count it, the camera
 does not see it, and the player names the placement through the control interface.
 """
@@ -272,7 +272,7 @@ class PotionsState(GameState):
 
     def empty_slots(self, player: int) -> list[int]:
         """Where `player` may lay a card: the table's free slots, or when none is free the first
-        free slot beside the zone (FAQ: a zone has no size limit)."""
+        free slot beside the zone (the FAQ caps no zone)."""
         zone = self.zones[player]
         free = [k + 1 for k in range(ZONE_SLOTS) if zone[k] is None]
         if free:
