@@ -4,8 +4,9 @@ numbers, deck files, snapshots, and the invariants of the public state and of th
 The built-in decks name a card "TxM": table T and multiplier M, so monster T*M and potion M
 ("7x9": monster 63, potion 9). Seats: 0 player_1 (spots s1.*), 1 player_2 (s2.*).
 
-The state is public (DESIGN.md §3): any card whose place the table cannot tell (`state.hidden`)
-may be placed, so a scripted game chooses exactly which cards reach the play zones.
+The state is public (DESIGN.md §3): any card that could be in the mover's hand as far as the
+table can tell (`state.may_hold`) may be placed, so a scripted game chooses exactly which cards
+reach the play zones.
 """
 
 from __future__ import annotations
@@ -133,6 +134,22 @@ def numbered(
     return [(f"{prefix}{k}", monster, potion, colour) for k in range(1, count + 1)]
 
 
+def full_zones(tmp_path: Path, options: dict[str, Any] | None = None) -> PotionsState:
+    """Both zones hold 20 cards, every slot the table has, and player_1 is to place: fillers
+    c (monster 2, potion 3: 3 x 3 = 9, 3 x 1 = 3, never 2 or 5); player_2's m (monster 21,
+    potion 1); player_1 still holds a (monster 5, potion 7), whose 7 x 3 = 21 captures m."""
+    cards: list[DeckCard] = [
+        *numbered("c", 50, monster=2, potion=3),
+        ("a", 5, 7, "green"),
+        ("m", 21, 1, "green"),
+    ]
+    deck = write_deck(tmp_path / "full.toml", cards)
+    state = set_up("c1", "m", {"deck": deck, **(options or {})})
+    quiet_turns(state, [f"c{k}" for k in range(2, 2 * ZONE_SLOTS)])
+    assert [len(state.zone_cards(p)) for p in (P1, P2)] == [ZONE_SLOTS, ZONE_SLOTS]
+    return state
+
+
 def snapshot(state: PotionsState) -> dict[str, Any]:
     """Everything the rules keep, for comparing states."""
     facts = dict(GAME.describe(state))
@@ -143,6 +160,7 @@ def snapshot(state: PotionsState) -> dict[str, Any]:
         [list(t) for t in state.trophies],
         list(state.hands),
         sorted(state.hidden),
+        [(sorted(lot.cards), list(lot.held), lot.in_pile) for lot in state.lots()],
         state.pile_unseen,
         list(state.pile_under),
         sorted(state.seen),
@@ -173,8 +191,25 @@ def consistency_problems(state: PotionsState) -> list[str]:
         )
     if not state.seen.issuperset([*zoned, *kept, *spent]):
         problems.append("a card face up on the table but never seen")
-    if any(len(zone) != ZONE_SLOTS for zone in state.zones):
-        problems.append("a zone that is not 20 slots")
+    if state.unseen.cards & state.seen:
+        problems.append("a card both face up once and never seen")
+    for lot in state.lots():
+        if len(lot.cards) != sum(lot.held) + lot.in_pile or min(*lot.held, lot.in_pile) < 0:
+            problems.append(f"a lot of {sorted(lot.cards)} held {lot.held}, {lot.in_pile} in pile")
+    if any(lot.in_pile for lot in state.reached) and state.unseen.in_pile:
+        problems.append("a reached spent pair in the pile under never-seen cards")
+    if any(lot.in_pile for lot in state.reached[:-1]):
+        problems.append("a spent pair still in the pile under one reached after it")
+    if any(not lot.cards for lot in state.reached):
+        problems.append("an empty spent pair kept")
+    for p in (P1, P2):
+        if sum(lot.held[p] for lot in state.lots()) != state.hands[p]:
+            problems.append(f"hand {p} of {state.hands[p]} cards, its lots say otherwise")
+    if any(
+        len(zone) < ZONE_SLOTS or (len(zone) > ZONE_SLOTS and zone[-1] is None)
+        for zone in state.zones
+    ):
+        problems.append("a zone shorter than the table's 20 slots, or ending in an empty slot")
     if any(len(t) > WINNING_CAPTURES for t in state.trophies):
         problems.append(f"more than {WINNING_CAPTURES} trophies: {state.trophies}")
     if state.phase is not Phase.DEAL and state.phase is not Phase.OVER:
@@ -203,6 +238,15 @@ def hidden_problems(state: PotionsState, hidden: PotionsHidden) -> list[str]:
     unseen = pile[: state.pile_unseen]
     if hands[P1] | hands[P2] | set(unseen) != state.hidden:
         problems.append("the real hands and unseen pile are not the hidden cards")
+    # Each lot's cards where the table counts them: so many in each hand, the rest in the pile.
+    top = list(unseen)
+    for lot in state.lots():
+        for p, hand in enumerate(hands):
+            if len(hand & lot.cards) != lot.held[p]:
+                problems.append(f"hand {p} holds {sorted(hand & lot.cards)} of {sorted(lot.cards)}")
+        if set(top[: lot.in_pile]) != lot.cards - hands[P1] - hands[P2]:
+            problems.append(f"the pile's top {top[: lot.in_pile]}, not the rest of {lot.cards}")
+        top = top[lot.in_pile :]
     below = pile[state.pile_unseen :]
     pairs = [set(below[k : k + 2]) for k in range(0, len(below), 2)]
     if pairs != [set(pair) for pair in state.pile_under]:

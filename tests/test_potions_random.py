@@ -2,9 +2,10 @@
 
 Over six option sets, 5,040 games play from real hands (`PotionsHidden`), as players do, so that
 the checks see both the public state and what it cannot see; 240 more play from the public state
-alone, where any hidden card may be placed, since that is everything the rules engine allows; and
-a few hundred on small decks empty the pile or fill a zone. The costlier checks (all legal
-actions against an independent MP-2 oracle, the lights, a replay) run on a sample.
+alone, where any card that could be in the mover's hand may be placed, since that is everything
+the rules engine allows; and a few hundred on small decks empty the pile or grow the zones past
+the table's slots. The costlier checks (all legal actions against an independent MP-2 oracle,
+the lights, a replay) run on a sample. Every game must end within `action_bound`.
 """
 
 from __future__ import annotations
@@ -37,10 +38,22 @@ from controller.simulate import random_step
 
 GAMES = 840  # a config, with real hands: 6 configs, 2,520 games a half, 5,040 in all
 PUBLIC_GAMES = 40  # a config, from the public state alone: each place lists ~1,400 actions
-# Every game ends: each turn draws a card, but for a rewarded player's (MP-3); 80 cards leave 70
-# to draw, and at most 4 + 5 captures put back 18, so at most 70 + 18 + 9 + 1 turns, of 3
-# actions at most (place, end, forgotten capture), after 2 deals. Random games take about 65.
-LIMIT = 2 + 3 * (70 + 18 + 9 + 1)
+
+
+def action_bound(deck: int) -> int:
+    """The most actions a game with a deck of `deck` cards can take, from the rules alone.
+
+    Nothing else bounds it: the FAQ caps no play zone. The set-up deals 2 cards face up
+    and 4 to each hand, so `deck` - 10 lie in the pile. Captures add their 2 spent potions under
+    it, and there are at most 9: the fifth of one player ends the game (MP-4) and the other has 4
+    at most. So at most `deck` - 10 + 18 cards are ever drawn. Each turn but the last ends with a
+    draw back to 4 (Étape 3), except a turn begun with 5 cards (MP-3), and each such fifth card was
+    itself a draw: so there are at most one more turns than draws. A turn is 3 actions at most
+    (place, end of turn, then the flagged capture), after the 2 deals.
+    """
+    return 2 + 3 * (deck - 10 + 2 * 9 + 1)
+
+
 # Every so many decision nodes check all legal actions and the lights.
 PLACE_SAMPLE = 25
 CAPTURE_SAMPLE = 10
@@ -84,7 +97,7 @@ class Watcher:
         if state.phase is Phase.PLACE:
             # Listing every placement costs ~1,400 actions; the sample below checks that the
             # list is every hidden card into every empty slot, so that this is enough.
-            hand = state.hidden if hidden is None else hidden.hands[self.mover]
+            hand = state.may_hold(self.mover) if hidden is None else hidden.hands[self.mover]
             assert hand and state.empty_slots(self.mover), f"no placement: {GAME.describe(state)}"
             self.place_nodes += 1
             sampled = self.place_nodes % PLACE_SAMPLE == 0
@@ -207,7 +220,7 @@ class Watcher:
         assert count == len(everything) == len(self.deck)
         for p, hand in enumerate(hidden.hands):
             assert len(hand) == state.hands[p]
-            assert hand <= state.hidden
+            assert hand <= state.may_hold(p)  # Étape 2: a spent card only in the hand that drew it
         assert len(pile) == state.pile_size
         unseen = state.pile_unseen
         assert set(pile[:unseen]) <= state.hidden
@@ -245,17 +258,28 @@ class Watcher:
         taken = [k + 1 for k, c in enumerate(state.zones[mover]) if c is not None]
         not_hidden = [*own, *theirs, *(c for t in state.trophies for c in t)]
         not_hidden += [c for pair in state.pile_under for c in pair]
-        some_hidden = rng.sample(sorted(state.hidden), min(3, len(state.hidden)))
-        # Illegal placements: a card on the table or under the pile, a slot already taken, a
-        # slot off the zone.
+        # A spent card drawn by the other player or still on the pile; a never-seen one when
+        # every card of the mover's hand was drawn back spent.
+        not_hidden += sorted(state.hidden - state.may_hold(mover))
+        holdable = sorted(state.may_hold(mover))
+        some_hidden = rng.sample(holdable, min(3, len(holdable)))
+        # Illegal placements: a card on the table, under the pile or out of the mover's reach, a
+        # slot already taken, a slot off the zone or past the first free one beside it.
         wrong: list[Action] = [
             Place(c, s) for c in rng.sample(not_hidden, min(3, len(not_hidden))) for s in empty[:2]
         ]
         wrong += [Place(c, s) for c in some_hidden for s in rng.sample(taken, min(2, len(taken)))]
-        wrong += [Place(c, s) for c in some_hidden[:1] for s in (0, ZONE_SLOTS + 1)]
+        # Slot 0; a slot past the first free one beside the zone; beside it while a table slot
+        # is free (FAQ: no limit, but the table's slots come first).
+        off = [0, len(state.zones[mover]) + 2] + (
+            [ZONE_SLOTS + 1] if empty[0] <= ZONE_SLOTS else []
+        )
+        wrong += [Place(c, s) for c in some_hidden[:1] for s in off]
         if state.phase is Phase.PLACE:
-            # Every hidden card into every empty slot, and nothing else.
-            assert len(legal) == len(state.hidden) * len(empty)
+            # Every card the mover may hold into every empty slot, and nothing else.
+            assert len(legal) == len(holdable) * len(empty)
+            free = [k + 1 for k in range(ZONE_SLOTS) if state.zones[mover][k] is None]
+            assert empty == free or (not free and len(empty) == 1 and empty[0] > ZONE_SLOTS)
             assert set(map(type, legal)) == {Place}
             # A capture, or the end of the turn, waits for the placement (step 1 first). Each
             # `is_legal` of one lists the ~1,400 placements: one a node.
@@ -311,13 +335,11 @@ class Watcher:
         a, b = (len(t) for t in state.trophies)
         if state.ended_by == "captures":
             assert len(state.trophies[self.mover]) == WINNING_CAPTURES
-        elif state.ended_by == "pile":
+        else:
+            # Nothing else ends a game: the FAQ caps no zone.
+            assert state.ended_by == "pile"
             assert state.pile_size == 0 and state.pile_unseen == 0 and not state.pile_under
             assert state.hands[self.mover] < HAND
-        else:
-            # A limit of the table, not of the rules: no slot left for the compulsory card.
-            assert state.ended_by == "zone_full"
-            assert not state.empty_slots(state.to_move)
         assert max(a, b) <= WINNING_CAPTURES
         expected = [0.0, 0.0] if a == b else [1.0, -1.0] if a > b else [-1.0, 1.0]
         assert state.returns() == expected
@@ -333,7 +355,8 @@ def play(
     assert hidden is None or isinstance(hidden, PotionsHidden)
     watcher = Watcher(state, random.Random(rng.random()))
     redeal_at = rng.randrange(2, 60) if redeal else -1
-    for step in range(LIMIT):
+    bound = action_bound(len(state.cards))
+    for step in range(bound):
         if state.is_terminal():
             break
         if step == redeal_at and hidden is not None:
@@ -344,7 +367,7 @@ def play(
         watcher.before(state, hidden)
         action = random_step(state, rng, hidden)
         watcher.after(state, action, hidden)
-    assert state.is_terminal(), f"no end after {LIMIT} actions"
+    assert state.is_terminal(), f"no end after {bound} actions"
     return state, watcher
 
 
@@ -418,13 +441,38 @@ def test_random_games_that_empty_the_pile(tmp_path: Path) -> None:
     assert set(kinds) == {"pile, draw", "pile, win", "captures, win"}
 
 
-def test_random_games_that_fill_a_zone(tmp_path: Path) -> None:
-    """With no capture ever possible, a zone fills its 20 slots before a 60-card pile runs out:
-    the table's limit ends the game, a draw."""
+def test_random_games_grow_the_zones_past_the_tables_slots(tmp_path: Path) -> None:
+    """FAQ: no limit to the cards in front of a player. With no capture ever possible, a
+    60-card deck puts 25 or more cards in each zone, more than its 20 slots on the table; play
+    goes on beside the zone until the pile runs out (MP-4), a draw."""
     deck = _write_deck(tmp_path / "none.toml", [(97, 1)] * 60)
     rng = random.Random("potions zone")
     for real_hands in (True, False):
         for _ in range(5):
             state, watcher = play({"deck": deck}, rng, real_hands)
-            assert state.ended_by == "zone_full" and state.returns() == [0.0, 0.0]
+            assert state.ended_by == "pile" and state.returns() == [0.0, 0.0]
             assert watcher.kinds["Capture"] == 0
+            assert min(len(state.zone_cards(p)) for p in range(2)) > ZONE_SLOTS
+            beside = {s for p in range(2) for s, _ in state.zone_slots(p) if s > ZONE_SLOTS}
+            assert beside and set(GAME.layout(state)) <= set(GAME.spots())
+
+
+def test_every_random_game_ends_within_the_bound_the_rules_set(tmp_path: Path) -> None:
+    """No loop without an end: whatever the deck, every game ends within `action_bound` actions
+    (a pile that only captures refill, and at most 9 captures). Random play from the public
+    state, where any card the mover may hold can be placed, on decks where captures are rare,
+    common, or impossible; the longest game stays within the bound."""
+    decks = {
+        "rare": [(97, 2)] * 16 + [(4, 2)] * 4 + [(9, 3)] * 4,
+        "common": [(m, p) for m in (2, 3, 4, 6) for p in (1, 2)] * 4,
+        "none": [(97, 1)] * 90,
+    }
+    rng = random.Random("potions bound")
+    for name, cards in decks.items():
+        deck = _write_deck(tmp_path / f"{name}.toml", cards)
+        longest = 0
+        for n in range(30):
+            state, _ = play({"deck": deck}, rng, real_hands=n % 2 == 0)
+            longest = max(longest, len(state.actions()))
+        assert 0 < longest <= action_bound(len(cards)), (name, longest)
+    assert action_bound(80) == 269  # the full pack

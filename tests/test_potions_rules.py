@@ -27,6 +27,7 @@ from potions_play import (
     card_with,
     cards_with,
     consistency_problems,
+    full_zones,
     hidden_problems,
     new_state,
     numbered,
@@ -555,23 +556,82 @@ def test_faq_a_card_is_placed_even_when_a_capture_is_already_possible() -> None:
 
 
 def test_faq_no_limit_to_the_cards_in_front_of_a_player(tmp_path: Path) -> None:
-    """FAQ "Est-ce qu'il y a une limite au nombre de cartes que l'on peut poser devant soi ?
-    NON": the table's limit is 20 slots a player; a zone full at the start of its player's turn
-    ends the game, counted like an empty pile (more captures wins)."""
-    deck = write_deck(tmp_path / "calm.toml", numbered("c", 50, monster=2, potion=3))
+    """FAQ (how many cards may lie in front of a player): there is no cap. With every table
+    slot of both zones taken, play goes on; the next card lies beside the zone, in slot 21,
+    22, ..., and only the empty pile ends the game (MP-4)."""
+    deck = write_deck(tmp_path / "calm.toml", numbered("c", 60, monster=2, potion=3))
     state = set_up("c1", "c2", {"deck": deck})  # 3 x 3 = 9: never a monster 2
     for count in range(2, ZONE_SLOTS + 1):
         quiet_turns(state, sorted(state.hidden)[:2])
         assert len(state.zone_cards(P1)) == len(state.zone_cards(P2)) == count
-    assert state.is_terminal()
-    assert state.ended_by == "zone_full"
-    assert state.pile_size == 50 - 10 - 2 * 19
+    assert not state.is_terminal()
+    assert state.ended_by == ""
+    assert state.current_player() == P1 and state.phase is Phase.PLACE
+    # Every table slot is taken: the one place left is the first slot beside the zone.
+    assert state.empty_slots(P1) == [ZONE_SLOTS + 1]
+    assert {a.slot for a in places(state)} == {ZONE_SLOTS + 1}
+    layout = GAME.layout(state)
+    place(state, "c50")
+    assert state.zone_cards(P1)[-1] == "c50" and len(state.zone_cards(P1)) == ZONE_SLOTS + 1
+    assert GAME.layout(state) == layout  # the camera has no slot there: nothing it sees moved
+    state.apply(EndTurn())
+    while not state.is_terminal():
+        quiet_turns(state, sorted(state.hidden)[:1])
+    assert state.ended_by == "pile"  # MP-4: the pile, never the zone, ends it
+    # 50 cards to draw: 19 turns each fill the table's slots, then 12 more go beside the zones.
+    assert len(state.zone_cards(P1)) == 27 and len(state.zone_cards(P2)) == 26
+    assert [slot for slot, _ in state.zone_slots(P1)] == list(range(1, 28))
     assert GAME.result(state) == {
         "winners": [],
         "returns": [0.0, 0.0],
         "scores": {"player_1": 0, "player_2": 0},
-        "ended_by": "zone_full",
+        "ended_by": "pile",
     }
+
+
+def test_faq_a_card_beside_a_full_zone_counts_for_captures(tmp_path: Path) -> None:
+    """FAQ (no cap on a zone) with MP-2: a card laid beside the zone is in the zone; its potion
+    captures. The table's lights and layout cover only its slots; the alert asks for the card
+    beside the zone to be named, since the camera cannot see it."""
+    state = full_zones(tmp_path, {"hints": True})
+    alert = GAME.alert(state)
+    assert alert == Problem(
+        "player_1's zone has no free slot on the table: lay the card beside it and name it "
+        "(place:CARD:21)"
+    )
+    place(state, "a")
+    assert spot_of(state, "m") == "s2.z1"
+    assert GAME.alert(state) is None
+    captures = state.captures(P1)
+    assert len(captures) == ZONE_SLOTS  # a's 7 with each c's 3
+    assert all(c.monster == "m" and "a" in (c.potion_a, c.potion_b) for c in captures)
+    # Lit: m and every c of player_1's slots; a lies beside the zone, with no light.
+    assert set(GAME.lights(state)) == {"s2.z1", *(zone_spot(P1, k) for k in range(1, 21))}
+    state.apply(capture_of("m", "a", "c2"))
+    assert GAME.layout(state)["s1.t1"] == "m"
+    assert "s1.z2" not in GAME.layout(state)  # c2, spent
+    assert state.empty_slots(P2) == [1]  # m's slot is free again: back on the table
+    quiet_turns(state, ["c41"])
+    assert state.empty_slots(P1) == [2]  # c2's slot, before any beside the zone
+    assert GAME.alert(state) is None
+    assert_consistent(state)
+
+
+def test_explain_a_card_beside_the_zone_put_in_a_slot(tmp_path: Path) -> None:
+    """FAQ (no cap on a zone): a card laid beside a full zone stays there; seen in a slot, it
+    is named."""
+    state = full_zones(tmp_path)
+    quiet_turns(state, ["c41", "c42"])  # each in slot 21, beside each zone
+    place(state, "a")  # player_1's slot 22
+    assert [slot for slot, _ in state.zone_slots(P1)][-2:] == [21, 22]
+    state.apply(capture_of("m", "a", "c2"))  # frees c2's slot s1.z2
+    assert [slot for slot, _ in state.zone_slots(P1)][-1] == 21  # c41 stays beside
+    quiet_turns(state, ["c43"])
+    problem = GAME.explain(state, {**GAME.layout(state), "s1.z2": "c41"})
+    assert problem == Problem(
+        "card c41 lies beside player_1's zone (slot 21), not in s1.z2", frozenset({"s1.z2"})
+    )
+    assert GAME.describe(state)["zones"]["player_1"]["21"] == "c41"
 
 
 def test_faq_only_two_potions_are_multiplied_never_three() -> None:
@@ -834,8 +894,8 @@ def test_mp4_an_empty_pile_with_equal_captures_is_a_draw(tmp_path: Path) -> None
 
 
 def test_pile_spent_pairs_are_drawn_once_the_unseen_cards_are_used_up(tmp_path: Path) -> None:
-    """Étape 2 "sont mises sous la pioche": the spent pair is drawn after the unseen cards; the
-    table cannot tell which of the two was drawn, so both are hidden again, and placeable."""
+    """Étape 2 puts the two used potions beneath the pile: the pair is drawn after the
+    cards above it, by whoever draws then; which of the two was drawn the table cannot tell."""
     state = set_up("y", "x", {"deck": duel_deck(tmp_path)})
     assert pile_facts(state) == (4, 4, [])
     turn(state, "z", capture_of("x", "y", "z"))
@@ -845,13 +905,107 @@ def test_pile_spent_pairs_are_drawn_once_the_unseen_cards_are_used_up(tmp_path: 
     assert {"y", "z"}.isdisjoint(state.hidden)
     assert_refused(state, Place("y", 2))  # under the pile: not in a hand
     place(state, "f4")
-    state.apply(EndTurn())
+    state.apply(EndTurn())  # player_1 draws the first card of the pair
     assert pile_facts(state) == (1, 1, [])
     assert {"y", "z"} <= state.hidden
     assert len(state.hidden) == state.pile_unseen + sum(state.hands) == 9
-    place(state, "y")  # player_2 may hold either
-    assert spot_of(state, "y") == "s2.z3"
+    assert {"y", "z"} <= state.may_hold(P1)
     assert_consistent(state)
+
+
+def spent_deck(tmp_path: Path) -> str:
+    """y (potion 3) x z (potion 2) = 6 captures x (monster 6); u (potion 5) x v (potion 1) = 5
+    captures a filler f (monster 5, potion 1); fillers never capture: their products are 1."""
+    cards: list[DeckCard] = [
+        ("y", 5, 3, "green"),
+        ("x", 6, 2, "green"),
+        ("z", 5, 2, "green"),
+        ("u", 7, 5, "green"),
+        ("v", 7, 1, "green"),
+        *numbered("f", 12, monster=5, potion=1),
+    ]
+    return write_deck(tmp_path / "spent.toml", cards)
+
+
+def spent_position(tmp_path: Path) -> PotionsState:
+    """`spent_deck` played on until player_2 has drawn the first card of the spent pair (y, z),
+    whose other card tops the pile, above the spent pair (u, v); player_1 to place."""
+    state = set_up("y", "x", {"deck": spent_deck(tmp_path)})
+    turn(state, "z", capture_of("x", "y", "z"))  # player_1: 3 x 2 = 6
+    quiet_turns(state, ["u", "f1"])
+    turn(state, "v", capture_of("f1", "u", "v"))  # player_2: 5 x 1 = 5
+    quiet_turns(state, ["f2", "f3", "f4", "f5"])
+    return state
+
+
+def test_step2_a_spent_potion_reaches_only_the_hand_that_draws_it(tmp_path: Path) -> None:
+    """Étape 2 puts a capture's two used potions beneath the pile. So a spent card can come
+    back to a hand only once every card above it has been drawn, and only to the hand that drew
+    it: until then no player may place it, and afterwards only that player."""
+    state = set_up("y", "x", {"deck": spent_deck(tmp_path)})
+    turn(state, "z", capture_of("x", "y", "z"))  # player_1: 3 x 2 = 6; (y, z) under the pile
+    quiet_turns(state, ["u"])  # player_2's potion 5
+    quiet_turns(state, ["f1"])  # player_1's monster 5
+    turn(state, "v", capture_of("f1", "u", "v"))  # player_2: 5 x 1 = 5; (u, v) under (y, z)
+    assert pile_facts(state) == (7, 3, [("y", "z"), ("u", "v")])
+    quiet_turns(state, ["f2", "f3", "f4"])  # player_1 draws the last unseen card, ...
+    assert pile_facts(state) == (4, 0, [("y", "z"), ("u", "v")])
+    quiet_turns(state, ["f5"])  # ... then player_2 draws the first of (y, z)
+    assert pile_facts(state) == (3, 1, [("u", "v")])
+    # player_1's turn: y and z lie in player_2's hand or on top of the pile, not in player_1's.
+    assert state.current_player() == P1
+    assert {"y", "z"}.isdisjoint(state.may_hold(P1))
+    assert {"y", "z"} <= state.may_hold(P2)
+    for card in ("y", "z", "u", "v"):
+        assert_refused(state, Place(card, 5))
+        assert not any(a.card == card for a in places(state))
+    quiet_turns(state, ["f6"])  # player_1 draws the second of (y, z)
+    assert pile_facts(state) == (2, 0, [("u", "v")])
+    # Each hand holds one of the two, either one: both may place either.
+    assert {"y", "z"} <= state.may_hold(P1) & state.may_hold(P2)
+    quiet_turns(state, ["y"])  # player_2 had y, so player_1 holds z; player_2 draws u or v
+    assert pile_facts(state) == (1, 1, [])
+    assert "z" in state.may_hold(P1) and "z" not in state.may_hold(P2)
+    assert {"u", "v"} <= state.may_hold(P2) and {"u", "v"}.isdisjoint(state.may_hold(P1))
+    for card in ("u", "v"):
+        assert_refused(state, Place(card, 5))  # player_2's, or still on top of the pile
+    quiet_turns(state, ["z"])  # player_1 draws the second of (u, v)
+    assert pile_facts(state) == (0, 0, [])
+    assert {"u", "v"} <= state.may_hold(P1) & state.may_hold(P2)
+    place(state, "u")  # player_2 had u, so player_1 holds v
+    assert "v" in state.may_hold(P1) and "v" not in state.may_hold(P2)
+    assert_consistent(state)
+
+
+def test_explain_a_spent_card_put_down_by_a_player_who_did_not_draw_it(tmp_path: Path) -> None:
+    """Étape 2 (used potions beneath the pile): player_2 drew one of the spent pair (y, z);
+    the other is on top of the pile. player_1 laying either is named."""
+    state = spent_position(tmp_path)
+    problem = GAME.explain(state, {**GAME.layout(state), "s1.z3": "y"})
+    assert problem == Problem(
+        "card y cannot be in player_1's hand: it lies in the pile or in player_2's hand",
+        frozenset({"s1.z3"}),
+    )
+    assert GAME.explain(state, {**GAME.layout(state), "s1.z3": "f7"}) is None  # a legal place
+
+
+def test_hidden_dealt_at_a_drawn_spent_pair_gives_it_only_to_the_hand_that_drew_it(
+    tmp_path: Path,
+) -> None:
+    """Étape 2: player_2 drew one of the spent pair (y, z) and the other tops the pile; real
+    hands dealt to fit the table follow that, whichever of the two it is."""
+    state = spent_position(tmp_path)
+    drawn = set()
+    for seed in range(12):
+        hidden = GAME.deal(state, random.Random(seed))
+        assert not hidden_problems(state, hidden)
+        assert {"y", "z"}.isdisjoint(hidden.hands[P1])
+        (held,) = {"y", "z"} & hidden.hands[P2]
+        assert hidden.pile[0] == ({"y", "z"} - {held}).pop()
+        assert list(hidden.pile)[1:] in (["u", "v"], ["v", "u"])
+        drawn.add(held)
+        assert {a.card for a in hidden.choices(state) if isinstance(a, Place)} <= state.may_hold(P1)
+    assert drawn == {"y", "z"}
 
 
 # --- Hints ---------------------------------------------------------------------------------------
@@ -1097,20 +1251,74 @@ def test_api_clone_is_independent() -> None:
     assert child.hands == [4, 5]
 
 
-def test_api_describe_counts_hands_pile_and_trophies() -> None:
-    """Status displays show only public facts: counts of the hands and the pile, the spent
-    pairs under it (Étape 2 "mises sous la pioche") and the trophies."""
-    state = worked_example()
-    turn(state, "5x7", capture_of("7x9", "3x9", "5x7"))
+def test_api_describe_gives_every_public_fact_at_a_known_position(tmp_path: Path) -> None:
+    """Status displays and computer players get every public fact and no hidden one: whose turn
+    and what is left of it, the counts of the hands and the pile, the spent pairs (Étape 2: beneath
+    the pile) and who may hold those already drawn, the zones, the trophies and scores."""
+    state = spent_position(tmp_path)
     assert GAME.describe(state) == {
-        "turn": 4,
+        "turn": 18,
         "phase": "place",
+        "to_move": "player_1",
+        "may": ["place"],
         "hands": {"player_1": 4, "player_2": 4},
-        "pile": 71,
-        "spent_under_pile": [["3x9", "5x7"]],
-        "trophies": {"player_1": ["7x9"], "player_2": []},
-        "seen": 3,
+        "rewarded": None,
+        "pile": 3,
+        "pile_unseen": 1,
+        "spent_under_pile": [["u", "v"]],
+        "spent_drawn": [
+            {"cards": ["y", "z"], "hands": {"player_1": 0, "player_2": 1}, "pile": 1},
+        ],
+        "zones": {"player_1": {"1": "f2", "2": "f4"}, "player_2": {"1": "f3", "2": "f5"}},
+        "table_slots": ZONE_SLOTS,
+        "trophies": {"player_1": ["x"], "player_2": ["f1"]},
+        "scores": {"player_1": 1, "player_2": 1},
+        "captures_to_win": WINNING_CAPTURES,
+        "seen": 10,
+        "deck": 17,
     }
+
+
+def describe_keys() -> set[str]:
+    """The fields that `PotionsGame.describe`'s docstring lists, one line each."""
+    doc = type(GAME).describe.__doc__ or ""
+    return {line.split(":")[0].strip()[2:] for line in doc.splitlines() if "- " in line[:12]}
+
+
+def test_api_describe_says_what_the_player_to_move_may_still_do(tmp_path: Path) -> None:
+    """Each step of the turn (Étapes 1-3, MP-3) as `may`; the optional fields appear when they
+    apply; every field is documented in `describe`'s docstring."""
+    keys: set[str] = set()
+
+    def described(state: PotionsState) -> dict[str, Any]:
+        details = GAME.describe(state)
+        keys.update(details)
+        return details
+
+    fresh = new_state()
+    assert described(fresh)["phase"] == "deal"
+    assert described(fresh)["to_move"] is None and described(fresh)["may"] == []
+    state = two_solutions({"hints": True})
+    details = described(state)
+    assert (details["phase"], details["may"]) == ("capture", ["capture", "end_turn"])
+    assert details["captures"] == [c.id for c in TWO_SOLUTIONS]  # the hints option shows them
+    assert "captures" not in described(two_solutions())  # without hints, the table keeps quiet
+    state.apply(EndTurn())  # MP-3: flagged
+    details = described(state)
+    assert (details["phase"], details["may"]) == ("forgotten", ["capture"])
+    assert details["forgotten"] == [c.id for c in TWO_SOLUTIONS] and "captures" not in details
+    state.apply(TWO_SOLUTIONS[0])
+    details = described(state)
+    assert details["rewarded"] == "player_2" and details["to_move"] == "player_2"
+    assert details["hands"] == {"player_1": 4, "player_2": 5}
+    assert "forgotten" not in details
+    place(state, "9x10")
+    assert described(state)["may"] == ["end_turn"]
+    over = five_captures(tmp_path)
+    details = described(over)
+    assert (details["phase"], details["to_move"], details["may"]) == ("over", None, [])
+    assert details["ended_by"] == "captures" and details["scores"]["player_1"] == 5
+    assert keys == describe_keys()
 
 
 # --- PotionsHidden: the real hands for bots ------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import QUICK_CAMERA, fast_sim_config
-from potions_play import alert_spots
+from potions_play import alert_spots, full_zones
 from table_session import journal_history, roles_of, session_over, without
 
 from controller import cli
@@ -412,6 +412,29 @@ def test_one_card_seen_in_two_slots_is_refused(tmp_path: Path) -> None:
     session.on_layout(session.expected | {"s1.z5": "2x9"}, now=0.0)
     assert session.message == "card 2x9 cannot lie in s1.z5: it is in s1.z1"
     assert session.view(now=1.0).blinking == {"s1.z5"}
+
+
+def test_a_card_beside_a_full_zone_is_named_then_its_capture_is_seen(tmp_path: Path) -> None:
+    """FAQ: nothing caps a play zone. With its 20 slots taken, the card goes beside the
+    zone where the camera cannot see it: the message asks for it to be named through the control
+    interface; a capture it makes shows on the table (the monster off, the trophy down)."""
+    state = full_zones(tmp_path)
+    session = start_session(tmp_path, state, settle=1.0)
+    session.on_layout(session.expected, now=0.0)
+    assert session.message == (
+        "player_1's zone has no free slot on the table: lay the card beside it and name it "
+        "(place:CARD:21)"
+    )
+    view = session.view(now=0.0)
+    assert not roles_of(view.roles, "legal") and not view.blinking  # nowhere to light
+    layout = dict(session.expected)
+    assert session.act("place:a:21", now=0.0) == Place("a", 21)
+    assert session.expected == layout == session.sensed  # nothing the camera sees has moved
+    assert potions_state(session).zone_cards(0)[-1] == "a"
+    session.on_layout(without(session.expected, "s2.z1", "s1.z5") | {"s1.t1": "m"}, now=1.0)
+    assert session.state.actions()[-1] == Capture("m", "a", "c8")  # 7 x 3 = 21
+    assert not session.view(now=10.0).blinking
+    assert GAME.describe(session.state)["zones"]["player_1"].get("21") is None  # a is spent
 
 
 # -- the lights -------------------------------------------------------------------------------

@@ -2,12 +2,19 @@
 
 The state is what the table can see (DESIGN.md §3): the cards in the play zones and the trophy
 areas, how many cards each hand and the draw pile hold, and which cards went under the pile.
-It never knows a hand. A card may be placed from a hand while its place is hidden: in a hand or
-in the unseen part of the pile. `PotionsHidden` holds the real hands for bots and simulations.
+It never knows a hand. A player may place a card that could be in their hand, as far as the
+table can tell. `PotionsHidden` holds the real hands for bots and simulations.
 
-The two spent potions of a capture go under the pile, so the table knows which pair lies next
-once the unseen cards above them are drawn; but not in which order, so a drawn pair's cards
-become hidden again. That is the one place the table knows a little less than it could.
+What the table knows of the hidden cards comes in lots (`Lot`): cards it cannot tell apart, of
+which it knows how many each hand holds and how many still lie in the pile. The cards never
+seen are one lot. The two spent potions of a capture go under the pile (Étape 2), either way
+up: everyone knows the pair, but it reaches a hand only once the cards above it are drawn, and
+only the hand that draws it; from that draw on it is a lot of its own. So a player may place a
+card of a lot only while their hand holds some of that lot.
+
+The FAQ puts no cap on a play zone. The table has `ZONE_SLOTS` slots a zone; once they are
+all taken, a card is laid beside the zone, in slot 21, 22, ...: the rules count it, the camera
+does not see it, and the player names the placement through the control interface.
 """
 
 from __future__ import annotations
@@ -41,7 +48,9 @@ from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, Opti
 
 HAND = 4  # set-up, and the draw back to 4 (step 3)
 WINNING_CAPTURES = 5  # MP-4
-ZONE_SLOTS = 20  # two rows of 10 a player; in 200,000 random games no zone passed 17
+# The slots a play zone has on the table (hardware/profiles/potions.toml): two rows of 10. The
+# rules set no limit (FAQ): slots beyond these lie beside the zone, off the camera's slots.
+ZONE_SLOTS = 20
 TROPHY_SLOTS = WINNING_CAPTURES  # the fifth capture ends the game
 COLOURS = ("green", "purple")
 SEATS = 2
@@ -59,6 +68,19 @@ class Card:
     colour: str
 
 
+@dataclass
+class Lot:
+    """Hidden cards that the table cannot tell apart: `held[p]` of them are in player p's hand
+    and `in_pile` in the draw pile, but which are which it does not know."""
+
+    cards: set[str]
+    held: list[int]
+    in_pile: int
+
+    def copy(self) -> Lot:
+        return Lot(set(self.cards), list(self.held), self.in_pile)
+
+
 # -- actions ----------------------------------------------------------------------------------
 
 
@@ -72,7 +94,9 @@ class Deal(Action):
 
 @dataclass(frozen=True)
 class Place(Action):
-    """Step 1: a card from the hand into an empty slot (1-based) of the player's play zone."""
+    """Step 1: a card from the hand into an empty slot (1-based) of the player's play zone:
+    one of the table's slots while one is free, else the first slot beside the zone (FAQ: no
+    limit), numbered on from `ZONE_SLOTS` + 1."""
 
     card: str
     slot: int
@@ -163,8 +187,11 @@ class PotionsState(GameState):
         self.zones: list[list[str | None]] = [[None] * ZONE_SLOTS for _ in range(SEATS)]
         self.trophies: list[list[str]] = [[] for _ in range(SEATS)]
         self.hands = [0] * SEATS
-        self.hidden: set[str] = set(self.cards)  # in a hand, or in the pile's unseen part
-        self.pile_unseen = len(deck)
+        # The cards never face up: in a hand, or in the pile above the spent pairs.
+        self.unseen = Lot(set(self.cards), [0] * SEATS, len(deck))
+        # Spent pairs that the draws have reached, while a card of them is still hidden; only
+        # the last may still have a card in the pile.
+        self.reached: list[Lot] = []
         self.pile_under: deque[tuple[str, str]] = deque()  # spent pairs, next to draw first
         self.seen: set[str] = set()  # every card ever face up on the table
         self.phase = Phase.DEAL
@@ -178,7 +205,8 @@ class PotionsState(GameState):
         other.zones = [list(zone) for zone in self.zones]
         other.trophies = [list(t) for t in self.trophies]
         other.hands = list(self.hands)
-        other.hidden = set(self.hidden)
+        other.unseen = self.unseen.copy()
+        other.reached = [lot.copy() for lot in self.reached]
         other.pile_under = deque(self.pile_under)
         other.seen = set(self.seen)
         return other
@@ -191,8 +219,41 @@ class PotionsState(GameState):
     def pile_size(self) -> int:
         return self.pile_unseen + 2 * len(self.pile_under)
 
+    @property
+    def pile_unseen(self) -> int:
+        """The cards of the pile above the spent pairs that no draw has reached."""
+        return self.unseen.in_pile + sum(lot.in_pile for lot in self.reached)
+
+    @property
+    def hidden(self) -> set[str]:
+        """The cards whose place the table cannot see: in a hand, or in the pile above the spent
+        pairs that no draw has reached."""
+        cards = set(self.unseen.cards)
+        for lot in self.reached:
+            cards |= lot.cards
+        return cards
+
+    def lots(self) -> list[Lot]:
+        """The hidden cards by lot, in pile order: the never-seen cards, then the reached pairs."""
+        return [self.unseen, *self.reached]
+
+    def lot_of(self, card: str) -> Lot | None:
+        return next((lot for lot in self.lots() if card in lot.cards), None)
+
+    def may_hold(self, player: int) -> set[str]:
+        """The cards that could be in `player`'s hand, as far as the table can tell."""
+        cards: set[str] = set()
+        for lot in self.lots():
+            if lot.held[player]:
+                cards |= lot.cards
+        return cards
+
     def zone_cards(self, player: int) -> list[str]:
         return [card for card in self.zones[player] if card is not None]
+
+    def zone_slots(self, player: int) -> list[tuple[int, str]]:
+        """(slot, card) for each card of `player`'s zone; slots past `ZONE_SLOTS` lie beside it."""
+        return [(k + 1, card) for k, card in enumerate(self.zones[player]) if card is not None]
 
     def captures(self, player: int) -> list[Capture]:
         """MP-2: each opponent's monster that two potions of `player`'s zone multiply to."""
@@ -210,7 +271,14 @@ class PotionsState(GameState):
         ]
 
     def empty_slots(self, player: int) -> list[int]:
-        return [k + 1 for k, card in enumerate(self.zones[player]) if card is None]
+        """Where `player` may lay a card: the table's free slots, or when none is free the first
+        free slot beside the zone (the FAQ caps no zone)."""
+        zone = self.zones[player]
+        free = [k + 1 for k in range(ZONE_SLOTS) if zone[k] is None]
+        if free:
+            return free
+        beside = next((k for k in range(ZONE_SLOTS, len(zone)) if zone[k] is None), len(zone))
+        return [beside + 1]
 
     def current_player(self) -> int:
         if self.phase is Phase.OVER:
@@ -223,7 +291,7 @@ class PotionsState(GameState):
         if self.phase is Phase.PLACE:
             return [
                 _place(card, slot)
-                for card in sorted(self.hidden)
+                for card in sorted(self.may_hold(self.to_move))
                 for slot in self.empty_slots(self.to_move)
             ]
         if self.phase is Phase.CAPTURE:
@@ -234,20 +302,22 @@ class PotionsState(GameState):
 
     def is_legal(self, action: Action) -> bool:
         if isinstance(action, Place):
-            return (
-                self.phase is Phase.PLACE
-                and action.card in self.hidden
-                and 1 <= action.slot <= ZONE_SLOTS
-                and self.zones[self.to_move][action.slot - 1] is None
-            )
+            if self.phase is not Phase.PLACE:
+                return False
+            lot = self.lot_of(action.card)
+            if lot is None or not lot.held[self.to_move]:
+                return False
+            if 1 <= action.slot <= ZONE_SLOTS:
+                return self.zones[self.to_move][action.slot - 1] is None
+            return action.slot in self.empty_slots(self.to_move)
         return super().is_legal(action)
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase is not Phase.DEAL:
             return []
-        p = 1 / len(self.hidden)
+        cards = sorted(self.unseen.cards)
         player = 0 if self.zones[0][0] is None else 1
-        return [(Deal(player, card), p) for card in sorted(self.hidden)]
+        return [(Deal(player, card), 1 / len(cards)) for card in cards]
 
     def returns(self) -> list[float]:
         if self.phase is not Phase.OVER:
@@ -263,8 +333,16 @@ class PotionsState(GameState):
         if isinstance(action, Deal):
             self._deal(action)
         elif isinstance(action, Place):
-            self.zones[self.to_move][action.slot - 1] = action.card
-            self.hidden.discard(action.card)
+            zone = self.zones[self.to_move]
+            if action.slot > len(zone):
+                zone.append(None)  # beside the zone: the first slot past its end
+            zone[action.slot - 1] = action.card
+            lot = self.lot_of(action.card)
+            assert lot is not None
+            lot.cards.discard(action.card)
+            lot.held[self.to_move] -= 1
+            if lot is not self.unseen and not lot.cards:
+                self.reached.remove(lot)
             self.seen.add(action.card)
             self.hands[self.to_move] -= 1
             if self.rewarded == self.to_move:
@@ -282,13 +360,14 @@ class PotionsState(GameState):
 
     def _deal(self, action: Deal) -> None:
         self.zones[action.player][0] = action.card
-        self.hidden.discard(action.card)
+        self.unseen.cards.discard(action.card)
+        self.unseen.in_pile -= 1
         self.seen.add(action.card)
-        self.pile_unseen -= 1
         if action.player == SEATS - 1:
             # Then 4 cards face down to each player; the rest is the pile.
             self.hands = [HAND] * SEATS
-            self.pile_unseen -= HAND * SEATS
+            self.unseen.held = [HAND] * SEATS
+            self.unseen.in_pile -= HAND * SEATS
             self.phase = Phase.PLACE
 
     def _capture(self, action: Capture) -> None:
@@ -308,7 +387,10 @@ class PotionsState(GameState):
         self._draw_and_pass()
 
     def _clear(self, player: int, card: str) -> None:
-        self.zones[player][self.zones[player].index(card)] = None
+        zone = self.zones[player]
+        zone[zone.index(card)] = None
+        while len(zone) > ZONE_SLOTS and zone[-1] is None:
+            zone.pop()  # beside the zone, only the slots up to its last card are kept
 
     def _draw_and_pass(self) -> None:
         """Step 3: draw back to 4 (MP-3: a rewarded hand holds 4 already), then pass."""
@@ -320,16 +402,20 @@ class PotionsState(GameState):
             self._draw(player)
         self.to_move = 1 - player
         self.phase = Phase.PLACE
-        if not self.empty_slots(self.to_move):
-            # No slot for the compulsory card: a limit of the table, not of the rules.
-            self._end("zone_full")
 
     def _draw(self, player: int) -> None:
-        if not self.pile_unseen:
-            # The next spent pair: the table cannot tell which of the two is drawn.
-            self.hidden.update(self.pile_under.popleft())
-            self.pile_unseen = 2
-        self.pile_unseen -= 1
+        """The pile's top card into `player`'s hand: a never-seen card while any is left above
+        the spent pairs, else a card of the next spent pair, which of the two the table cannot
+        tell; the pair becomes a lot that only the hands that drew it may hold."""
+        if self.unseen.in_pile:
+            lot = self.unseen
+        elif self.reached and self.reached[-1].in_pile:
+            lot = self.reached[-1]
+        else:
+            lot = Lot(set(self.pile_under.popleft()), [0] * SEATS, 2)
+            self.reached.append(lot)
+        lot.in_pile -= 1
+        lot.held[player] += 1
         self.hands[player] += 1
 
     def _end(self, reason: str) -> None:
@@ -350,13 +436,17 @@ class PotionsHidden(Hidden):
     """The real hands and the real order of the pile (top first)."""
 
     def __init__(self, state: PotionsState, rng: random.Random) -> None:
-        hidden = sorted(state.hidden)
-        rng.shuffle(hidden)
-        self.hands: list[set[str]] = []
-        for count in state.hands:
-            self.hands.append(set(hidden[:count]))
-            hidden = hidden[count:]
-        self.pile: deque[str] = deque(hidden)
+        self.hands: list[set[str]] = [set() for _ in range(SEATS)]
+        self.pile: deque[str] = deque()
+        # Each lot's cards shared out at random among the places the table counts for it; the
+        # lots come in pile order, the never-seen cards on top.
+        for lot in state.lots():
+            cards = sorted(lot.cards)
+            rng.shuffle(cards)
+            for player, count in enumerate(lot.held):
+                self.hands[player].update(cards[:count])
+                cards = cards[count:]
+            self.pile.extend(cards)
         for a, b in state.pile_under:
             self.pile.extend(rng.sample((a, b), 2))
         self.mover = state.to_move
@@ -463,9 +553,9 @@ class PotionsGame(Game):
         s = PotionsState.of(state)
         layout: Layout = {}
         for player in range(SEATS):
-            for k, card in enumerate(s.zones[player]):
-                if card is not None:
-                    layout[zone_spot(player, k + 1)] = card
+            for slot, card in s.zone_slots(player):
+                if slot <= ZONE_SLOTS:  # a card beside the zone has no slot on the table
+                    layout[zone_spot(player, slot)] = card
             for k, card in enumerate(s.trophies[player]):
                 layout[trophy_spot(player, k + 1)] = card
         return layout
@@ -476,33 +566,42 @@ class PotionsGame(Game):
         for player in range(SEATS):
             for k in range(len(s.trophies[player])):
                 roles[trophy_spot(player, k + 1)] = "trophy"
-        alert = self.alert(s)
-        if alert is not None:
-            roles.update(dict.fromkeys(alert.spots, "forgotten"))
+        if s.phase is Phase.FORGOTTEN:
+            roles.update(dict.fromkeys(self._capture_spots(s, s.captures(s.to_move)), "forgotten"))
         elif s.phase is Phase.CAPTURE and s.options["hints"]:
             roles.update(dict.fromkeys(self._capture_spots(s, s.captures(s.to_move)), "hint"))
         return roles
 
     def alert(self, state: GameState) -> Problem | None:
         s = PotionsState.of(state)
-        if s.phase is not Phase.FORGOTTEN:
-            return None
-        captures = s.captures(s.to_move)
-        return Problem(
-            f"forgotten capture (MP-3): {s.player_name(s.to_move)} must make one of "
-            + ", ".join(f"{c.monster} with {c.potion_a} and {c.potion_b}" for c in captures)
-            + f"; then {s.player_name(1 - s.to_move)} takes the pile's top card",
-            frozenset(self._capture_spots(s, captures)),
-        )
+        player = s.player_name(s.to_move)
+        if s.phase is Phase.FORGOTTEN:
+            captures = s.captures(s.to_move)
+            return Problem(
+                f"forgotten capture (MP-3): {player} must make one of "
+                + ", ".join(f"{c.monster} with {c.potion_a} and {c.potion_b}" for c in captures)
+                + f"; then {s.player_name(1 - s.to_move)} takes the pile's top card",
+                frozenset(self._capture_spots(s, captures)),
+            )
+        if s.phase is Phase.PLACE:
+            (slot, *_) = s.empty_slots(s.to_move)
+            if slot > ZONE_SLOTS:
+                # FAQ: no limit to a zone. The camera cannot see the card: it must be named.
+                return Problem(
+                    f"{player}'s zone has no free slot on the table: lay the card beside it "
+                    f"and name it (place:CARD:{slot})"
+                )
+        return None
 
     def _capture_spots(self, s: PotionsState, captures: Sequence[Capture]) -> set[str]:
+        """The table's slots of the captures' cards; a card beside a zone has none to light."""
         player = s.to_move
-        spots = set()
+        slots = set()
         for capture in captures:
-            spots.add(zone_spot(1 - player, s.zones[1 - player].index(capture.monster) + 1))
+            slots.add((1 - player, s.zones[1 - player].index(capture.monster) + 1))
             for potion in (capture.potion_a, capture.potion_b):
-                spots.add(zone_spot(player, s.zones[player].index(potion) + 1))
-        return spots
+                slots.add((player, s.zones[player].index(potion) + 1))
+        return {zone_spot(p, slot) for p, slot in slots if slot <= ZONE_SLOTS}
 
     def board_rows(self) -> list[list[str]]:
         """As the table lays them out: each zone in two rows of ten, its first row nearer the
@@ -538,6 +637,12 @@ class PotionsGame(Game):
         gone = {spot for spot in expected if spot not in sensed}
         added = sorted(spot for spot, card in sensed.items() if expected.get(spot) != card)
         where = {card: spot for spot, card in expected.items()}
+        beside = {
+            card: (p, slot)
+            for p in range(SEATS)
+            for slot, card in s.zone_slots(p)
+            if slot > ZONE_SLOTS
+        }
         for spot in added:
             card = sensed[spot]
             if card not in s.cards:
@@ -547,6 +652,13 @@ class PotionsGame(Game):
             if card in where and sensed.get(where[card]) == card:
                 return Problem(
                     f"card {card} cannot lie in {spot}: it is in {where[card]}", frozenset({spot})
+                )
+            if card in beside:
+                owner, slot = beside[card]
+                return Problem(
+                    f"card {card} lies beside {s.player_name(owner)}'s zone (slot {slot}), "
+                    f"not in {spot}",
+                    frozenset({spot}),
                 )
             if any(card in pair for pair in s.pile_under):
                 return Problem(
@@ -569,21 +681,89 @@ class PotionsGame(Game):
                 f"{s.player_name(player)} places a card first (step 1): put back what was taken",
                 frozenset(gone),
             )
+        if s.phase is Phase.PLACE:
+            for spot in added:
+                lot = s.lot_of(sensed[spot])
+                if lot is not None and not lot.held[player]:
+                    return Problem(_not_in_hand(s, sensed[spot]), frozenset({spot}))
         return _capture_problem(s, expected, gone)
 
     def describe(self, state: GameState) -> JSON:
+        """The public facts of the position, for the terminal, the dashboard, `smartboard
+        status` and computer players. Players are named ("player_1", "player_2"); cards by id.
+
+        - turn: the number of actions played so far (the session's turn counter).
+        - phase: "deal" (set-up), "place" (step 1), "capture" (step 2), "forgotten" (MP-3: a
+          capture must be made) or "over".
+        - to_move: the player whose turn it is; null during the set-up and once over.
+        - may: what that player may still do this turn: "place" (step 1), "capture" (a capture
+          is open now), "end_turn" (step 3, which draws); empty during the set-up and once over.
+        - hands: each player's number of cards in hand.
+        - rewarded: the player holding a fifth card (MP-3), who draws nothing at the end of their
+          next turn; null if nobody.
+        - pile: the number of cards in the draw pile.
+        - pile_unseen: of those, the cards above the spent pairs that no draw has reached.
+        - spent_under_pile: the spent pairs that no draw has reached, the next to be drawn first.
+        - spent_drawn: each spent pair that the draws have reached while a card of it is hidden:
+          its hidden "cards", how many of them each hand holds ("hands") and how many still lie
+          on top of the pile ("pile"); only those hands may hold them. Each hand's other cards
+          are cards never seen.
+        - zones: each player's play zone, slot number (as a string) to card.
+        - table_slots: the slots a zone has on the table; a zone's slots past it lie beside it,
+          out of the camera's sight (FAQ: no limit to a zone).
+        - trophies: each player's captured monsters, in the order of capture.
+        - scores: each player's number of captures.
+        - captures_to_win: the captures that win at once (MP-4).
+        - seen: the number of cards ever face up on the table.
+        - deck: the number of cards in play (MP-1: the deck and colours options).
+        - forgotten: only in the "forgotten" phase, the captures among which the player must
+          choose (MP-3), as action ids.
+        - captures: only with the `hints` option during step 2, the open captures, as action ids.
+        - ended_by: only once over, "captures" (five, MP-4) or "pile" (empty when a player had
+          to draw, MP-4).
+        """
         s = PotionsState.of(state)
+        names = [s.player_name(p) for p in range(SEATS)]
+        playing = s.phase is not Phase.DEAL and s.phase is not Phase.OVER
+        may: list[str] = []
+        if s.phase is Phase.PLACE:
+            may = ["place"]
+        elif s.phase is Phase.CAPTURE:
+            may = ["capture", "end_turn"] if s.captures(s.to_move) else ["end_turn"]
+        elif s.phase is Phase.FORGOTTEN:
+            may = ["capture"]
         details: JSON = {
             "turn": len(s.actions()),
             "phase": s.phase.value,
-            "hands": {s.player_name(p): n for p, n in enumerate(s.hands)},
+            "to_move": names[s.to_move] if playing else None,
+            "may": may,
+            "hands": dict(zip(names, s.hands, strict=True)),
+            "rewarded": None if s.rewarded is None else names[s.rewarded],
             "pile": s.pile_size,
+            "pile_unseen": s.pile_unseen,
             "spent_under_pile": [list(pair) for pair in s.pile_under],
-            "trophies": {s.player_name(p): list(t) for p, t in enumerate(s.trophies)},
+            "spent_drawn": [
+                {
+                    "cards": sorted(lot.cards),
+                    "hands": dict(zip(names, lot.held, strict=True)),
+                    "pile": lot.in_pile,
+                }
+                for lot in s.reached
+            ],
+            "zones": {
+                names[p]: {str(slot): card for slot, card in s.zone_slots(p)} for p in range(SEATS)
+            },
+            "table_slots": ZONE_SLOTS,
+            "trophies": {names[p]: list(t) for p, t in enumerate(s.trophies)},
+            "scores": {names[p]: len(t) for p, t in enumerate(s.trophies)},
+            "captures_to_win": WINNING_CAPTURES,
             "seen": len(s.seen),
+            "deck": len(s.cards),
         }
         if s.phase is Phase.FORGOTTEN:
             details["forgotten"] = [c.id for c in s.captures(s.to_move)]
+        if s.phase is Phase.CAPTURE and s.options["hints"]:
+            details["captures"] = [c.id for c in s.captures(s.to_move)]
         if s.ended_by:
             details["ended_by"] = s.ended_by
         return details
@@ -596,6 +776,15 @@ class PotionsGame(Game):
         result["scores"] = {s.player_name(p): len(t) for p, t in enumerate(s.trophies)}
         result["ended_by"] = s.ended_by
         return result
+
+
+def _not_in_hand(s: PotionsState, card: str) -> str:
+    """Why hidden `card` cannot come from the hand of the player to move: none of its lot is
+    there (Étape 2: a spent card comes back only to the hand that draws it)."""
+    return (
+        f"card {card} cannot be in {s.player_name(s.to_move)}'s hand: it lies in the pile "
+        f"or in {s.player_name(1 - s.to_move)}'s hand"
+    )
 
 
 def _capture_problem(s: PotionsState, expected: Layout, gone: set[str]) -> Problem | None:
