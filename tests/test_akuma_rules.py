@@ -637,6 +637,34 @@ def test_ak7_second_chance_cannot_undo_a_trapped_akuma() -> None:
     assert_going_on(state)
 
 
+def test_ak7_second_chance_that_did_nothing_still_undoes_the_latest_piece_later() -> None:
+    """AK-7 2nd Chance: it takes away Hawk Moth's single latest akuma-or-trap while that piece
+    is on the board. A 2nd Chance that did nothing (the latest akuma stood on a trap) leaves that
+    akuma the latest placement; once Cataclysm has destroyed the trap, a new 2nd Chance removes
+    it, and still not the older akuma on 1."""
+    state = play(new_state(), roll(1), roll(10), PlaceTrap(3), roll(3))
+    assert state.akumatized == {1, 3}
+    assert state.traps == {3}  # the akuma on 3 is the latest placement, and it is trapped
+    play(state, lb(9, "second_chance"))  # AK-7 Trapped akuma: nothing happens
+    assert state.akumatized == {1, 3}
+    play(state, roll(1), lb(3, "cataclysm"))  # Hawk Moth places nothing; the trap goes
+    assert state.traps == set()
+    play(state, roll(1), lb(9, "second_chance"))
+    assert state.akumatized == {1}
+    assert_going_on(state)
+    assert_turn(state, HAWK_MOTH)
+
+
+def test_ak7_second_chance_that_did_nothing_does_not_walk_back_to_an_older_piece() -> None:
+    """AK-7 "It does not walk further back in time": with the latest akuma trapped, 2nd Chance
+    leaves the older untrapped akuma alone, however often it is rolled."""
+    state = play(new_state(), roll(1), roll(10), PlaceTrap(3), roll(3))
+    for _ in range(3):
+        play(state, lb(9, "second_chance"), roll(1))
+    assert state.akumatized == {1, 3}
+    assert state.traps == {3}
+
+
 def test_ak7_second_chance_with_nothing_placed_yet_does_nothing() -> None:
     """AK-7 2nd Chance "if that piece is still on the board. Otherwise it does nothing"."""
     state = play(new_state(), HM_NOTHING_TO_DEEVILIZE, lb(5, "second_chance"))

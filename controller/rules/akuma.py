@@ -265,20 +265,34 @@ class AkumaState(GameState):
                 return
         self._end_turn()
 
+    def second_chance_target(self) -> tuple[str, int] | None:
+        """AK-7 2nd Chance: the piece it would take away now, as (kind, square), or None.
+
+        Only Hawk Moth's latest placement counts, and only while it is on the board. The memory
+        of that placement is never cleared: a piece that left the board cannot come back (a new
+        akuma or trap on the same square is a newer placement), so "kind still on its square"
+        means "that very piece is still there", and a 2nd Chance that did nothing leaves the
+        latest placement known for a later one.
+        """
+        if self.last_placement is None:
+            return None
+        kind, square = self.last_placement
+        if kind == "trap" and square in self.traps:
+            return self.last_placement
+        # Undoing an akuma de-evilizes it, which its trap forbids until Cataclysm (AK-7 "Trapped
+        # akuma", rulebook's Cataclysm rule); once the trap is gone it can be undone again.
+        if kind == "akuma" and square in self.akumatized and square not in self.traps:
+            return self.last_placement
+        return None
+
     def _second_chance(self) -> bool:
         """AK-7: undo only the single most recent placement, if it is still on the board."""
-        placement, self.last_placement = self.last_placement, None
-        if placement is None:
-            return False
-        kind, square = placement
-        if kind == "trap" and square in self.traps:
-            self.traps.discard(square)
-            return True
-        # Undoing an akuma de-evilizes it, which a trap forbids (AK-7 "Trapped akuma").
-        if kind == "akuma" and square in self.akumatized and square not in self.traps:
-            self.akumatized.discard(square)
-            return True
-        return False
+        target = self.second_chance_target()
+        if target is None:
+            return False  # nothing happens; no older placement is looked at
+        kind, square = target
+        (self.traps if kind == "trap" else self.akumatized).discard(square)
+        return True
 
     def _ladybug_removed_something(self) -> None:
         # AK-9: Ladybug wins when its action leaves no akuma and no trap.
