@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from akuma_play import new_state, play
+from akuma_play import HM_NOTHING_TO_DEEVILIZE, LB_IDLE, lb, new_state, play, roll
 
 from controller.rules.akuma import (
     D6,
@@ -54,21 +54,6 @@ CIVILIAN_CARDS = {str(sq): f"civilian-{sq}" for sq in SQUARES}
 def pieces(layout: Layout) -> Layout:
     """The layout's pieces on reeds, without the cards the camera reads on the squares."""
     return {spot: token for spot, token in layout.items() if "." in spot}
-
-
-def roll(total: int) -> list[Action]:
-    """Choose the dice (one for 1-6, two for 7-12) and roll `total`."""
-    return [ChooseDice(1 if total <= 6 else 2), Roll(total)]
-
-
-def lb(square: int, *then: Action | str) -> list[Action]:
-    """A Ladybug turn: roll `square`, then Miraculous faces (strings) or Voyage decisions."""
-    rest = [Power(x) if isinstance(x, str) else x for x in then]
-    return [*roll(square), *rest]
-
-
-LB_IDLE = lb(9, "cataclysm")  # no trap on 9: nothing happens
-HM_NOTHING_TO_DEEVILIZE = roll(11)  # Hawk Moth rolls 11 while no akuma can be de-evilized
 
 
 def akumatize(*squares: int, options: dict[str, Any] | None = None) -> AkumaState:
@@ -635,6 +620,34 @@ def test_ak7_second_chance_cannot_undo_a_trapped_akuma() -> None:
     assert state.akumatized == {3}
     assert state.traps == {3}
     assert_going_on(state)
+
+
+def test_ak7_second_chance_that_did_nothing_still_undoes_the_latest_piece_later() -> None:
+    """AK-7 2nd Chance: it takes away Hawk Moth's single latest akuma-or-trap while that piece
+    is on the board. A 2nd Chance that did nothing (the latest akuma stood on a trap) leaves that
+    akuma the latest placement; once Cataclysm has destroyed the trap, a new 2nd Chance removes
+    it, and still not the older akuma on 1."""
+    state = play(new_state(), roll(1), roll(10), PlaceTrap(3), roll(3))
+    assert state.akumatized == {1, 3}
+    assert state.traps == {3}  # the akuma on 3 is the latest placement, and it is trapped
+    play(state, lb(9, "second_chance"))  # AK-7 Trapped akuma: nothing happens
+    assert state.akumatized == {1, 3}
+    play(state, roll(1), lb(3, "cataclysm"))  # Hawk Moth places nothing; the trap goes
+    assert state.traps == set()
+    play(state, roll(1), lb(9, "second_chance"))
+    assert state.akumatized == {1}
+    assert_going_on(state)
+    assert_turn(state, HAWK_MOTH)
+
+
+def test_ak7_second_chance_that_did_nothing_does_not_walk_back_to_an_older_piece() -> None:
+    """AK-7 2nd Chance never reaches past the latest placement: with the latest akuma trapped,
+    it leaves the older, untrapped akuma alone, however often it is rolled."""
+    state = play(new_state(), roll(1), roll(10), PlaceTrap(3), roll(3))
+    for _ in range(3):
+        play(state, lb(9, "second_chance"), roll(1))
+    assert state.akumatized == {1, 3}
+    assert state.traps == {3}
 
 
 def test_ak7_second_chance_with_nothing_placed_yet_does_nothing() -> None:

@@ -43,6 +43,15 @@ PIECES = ("hawkmoth", "ladybug", "trap", "shellter", "akuma")
 DEFAULT_NAMES = {1: ("Luka", "Silencer")}
 
 
+def names(square: int) -> tuple[str, str]:
+    """AK-10: the (civilian, akumatized) names on the two cards of `square`, as printed on the
+    card sheet; a square the rulebook names no one for gets a numbered stand-in."""
+    return DEFAULT_NAMES.get(square, (f"Civilian {square}", f"Akuma {square}"))
+
+
+_NAMES = {str(square): names(square) for square in SQUARES}  # for describe, made once
+
+
 @dataclass(frozen=True)
 class ChooseDice(Action):
     """AK-3: roll one die (1-6) or two (2-12)."""
@@ -107,15 +116,17 @@ class AkumaState(GameState):
         self.tiles: set[int] = set()
         self.hawkmoth_at: int | None = None  # markers start beside the board
         self.ladybug_at: int | None = None
-        self.side = HAWK_MOTH  # AK-2: Hawk Moth moves first
+        self.side = HAWK_MOTH  # whose turn it is, who rolls its dice; AK-2: Hawk Moth first
         self.turn = 1
         self.phase = Phase.CHOOSE_DICE
         self.dice_count = 0
         self.last_roll: int | None = None
         self.rolled_square: int | None = None
-        self.voyaged = False
-        self.venom_pending = False
-        self.last_placement: tuple[str, int] | None = None  # for 2nd Chance (AK-7)
+        self.voyaged = False  # a Voyage face came up this turn: another one re-rolls (AK-7)
+        self.venom_turn = False  # this Ladybug turn is the one Hawk Moth lost to Venom (AK-7)
+        # Hawk Moth's latest akuma-or-trap, for 2nd Chance (AK-7): never cleared, see
+        # second_chance_target.
+        self.last_placement: tuple[str, int] | None = None
         self.winner: int | None = None
         self.winning_line: tuple[int, int, int] | None = None
 
@@ -131,18 +142,28 @@ class AkumaState(GameState):
     def tile_supply(self) -> int:
         return int(self.options["tiles"]) - len(self.tiles)
 
-    def current_player(self) -> int:
+    def acting_side(self) -> int | None:
+        """The side that acts now: the one deciding, or at a chance node the one whose dice are
+        rolled; None once the game is over. `current_player` and `describe` both use it."""
         match self.phase:
             case Phase.OVER:
-                return TERMINAL
-            case Phase.ROLL | Phase.MIRACULOUS:
-                return CHANCE
+                return None
             case Phase.PLACE_TRAP:
-                return HAWK_MOTH  # AK-4: whichever side rolled
-            case Phase.CHOOSE_DEEVILIZE | Phase.VOYAGE:
-                return LADYBUG
-            case Phase.CHOOSE_DICE:
+                return HAWK_MOTH  # AK-4: whichever side rolled the 10 or 12
+            case Phase.CHOOSE_DEEVILIZE:
+                return LADYBUG  # AK-4: whichever side rolled the 11
+            case Phase.VOYAGE | Phase.MIRACULOUS:
+                return LADYBUG  # AK-6 / AK-7: only in Ladybug's turn
+            case Phase.CHOOSE_DICE | Phase.ROLL:
                 return self.side
+
+    def current_player(self) -> int:
+        side = self.acting_side()
+        if side is None:
+            return TERMINAL
+        if self.phase in (Phase.ROLL, Phase.MIRACULOUS):
+            return CHANCE
+        return side
 
     def trap_targets(self) -> list[int]:
         # AK-4 / AK-8: a civilian with no trap, and only while the supply lasts.
@@ -199,7 +220,6 @@ class AkumaState(GameState):
                 self._power(face)
             case Voyage(square):
                 self.ladybug_at = square
-                self.voyaged = True
                 self.phase = Phase.MIRACULOUS
 
     def _after_roll(self, total: int) -> None:
@@ -217,7 +237,6 @@ class AkumaState(GameState):
             self._hawk_moth_lands(total)
         else:
             self.ladybug_at = total  # AK-6
-            self.voyaged = False
             self.phase = Phase.MIRACULOUS
 
     def _hawk_moth_lands(self, square: int) -> None:
@@ -249,7 +268,8 @@ class AkumaState(GameState):
                 if free and self.tile_supply > 0:
                     self.tiles.add(square)
             case "venom":
-                self.venom_pending = True
+                self._end_turn(venom=True)
+                return
             case "deevilize":
                 if square in self.akumatized and square not in self.traps:
                     self.akumatized.discard(square)
@@ -262,23 +282,38 @@ class AkumaState(GameState):
             case "voyage":
                 # AK-7: the first Voyage moves the marker; a repeated one is just rolled again.
                 self.phase = Phase.MIRACULOUS if self.voyaged else Phase.VOYAGE
+                self.voyaged = True
                 return
         self._end_turn()
 
+    def second_chance_target(self) -> tuple[str, int] | None:
+        """AK-7 2nd Chance: the piece it would take away now, as (kind, square), or None.
+
+        Only Hawk Moth's latest placement counts, and only while it is on the board. The memory
+        of that placement is never cleared: a piece that left the board cannot come back (a new
+        akuma or trap on the same square is a newer placement), so "kind still on its square"
+        means "that very piece is still there", and a 2nd Chance that did nothing leaves the
+        latest placement known for a later one.
+        """
+        if self.last_placement is None:
+            return None
+        kind, square = self.last_placement
+        if kind == "trap" and square in self.traps:
+            return self.last_placement
+        # Undoing an akuma de-evilizes it, which its trap forbids until Cataclysm (AK-7 "Trapped
+        # akuma", rulebook's Cataclysm rule); once the trap is gone it can be undone again.
+        if kind == "akuma" and square in self.akumatized and square not in self.traps:
+            return self.last_placement
+        return None
+
     def _second_chance(self) -> bool:
         """AK-7: undo only the single most recent placement, if it is still on the board."""
-        placement, self.last_placement = self.last_placement, None
-        if placement is None:
-            return False
-        kind, square = placement
-        if kind == "trap" and square in self.traps:
-            self.traps.discard(square)
-            return True
-        # Undoing an akuma de-evilizes it, which a trap forbids (AK-7 "Trapped akuma").
-        if kind == "akuma" and square in self.akumatized and square not in self.traps:
-            self.akumatized.discard(square)
-            return True
-        return False
+        target = self.second_chance_target()
+        if target is None:
+            return False  # nothing happens; no older placement is looked at
+        kind, square = target
+        (self.traps if kind == "trap" else self.akumatized).discard(square)
+        return True
 
     def _ladybug_removed_something(self) -> None:
         # AK-9: Ladybug wins when its action leaves no akuma and no trap.
@@ -292,16 +327,16 @@ class AkumaState(GameState):
         self.winning_line = line
         self.phase = Phase.OVER
 
-    def _end_turn(self) -> None:
-        if self.side == HAWK_MOTH:
-            self.side = LADYBUG
-        elif self.venom_pending:  # AK-7 Venom: Hawk Moth skips its next turn
-            self.venom_pending = False
-        else:
-            self.side = HAWK_MOTH
+    def _end_turn(self, venom: bool = False) -> None:
+        # AK-7 Venom (only ever rolled in Ladybug's turn): Hawk Moth skips its next turn, so
+        # Ladybug plays again; otherwise the sides alternate (rulebook).
+        self.venom_turn = venom
+        if not venom:
+            self.side = LADYBUG if self.side == HAWK_MOTH else HAWK_MOTH
         self.turn += 1
         self.phase = Phase.CHOOSE_DICE
         self.dice_count = 0
+        self.voyaged = False  # a new turn's first Voyage moves the marker again
 
 
 def _cards() -> tuple[CardFace, ...]:
@@ -309,7 +344,7 @@ def _cards() -> tuple[CardFace, ...]:
     card, laid over it (AK-5). Markers: the civilians' block of nine, then the akumatized."""
     cards: list[CardFace] = []
     for square in SQUARES:
-        civilian, akumatized = DEFAULT_NAMES.get(square, (f"Civilian {square}", f"Akuma {square}"))
+        civilian, akumatized = names(square)
         cards += [
             CardFace(
                 f"civilian-{square}",
@@ -437,18 +472,68 @@ class AkumaGame(Game):
         raise IllegalActionError(f"no dice roll is expected now ({s.phase.value})")
 
     def describe(self, state: GameState) -> JSON:
+        """Every public fact of the position, so that the page, `smartboard status` and a
+        computer player need nothing else (sides are named as in `player_names`; squares are
+        1-9, AK-1):
+
+        - turn: the turn's number, from 1; each ended turn adds one (Venom's extra turn too).
+        - phase: choose_dice, roll, place_trap, choose_deevilize, miraculous, voyage or over.
+        - side: the side that acts now, the same as `current_player()` at a decision; at a
+          chance node the side whose dice are rolled; None once the game is over.
+        - turn_of: the side whose turn it is, the one that chose and rolled the dice (it
+          differs from `side` while Hawk Moth places a trap after Ladybug's 10 or 12, or
+          Ladybug chooses an akuma after Hawk Moth's 11: AK-4); None once the game is over.
+        - dice: how many regular dice were chosen for this turn's roll (AK-3), None before.
+        - last_roll: the latest total of the regular dice, by either side; None before any.
+        - akumatized: the akumatized squares, each with its akumatized card (and akuma).
+        - traps: the squares with a trap.
+        - tiles: the squares with a Shell-ter tile.
+        - traps_left: traps still in the box, that a 10 or 12 can place (AK-8).
+        - tiles_left: Shell-ter tiles still in the box, that Shell-ter can place (AK-8).
+        - hawkmoth_at: the Hawk Moth marker's square; None while it is beside the board.
+        - ladybug_at: the Ladybug marker's square; None while it is beside the board.
+        - last_placement: Hawk Moth's latest akuma-or-trap, {"piece", "square"}, whether or
+          not it is still on the board; None before any (AK-7).
+        - second_chance: what a 2nd Chance would remove now, {"piece", "square", "spot"}
+          (the spot as in `layout`), or None when it would do nothing (AK-7).
+        - next_voyage: "move" if a Voyage rolled next would move the Ladybug marker, "reroll"
+          if this turn has had a Voyage already, so another is just rolled again (AK-7).
+        - venom_turn: true during the Ladybug turn that Hawk Moth lost to Venom (AK-7).
+        - winner: the side that has won, None while the game goes on (AK-9).
+        - winning_line: Hawk Moth's three squares in a line once it has won, else [] (AK-9).
+        - names: for each square ("1"-"9"), its {"civilian", "akumatized"} names (AK-10).
+        """
         s = AkumaState.of(state)
+        acting = s.acting_side()
+        over = s.phase is Phase.OVER
+        placed = s.last_placement
+        undo = s.second_chance_target()
         return {
             "turn": s.turn,
             "phase": s.phase.value,
-            "side": self.player_names[s.side],
+            "side": None if acting is None else self.player_names[acting],
+            "turn_of": None if over else self.player_names[s.side],
+            "dice": s.dice_count or None,
             "last_roll": s.last_roll,
             "akumatized": sorted(s.akumatized),
             "traps": sorted(s.traps),
             "tiles": sorted(s.tiles),
+            "traps_left": s.trap_supply,
+            "tiles_left": s.tile_supply,
             "hawkmoth_at": s.hawkmoth_at,
             "ladybug_at": s.ladybug_at,
-            "venom_pending": s.venom_pending,
+            "last_placement": None if placed is None else {"piece": placed[0], "square": placed[1]},
+            "second_chance": None
+            if undo is None
+            else {"piece": undo[0], "square": undo[1], "spot": f"{undo[1]}.{undo[0]}"},
+            "next_voyage": "reroll" if s.voyaged else "move",
+            "venom_turn": s.venom_turn,
+            "winner": None if s.winner is None else self.player_names[s.winner],
+            "winning_line": list(s.winning_line or ()),
+            "names": {
+                square: {"civilian": civilian, "akumatized": akumatized}
+                for square, (civilian, akumatized) in _NAMES.items()
+            },
         }
 
     def result(self, state: GameState) -> JSON | None:
