@@ -1276,18 +1276,20 @@ def test_api_describe_gives_every_public_fact_at_a_known_position(tmp_path: Path
         "captures_to_win": WINNING_CAPTURES,
         "seen": 10,
         "deck": 17,
+        "forgotten": None,
+        "captures": None,
+        "ended_by": None,
     }
 
 
 def describe_keys() -> set[str]:
-    """The fields that `PotionsGame.describe`'s docstring lists, one line each."""
-    doc = type(GAME).describe.__doc__ or ""
-    return {line.split(":")[0].strip()[2:] for line in doc.splitlines() if "- " in line[:12]}
+    """The fields that the game declares for its description (`GameType.details`)."""
+    return {detail.name for detail in GAME.info.details}
 
 
 def test_api_describe_says_what_the_player_to_move_may_still_do(tmp_path: Path) -> None:
-    """Each step of the turn (Étapes 1-3, MP-3) as `may`; the optional fields appear when they
-    apply; every field is documented in `describe`'s docstring."""
+    """Each step of the turn (Étapes 1-3, MP-3) as `may`; the fields that apply to one phase are
+    null in the others; every field is declared (`GameType.details`)."""
     keys: set[str] = set()
 
     def described(state: PotionsState) -> dict[str, Any]:
@@ -1302,16 +1304,16 @@ def test_api_describe_says_what_the_player_to_move_may_still_do(tmp_path: Path) 
     details = described(state)
     assert (details["phase"], details["may"]) == ("capture", ["capture", "end_turn"])
     assert details["captures"] == [c.id for c in TWO_SOLUTIONS]  # the hints option shows them
-    assert "captures" not in described(two_solutions())  # without hints, the table keeps quiet
+    assert described(two_solutions())["captures"] is None  # without hints, the table keeps quiet
     state.apply(EndTurn())  # MP-3: flagged
     details = described(state)
     assert (details["phase"], details["may"]) == ("forgotten", ["capture"])
-    assert details["forgotten"] == [c.id for c in TWO_SOLUTIONS] and "captures" not in details
+    assert details["forgotten"] == [c.id for c in TWO_SOLUTIONS] and details["captures"] is None
     state.apply(TWO_SOLUTIONS[0])
     details = described(state)
     assert details["rewarded"] == "player_2" and details["to_move"] == "player_2"
     assert details["hands"] == {"player_1": 4, "player_2": 5}
-    assert "forgotten" not in details
+    assert details["forgotten"] is None
     place(state, "9x10")
     assert described(state)["may"] == ["end_turn"]
     over = five_captures(tmp_path)

@@ -291,7 +291,7 @@ def test_end_turn_with_a_capture_open_is_flagged_until_it_is_made(tmp_path: Path
     assert not session.view(now=1.0).blinking
     assert session.message == f"{EXAMPLE.id} (seen on the table)"
     details = GAME.describe(session.state)
-    assert "forgotten" not in details
+    assert details["forgotten"] is None
     # The spent pair went under the pile, which gave the reward and player_1's draw: 70 + 2 - 2.
     assert details["hands"] == {"player_1": 4, "player_2": 5} and details["pile"] == 70
     # Player_2 places from five: four left, and the end of the turn draws nothing.

@@ -25,7 +25,16 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
-from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, IconDice, Option, Role
+from controller.rules.game_type import (
+    CARDS,
+    CardDeck,
+    CardFace,
+    Detail,
+    GameType,
+    IconDice,
+    Option,
+    Role,
+)
 
 HAWK_MOTH = 0
 LADYBUG = 1
@@ -394,6 +403,97 @@ class AkumaGame(Game):
         board=CARDS,
         # Printed before decks were allocated: the block stays where the cards have it.
         deck=CardDeck(_cards, size=18, first=94),
+        # Every public fact of the position, so that the page, `smartboard status` and a computer
+        # player need nothing else (sides are named as in `player_names`; squares are 1-9, AK-1)
+        details=(
+            Detail(
+                "turn",
+                "the turn's number, from 1; each ended turn adds one (Venom's extra turn too).",
+            ),
+            Detail(
+                "phase",
+                "choose_dice, roll, place_trap, choose_deevilize, miraculous, voyage or over.",
+            ),
+            Detail(
+                "side",
+                "the side that acts now, the same as `current_player()` at a decision; at a "
+                "chance node the side whose dice are rolled; None once the game is over.",
+            ),
+            Detail(
+                "turn_of",
+                "the side whose turn it is, the one that chose and rolled the dice (it "
+                "differs from `side` while Hawk Moth places a trap after Ladybug's 10 or 12, "
+                "or Ladybug chooses an akuma after Hawk Moth's 11: AK-4); None once the game "
+                "is over.",
+            ),
+            Detail(
+                "dice",
+                "how many regular dice were chosen for this turn's roll (AK-3), None before.",
+            ),
+            Detail(
+                "last_roll",
+                "the latest total of the regular dice, by either side; None before any.",
+            ),
+            Detail(
+                "akumatized",
+                "the akumatized squares, each with its akumatized card (and akuma).",
+            ),
+            Detail(
+                "traps",
+                "the squares with a trap.",
+            ),
+            Detail(
+                "tiles",
+                "the squares with a Shell-ter tile.",
+            ),
+            Detail(
+                "traps_left",
+                "traps still in the box, that a 10 or 12 can place (AK-8).",
+            ),
+            Detail(
+                "tiles_left",
+                "Shell-ter tiles still in the box, that Shell-ter can place (AK-8).",
+            ),
+            Detail(
+                "hawkmoth_at",
+                "the Hawk Moth marker's square; None while it is beside the board.",
+            ),
+            Detail(
+                "ladybug_at",
+                "the Ladybug marker's square; None while it is beside the board.",
+            ),
+            Detail(
+                "last_placement",
+                'Hawk Moth\'s latest akuma-or-trap, {"piece", "square"}, whether or not it is '
+                "still on the board; None before any (AK-7).",
+            ),
+            Detail(
+                "second_chance",
+                'what a 2nd Chance would remove now, {"piece", "square", "spot"} (the spot as'
+                " in `layout`), or None when it would do nothing (AK-7).",
+            ),
+            Detail(
+                "next_voyage",
+                '"move" if a Voyage rolled next would move the Ladybug marker, "reroll" if '
+                "this turn has had a Voyage already, so another is just rolled again (AK-7).",
+            ),
+            Detail(
+                "venom_turn",
+                "true during the Ladybug turn that Hawk Moth lost to Venom (AK-7).",
+            ),
+            Detail(
+                "winner",
+                "the side that has won, None while the game goes on (AK-9).",
+            ),
+            Detail(
+                "winning_line",
+                "Hawk Moth's three squares in a line once it has won, else [] (AK-9).",
+            ),
+            Detail(
+                "names",
+                'for each square ("1"-"9"), its {"civilian", "akumatized"} names (AK-10).',
+            ),
+        ),
     )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         ChooseDice,
@@ -472,37 +572,7 @@ class AkumaGame(Game):
         raise IllegalActionError(f"no dice roll is expected now ({s.phase.value})")
 
     def describe(self, state: GameState) -> JSON:
-        """Every public fact of the position, so that the page, `smartboard status` and a
-        computer player need nothing else (sides are named as in `player_names`; squares are
-        1-9, AK-1):
-
-        - turn: the turn's number, from 1; each ended turn adds one (Venom's extra turn too).
-        - phase: choose_dice, roll, place_trap, choose_deevilize, miraculous, voyage or over.
-        - side: the side that acts now, the same as `current_player()` at a decision; at a
-          chance node the side whose dice are rolled; None once the game is over.
-        - turn_of: the side whose turn it is, the one that chose and rolled the dice (it
-          differs from `side` while Hawk Moth places a trap after Ladybug's 10 or 12, or
-          Ladybug chooses an akuma after Hawk Moth's 11: AK-4); None once the game is over.
-        - dice: how many regular dice were chosen for this turn's roll (AK-3), None before.
-        - last_roll: the latest total of the regular dice, by either side; None before any.
-        - akumatized: the akumatized squares, each with its akumatized card (and akuma).
-        - traps: the squares with a trap.
-        - tiles: the squares with a Shell-ter tile.
-        - traps_left: traps still in the box, that a 10 or 12 can place (AK-8).
-        - tiles_left: Shell-ter tiles still in the box, that Shell-ter can place (AK-8).
-        - hawkmoth_at: the Hawk Moth marker's square; None while it is beside the board.
-        - ladybug_at: the Ladybug marker's square; None while it is beside the board.
-        - last_placement: Hawk Moth's latest akuma-or-trap, {"piece", "square"}, whether or
-          not it is still on the board; None before any (AK-7).
-        - second_chance: what a 2nd Chance would remove now, {"piece", "square", "spot"}
-          (the spot as in `layout`), or None when it would do nothing (AK-7).
-        - next_voyage: "move" if a Voyage rolled next would move the Ladybug marker, "reroll"
-          if this turn has had a Voyage already, so another is just rolled again (AK-7).
-        - venom_turn: true during the Ladybug turn that Hawk Moth lost to Venom (AK-7).
-        - winner: the side that has won, None while the game goes on (AK-9).
-        - winning_line: Hawk Moth's three squares in a line once it has won, else [] (AK-9).
-        - names: for each square ("1"-"9"), its {"civilian", "akumatized"} names (AK-10).
-        """
+        """The public facts of the position: the fields of `info.details`, in that order."""
         s = AkumaState.of(state)
         acting = s.acting_side()
         over = s.phase is Phase.OVER

@@ -44,7 +44,7 @@ from controller.rules.api import (
     Problem,
     read_toml,
 )
-from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, Option, Role
+from controller.rules.game_type import CARDS, CardDeck, CardFace, Detail, GameType, Option, Role
 
 HAND = 4  # set-up, and the draw back to 4 (step 3)
 WINNING_CAPTURES = 5  # MP-4
@@ -537,6 +537,101 @@ class PotionsGame(Game):
         board=CARDS,
         # The first deck printed: its block starts after the shared back's index 0.
         deck=CardDeck(_cards, size=80, first=1),
+        # The public facts of the position, for the terminal, the dashboard, `smartboard status`
+        # and computer players. Players are named ("player_1", "player_2"); cards by id.
+        details=(
+            Detail(
+                "turn",
+                "the number of actions played so far (the session's turn counter).",
+            ),
+            Detail(
+                "phase",
+                '"deal" (set-up), "place" (step 1), "capture" (step 2), "forgotten" (MP-3: a '
+                'capture must be made) or "over".',
+            ),
+            Detail(
+                "to_move",
+                "the player whose turn it is; null during the set-up and once over.",
+            ),
+            Detail(
+                "may",
+                'what that player may still do this turn: "place" (step 1), "capture" (a '
+                'capture is open now), "end_turn" (step 3, which draws); empty during the '
+                "set-up and once over.",
+            ),
+            Detail(
+                "hands",
+                "each player's number of cards in hand.",
+            ),
+            Detail(
+                "rewarded",
+                "the player holding a fifth card (MP-3), who draws nothing at the end of "
+                "their next turn; null if nobody.",
+            ),
+            Detail(
+                "pile",
+                "the number of cards in the draw pile.",
+            ),
+            Detail(
+                "pile_unseen",
+                "of those, the cards above the spent pairs that no draw has reached.",
+            ),
+            Detail(
+                "spent_under_pile",
+                "the spent pairs that no draw has reached, the next to be drawn first.",
+            ),
+            Detail(
+                "spent_drawn",
+                "each spent pair that the draws have reached while a card of it is hidden: "
+                'its hidden "cards", how many of them each hand holds ("hands") and how many '
+                'still lie on top of the pile ("pile"); only those hands may hold them. Each '
+                "hand's other cards are cards never seen.",
+            ),
+            Detail(
+                "zones",
+                "each player's play zone, slot number (as a string) to card.",
+            ),
+            Detail(
+                "table_slots",
+                "the slots a zone has on the table; a zone's slots past it lie beside it, out"
+                " of the camera's sight (FAQ: no limit to a zone).",
+            ),
+            Detail(
+                "trophies",
+                "each player's captured monsters, in the order of capture.",
+            ),
+            Detail(
+                "scores",
+                "each player's number of captures.",
+            ),
+            Detail(
+                "captures_to_win",
+                "the captures that win at once (MP-4).",
+            ),
+            Detail(
+                "seen",
+                "the number of cards ever face up on the table.",
+            ),
+            Detail(
+                "deck",
+                "the number of cards in play (MP-1: the deck and colours options).",
+            ),
+            Detail(
+                "forgotten",
+                'in the "forgotten" phase, the captures among which the player must choose '
+                "(MP-3), as action ids; else null.",
+            ),
+            Detail(
+                "captures",
+                "with the `hints` option during step 2, the open captures, as action ids; else "
+                "null.",
+            ),
+            Detail(
+                "ended_by",
+                'once over, "captures" (five, MP-4) or "pile" (empty when a player had to draw, '
+                "MP-4); null before.",
+            ),
+        ),
     )
     action_types: ClassVar[tuple[type[Action], ...]] = (Deal, Place, Capture, EndTurn)
 
@@ -689,39 +784,7 @@ class PotionsGame(Game):
         return _capture_problem(s, expected, gone)
 
     def describe(self, state: GameState) -> JSON:
-        """The public facts of the position, for the terminal, the dashboard, `smartboard
-        status` and computer players. Players are named ("player_1", "player_2"); cards by id.
-
-        - turn: the number of actions played so far (the session's turn counter).
-        - phase: "deal" (set-up), "place" (step 1), "capture" (step 2), "forgotten" (MP-3: a
-          capture must be made) or "over".
-        - to_move: the player whose turn it is; null during the set-up and once over.
-        - may: what that player may still do this turn: "place" (step 1), "capture" (a capture
-          is open now), "end_turn" (step 3, which draws); empty during the set-up and once over.
-        - hands: each player's number of cards in hand.
-        - rewarded: the player holding a fifth card (MP-3), who draws nothing at the end of their
-          next turn; null if nobody.
-        - pile: the number of cards in the draw pile.
-        - pile_unseen: of those, the cards above the spent pairs that no draw has reached.
-        - spent_under_pile: the spent pairs that no draw has reached, the next to be drawn first.
-        - spent_drawn: each spent pair that the draws have reached while a card of it is hidden:
-          its hidden "cards", how many of them each hand holds ("hands") and how many still lie
-          on top of the pile ("pile"); only those hands may hold them. Each hand's other cards
-          are cards never seen.
-        - zones: each player's play zone, slot number (as a string) to card.
-        - table_slots: the slots a zone has on the table; a zone's slots past it lie beside it,
-          out of the camera's sight (FAQ: no limit to a zone).
-        - trophies: each player's captured monsters, in the order of capture.
-        - scores: each player's number of captures.
-        - captures_to_win: the captures that win at once (MP-4).
-        - seen: the number of cards ever face up on the table.
-        - deck: the number of cards in play (MP-1: the deck and colours options).
-        - forgotten: only in the "forgotten" phase, the captures among which the player must
-          choose (MP-3), as action ids.
-        - captures: only with the `hints` option during step 2, the open captures, as action ids.
-        - ended_by: only once over, "captures" (five, MP-4) or "pile" (empty when a player had
-          to draw, MP-4).
-        """
+        """The public facts of the position: the fields of `info.details`, in that order."""
         s = PotionsState.of(state)
         names = [s.player_name(p) for p in range(SEATS)]
         playing = s.phase is not Phase.DEAL and s.phase is not Phase.OVER
@@ -760,12 +823,12 @@ class PotionsGame(Game):
             "seen": len(s.seen),
             "deck": len(s.cards),
         }
-        if s.phase is Phase.FORGOTTEN:
-            details["forgotten"] = [c.id for c in s.captures(s.to_move)]
-        if s.phase is Phase.CAPTURE and s.options["hints"]:
-            details["captures"] = [c.id for c in s.captures(s.to_move)]
-        if s.ended_by:
-            details["ended_by"] = s.ended_by
+        forgotten = s.phase is Phase.FORGOTTEN
+        hinted = s.phase is Phase.CAPTURE and s.options["hints"]
+        open_ids = [c.id for c in s.captures(s.to_move)] if forgotten or hinted else None
+        details["forgotten"] = open_ids if forgotten else None
+        details["captures"] = open_ids if hinted else None
+        details["ended_by"] = s.ended_by or None
         return details
 
     def result(self, state: GameState) -> JSON | None:
