@@ -23,6 +23,7 @@ from controller.rules.mightymania import (
     LayPower,
     MightymaniaHidden,
     MightymaniaState,
+    NoDefence,
     Phase,
     Reveal,
     RevealPower,
@@ -90,9 +91,15 @@ def arrange(
 
 
 def attack(state: MightymaniaState, source: int, target: int, *cards: str) -> None:
-    """The attack, and each face-down fighter turned up as `cards`, attacker's first (rule 6)."""
+    """The attack, and each face-down fighter turned up as `cards`, attacker's first (rule 6).
+
+    A defence asked for before a card still to turn up is declined (MM-5: the defender decides
+    before the attacked card shows); one asked for after the last card is left to the caller.
+    """
     state.apply(Attack(source, target))
     for card in cards:
+        if state.phase is Phase.DEFEND:
+            state.apply(NoDefence())
         assert state.phase is Phase.REVEAL
         player, col = state.reveals[0]
         state.apply(Reveal(player, col + 1, card))
@@ -141,9 +148,13 @@ def consistency_problems(state: MightymaniaState) -> list[str]:
     for p in (P1, P2):
         shown = [layout.get(spot) for spot in POS[p]]
         face_up = [t for t in shown if t is not None and t != DOWN]
-        if state.guard is not None and p == state.defender:
-            face_up.append(data.leaders[p])  # beneath the card defending it (rule 5)
         down = shown.count(DOWN)
+        if state.guard is not None and p == state.defender:
+            # The Leader beneath the card defending it, as it lay (rule 5, MM-5).
+            if state.rows[p][state.target] == DOWN:
+                down += 1
+            else:
+                face_up.append(data.leaders[p])
         gone = [c for c in removed if data.owner[c] == p and c not in face_up]
         # Every card in exactly one place: a position (a defending card on its Leader), or
         # removed; at set-up, some still in hand. Face-up cards are revealed ones, and the
@@ -171,9 +182,13 @@ def consistency_problems(state: MightymaniaState) -> list[str]:
         or (n < cards[c].lives and c not in up)
         or (n == 0) != (c in removed)
     ]
-    leader = data.leaders[state.defender]
-    if state.guard is not None and state.rows[state.defender][state.target] != leader:
+    if state.guard is not None and not state.is_leader(state.defender, state.target):
         problems.append("a defending card on a card that is not the Leader")
+    # MM-5: a Leader whose place a defence showed lies face down there, and is unrevealed.
+    for p in (P1, P2):
+        known = state.leader_down[p]
+        if known is not None and (state.rows[p][known] != DOWN or data.leaders[p] in up):
+            problems.append(f"{p}: Leader known face down in column {known + 1}: {state.rows[p]}")
     return problems
 
 
@@ -191,6 +206,9 @@ def hidden_problems(state: MightymaniaState, hidden: MightymaniaHidden) -> list[
             or held != set(state.unrevealed(p))
         ):
             problems.append(f"{p}: secret cards {secret}, hand {hand} for the row {row}")
+        known = state.leader_down[p]
+        if known is not None and secret.get(known) != state.data.leaders[p]:
+            problems.append(f"{p}: the Leader is known in column {known + 1}, secrets {secret}")
         powers, laid = state.powers[p], hidden.laid[p]
         if (
             len(laid) != powers.count(DOWN)

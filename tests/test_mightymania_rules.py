@@ -370,8 +370,19 @@ def test_the_attacker_chooses_the_attack_rule_4() -> None:
     assert all(isinstance(a, Attack) for a in state.legal_actions())
 
 
-def test_with_no_attack_in_reach_the_attacker_passes_and_roles_swap() -> None:
-    """The rulebook is silent: with nothing in reach the attacker can only pass (Stay)."""
+# -- MM-8: no attack possible -------------------------------------------------------------------
+
+
+def test_an_attacker_with_an_attack_must_make_one_mm_8() -> None:
+    """MM-8: an attacker who has an attack must make one: no pass is offered."""
+    state = started()
+    assert all(isinstance(a, Attack) for a in state.legal_actions())
+    assert_refused(state, Stay())
+
+
+def test_with_no_attack_after_the_moves_the_attacker_passes_and_roles_swap_mm_8() -> None:
+    """MM-8: an attacker with no possible attack after the moves of MM-7 passes (Stay), and
+    the roles swap as after an attack."""
     state = arrange("v . . .", ". . . v", removed=["T2", "T3", "T4", "R2", "R3", "R4"])
     play(state, [Stay(), Stay()])
     assert state.phase is Phase.ATTACK and state.legal_actions() == [Stay()]
@@ -379,6 +390,41 @@ def test_with_no_attack_in_reach_the_attacker_passes_and_roles_swap() -> None:
     state.apply(Stay())
     assert (state.attacker, state.turn, state.phase) == (P2, turn + 1, Phase.MOVE)
     assert state.current_player() == P1  # the new defender moves first (MM-7)
+    assert not state.is_terminal()
+
+
+def test_a_move_that_brings_an_attack_in_reach_rules_the_pass_out_mm_8() -> None:
+    state = arrange("v . . .", ". . v v", removed=["T2", "T3", "T4", "R2", "R3"])
+    play(state, [Stay(), Move(1, 2)])  # player_2 stays; player_1 moves into reach
+    assert state.legal_actions() == [Attack(2, 3)]
+
+
+def test_two_passes_in_a_row_end_the_game_in_a_draw_mm_8() -> None:
+    """MM-8: when two turns in a row end in a pass, the game ends in a draw."""
+    state = arrange("v . . .", ". . . v", removed=["T2", "T3", "T4", "R2", "R3", "R4"])
+    play(state, [Stay(), Stay(), Stay()])  # the moves (MM-7), then player_1's pass
+    assert not state.is_terminal() and state.attacker == P2
+    play(state, [Stay(), Stay()])
+    assert state.legal_actions() == [Stay()]
+    state.apply(Stay())  # player_2's pass: the second in a row
+    assert state.is_terminal() and state.current_player() == TERMINAL
+    assert state.returns() == [0.0, 0.0]
+    assert GAME.result(state) == {"winners": [], "returns": [0.0, 0.0], "draw": True}
+    assert state.legal_actions() == [] and state.chance_outcomes() == []
+    assert_refused(state, Stay())
+
+
+def test_an_attack_between_two_passes_ends_the_run_of_passes_mm_8() -> None:
+    state = arrange("v . . .", ". . v v", removed=["T2", "T3", "T4", "R2", "R3"])
+    play(state, [Stay(), Stay(), Stay()])  # player_1 passes
+    play(state, [Stay(), Move(3, 2)])  # player_1 stays; player_2 moves into reach
+    assert state.legal_actions() == [Attack(2, 1)]
+    play(state, [Attack(2, 1), Reveal(P2, 2, "R4"), Reveal(P1, 1, "T1")])
+    duel(state, "force", "force")  # R4 9 against T1 9: drawn, no life lost
+    state.apply(Clear())
+    play(state, [Move(2, 3), Stay()])  # player_2 moves out of reach; player_1 stays
+    state.apply(Stay())  # player_1 passes: one pass in a row, not two
+    assert not state.is_terminal() and state.attacker == P2
 
 
 # -- rule 6: reveals ------------------------------------------------------------------------------
@@ -392,6 +438,7 @@ def test_both_fighters_are_revealed_attacker_first_rule_6() -> None:
     assert outcomes == [(Reveal(P1, 2, c), 0.25) for c in ("T1", "T2", "T3", "T4")]
     state.apply(Reveal(P1, 2, "T4"))
     assert GAME.layout(state)["s1.c2"] == "T4"
+    state.apply(NoDefence())  # MM-5: decided while the attacked card, maybe R1, is face down
     assert [o for o, _ in state.chance_outcomes()] == [
         Reveal(P2, 3, c) for c in ("R1", "R2", "R3", "R4")
     ]
@@ -408,9 +455,9 @@ def test_a_revealed_card_is_revealed_for_good_rule_6() -> None:
     assert GAME.layout(state)["s1.c2"] == "T4" and GAME.layout(state)["s2.c2"] == "R2"
     # Now player_2 attacks: its card in column 2 is known, the one it attacks still hidden.
     state.apply(Attack(2, 1))
+    state.apply(NoDefence())  # MM-5: it may be the Leader, T4 beside it may defend it
     assert [o for o, _ in state.chance_outcomes()] == [Reveal(P1, 1, c) for c in ("T1", "T2", "T3")]
     state.apply(Reveal(P1, 1, "T1"))
-    state.apply(NoDefence())  # the Leader attacked (rule 5)
     assert state.phase is Phase.ROUNDS
     assert_refused(state, Reveal(P1, 1, "T1"))
 
@@ -418,6 +465,7 @@ def test_a_revealed_card_is_revealed_for_good_rule_6() -> None:
 def test_a_card_already_seen_cannot_turn_up_again_rule_6() -> None:
     state = started()
     attack(state, 2, 2, "T4")
+    state.apply(NoDefence())  # MM-5
     assert_refused(state, Reveal(P2, 2, "T4"))  # another player's card
     assert_refused(state, Reveal(P2, 3, "R2"))  # not the card being revealed
     state.apply(Reveal(P2, 2, "R2"))
@@ -507,6 +555,103 @@ def test_an_undefended_leader_fights_itself_rule_5() -> None:
     state.apply(NoDefence())
     duel(state, "speed", "force")  # T4 9 + 2 against R1 3
     assert state.lives["R1"] == 2
+
+
+# -- MM-5 (clarified): the defence is decided before anything about the Leader shows -----------
+
+
+def test_the_defender_decides_before_anything_about_the_leader_is_revealed_mm_5() -> None:
+    """MM-5: the defender chooses whether to defend before anything about the Leader is
+    revealed. A face-down card that may be the Leader is attacked: the attacker's own card turns
+    up (rule 6), then the defender decides while the attacked card is still face down."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4")])
+    assert phase(state) is Phase.DEFEND and state.current_player() == P2
+    assert state.legal_actions() == [Defend(1), Defend(3), NoDefence()]
+    assert state.chance_outcomes() == []
+    assert GAME.layout(state)["s2.c2"] == DOWN and state.up == {"T4"}
+
+
+def test_a_defended_face_down_leader_stays_face_down_mm_5() -> None:
+    """MM-5: a defended Leader is not involved in the fight and stays as it was, face down if
+    it was face down: only the defending card turns up and fights, then goes home."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4"), Defend(3)])
+    # The defending card cannot be the Leader: the Leader is the card it defends.
+    assert [o for o, _ in state.chance_outcomes()] == [Reveal(P2, 3, c) for c in ("R2", "R3", "R4")]
+    state.apply(Reveal(P2, 3, "R4"))
+    assert phase(state) is Phase.ROUNDS
+    assert GAME.layout(state)["s2.c2"] == "R4" and "s2.c3" not in GAME.layout(state)
+    duel(state, "speed", "invisibility")  # T4 9 against R4 3 + 2: T4 wins
+    assert state.lives["R4"] == 1 and state.lives["R1"] == 3
+    assert "R1" not in state.up
+    state.apply(Clear())
+    layout = GAME.layout(state)
+    assert layout["s2.c2"] == DOWN and layout["s2.c3"] == "R4"
+    assert "life" not in GAME.lights(state).get("s2.c2", "")  # face down: no lives shown
+
+
+def test_an_undefended_leader_is_revealed_when_its_duel_begins_mm_5() -> None:
+    """MM-5: an undefended Leader is revealed when its duel begins, like any fighting card."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4"), NoDefence()])
+    assert [o for o, _ in state.chance_outcomes()] == [
+        Reveal(P2, 2, c) for c in ("R1", "R2", "R3", "R4")
+    ]
+    state.apply(Reveal(P2, 2, "R1"))
+    assert phase(state) is Phase.ROUNDS and "R1" in state.up
+    assert GAME.lights(state)["s2.c2"] == "danger"
+
+
+def test_a_card_known_not_to_be_the_leader_offers_no_defence_mm_5() -> None:
+    """MM-5 is about an attack on the Leader only: with the Leader face up elsewhere, an
+    attacked face-down card is a Squad card, turned up with no defence asked."""
+    state = arrange("v v v v", "R1 v v v")
+    play(state, [Attack(3, 3), Reveal(P1, 3, "T2")])
+    assert [o for o, _ in state.chance_outcomes()] == [Reveal(P2, 3, c) for c in ("R2", "R3", "R4")]
+
+
+def defended_face_down() -> MightymaniaState:
+    """player_1's T4 (column 2) attacked player_2's face-down column 2; R3 from column 1
+    defended it, so it is R1, still face down (MM-5); R3 lost its only life and left."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4"), Defend(1), Reveal(P2, 1, "R3")])
+    duel(state, "speed", "force")  # T4 9 + 2 against R3 2
+    state.apply(Clear())
+    assert state.removed == ["R3"] and "R1" not in state.up
+    assert GAME.layout(state)["s2.c2"] == DOWN and "s2.c1" not in GAME.layout(state)
+    return state
+
+
+def test_no_other_card_turns_up_as_a_leader_whose_place_a_defence_showed_mm_5() -> None:
+    """MM-5: only the Leader may be defended, so once defended face down its place is public,
+    and a reveal anywhere else cannot show it."""
+    state = defended_face_down()
+    play(state, [Stay(), Attack(3, 3)])  # player_2's face-down column 3 attacks
+    assert [o for o, _ in state.chance_outcomes()] == [Reveal(P2, 3, c) for c in ("R2", "R4")]
+    assert_refused(state, Reveal(P2, 3, "R1"))
+
+
+def test_a_known_face_down_leader_attacked_again_can_only_turn_up_as_the_leader_mm_5() -> None:
+    state = arrange("v v v v", ". v v v", removed=["R3"])
+    state.apply(Stay())  # player_2's move step
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4"), Defend(3), Reveal(P2, 3, "R4")])
+    duel(state, "speed", "invisibility")  # T4 9 against R4 3 + 2
+    state.apply(Clear())
+    play(state, [Stay(), Attack(3, 2)])  # player_2's R4 attacks T4, both face up
+    duel(state, "force", "force")  # R4 9 against T4 3
+    state.apply(Clear())
+    play(state, [Stay(), Attack(2, 2)])  # player_1 at the Leader it knows to lie there
+    assert phase(state) is Phase.DEFEND and GAME.lights(state)["s2.c2"] == "danger"
+    state.apply(NoDefence())
+    assert state.chance_outcomes() == [(Reveal(P2, 2, "R1"), 1.0)]
+
+
+def test_a_known_face_down_leader_is_followed_when_it_moves_mm_5_mm_7() -> None:
+    state = defended_face_down()
+    state.apply(Move(2, 1))  # player_2 moves the face-down R1 into R3's gap (MM-7)
+    state.apply(Attack(1, 1))  # and attacks with it: turned up, it can only be R1 (rule 6)
+    assert state.chance_outcomes() == [(Reveal(P2, 1, "R1"), 1.0)]
 
 
 # -- rules 7-10, MM-4: the duel -------------------------------------------------------------------
@@ -688,6 +833,7 @@ def test_beating_the_leader_for_good_wins_the_game_rule_16_mm_6() -> None:
     assert GAME.result(state) == {
         "winners": ["player_1"],
         "returns": [1.0, -1.0],
+        "draw": False,
         "leader_beaten": {"player": "player_2", "card": "R1"},
     }
     assert state.legal_actions() == [] and state.chance_outcomes() == []
@@ -881,7 +1027,6 @@ def test_explain_names_a_card_put_down_when_no_move_is_due_rule_15() -> None:
     state = arrange("v . v v", "v v v v", removed=["T3"])
     state.apply(Stay())
     attack(state, 1, 1, "T1", "R1")
-    state.apply(NoDefence())
     message, _ = explained(state, s1_c2=DOWN, s1_c3=None)
     assert message == "s1.c2: no card may go here now: cards move only before an attack (rule 15)"
 
@@ -949,7 +1094,7 @@ def test_explain_guides_the_leaders_defence_rule_5() -> None:
 
 
 def test_explain_is_silent_for_steps_taken_ahead_of_the_rules() -> None:
-    state = started()
+    state = arrange("v v v v", "R1 v v v")
     state.apply(Attack(2, 3))
     sensed = GAME.layout(state) | {"s2.c3": "R3"}  # the target turned up before the attacker
     assert GAME.explain(state, sensed) is None
@@ -988,13 +1133,14 @@ def test_describe_shows_the_public_table_and_the_duel() -> None:
     facts = GAME.describe(state)
     assert facts["turn"] == 1 and facts["phase"] == "clear"
     assert (facts["attacker"], facts["defender"]) == ("player_1", "player_2")
-    assert facts["positions"]["s1.c2"] == {"card": "T2", "lives": 2}
-    assert facts["positions"]["s2.c2"] == {"card": "R2", "lives": 1}
-    assert facts["positions"]["s1.c1"] == {"card": DOWN, "lives": None}
+    assert facts["positions"]["s1.c2"] == {"card": "T2", "lives": 2, "leader": False}
+    assert facts["positions"]["s2.c2"] == {"card": "R2", "lives": 1, "leader": False}
+    assert facts["positions"]["s1.c1"] == {"card": DOWN, "lives": None, "leader": None}
     assert facts["duel"] == {
         "attacking": "s1.c2",
         "attacked": "s2.c2",
         "defending": None,
+        "defence": "declined",
         "rounds": 2,
         "powers": {
             "player_1": ["brainwashing", "invisibility"],
@@ -1006,6 +1152,87 @@ def test_describe_shows_the_public_table_and_the_duel() -> None:
     json.dumps(facts)
     opening = GAME.describe(new_state())
     assert opening["attacker"] is None and opening["duel"] is None
+
+
+def documented_fields() -> set[str]:
+    """The field names that `MightymaniaGame.describe`'s docstring lists, one line each."""
+    doc = type(GAME).describe.__doc__ or ""
+    names: set[str] = set()
+    for line in doc.splitlines()[2:]:
+        head, colon, _ = line.partition(":")
+        if colon and head.strip() and " " not in head.strip().replace(", ", ","):
+            names.update(name.strip() for name in head.split(","))
+    return names
+
+
+def test_describe_gives_every_public_fact_at_a_known_position_mm_5() -> None:
+    """Mid-duel, a face-down Leader defended (MM-5), one round scored: every field, each one
+    documented in the docstring."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4"), Defend(3), Reveal(P2, 3, "R4"), Rounds(2)])
+    play(state, [LayPower(P1, 1), LayPower(P1, 2), LayPower(P2, 1), LayPower(P2, 2)])
+    play(state, [RevealPower(P1, 1, "speed"), RevealPower(P2, 1, "invisibility")])  # 9 v 3 + 2
+    facts = GAME.describe(state)
+    unknown = {"card": DOWN, "lives": None, "leader": None}
+    squad = {"card": DOWN, "lives": None, "leader": False}  # the Leader is known elsewhere
+    assert facts == {
+        "turn": 1,
+        "phase": "reveal_power",
+        "to_move": "chance",
+        "attacker": "player_1",
+        "defender": "player_2",
+        "movers": [],
+        "start_rolls": [6, 1],
+        "positions": {
+            "s1.c1": unknown,
+            "s1.c2": {"card": "T4", "lives": 2, "leader": False},
+            "s1.c3": unknown,
+            "s1.c4": unknown,
+            "s2.c1": squad,
+            "s2.c2": {"card": DOWN, "lives": None, "leader": True},
+            "s2.c3": {"card": "R4", "lives": 2, "leader": False},
+            "s2.c4": squad,
+        },
+        "removed": [],
+        "passes": 0,
+        "duel": {
+            "attacking": "s1.c2",
+            "attacked": "s2.c2",
+            "defending": "s2.c3",
+            "defence": "defended",
+            "rounds": 2,
+            "powers": {"player_1": ["speed", DOWN], "player_2": ["invisibility", DOWN]},
+            "results": ["player_1"],
+            "won": {"player_1": 1, "player_2": 0},
+        },
+        "result": None,
+    }
+    json.dumps(facts)
+    fields = {*facts, *facts["positions"]["s2.c2"], *facts["duel"]}
+    assert fields <= documented_fields(), sorted(fields - documented_fields())
+
+
+def test_describe_names_the_movers_the_pending_defence_and_a_draw_mm_5_mm_7_mm_8() -> None:
+    state = arrange("v . v v", "v v . v", removed=["T3", "R3"])
+    facts = GAME.describe(state)
+    assert facts["phase"] == "move" and facts["to_move"] == "player_2"
+    assert facts["movers"] == ["player_2", "player_1"]  # the defender first (MM-7)
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4")])
+    facts = GAME.describe(state)
+    assert facts["phase"] == "defend" and facts["to_move"] == "player_2"
+    assert facts["duel"]["defence"] == "pending" and facts["duel"]["rounds"] is None
+    assert facts["positions"]["s2.c2"] == {"card": DOWN, "lives": None, "leader": None}
+    state = arrange("v . . .", ". . . v", removed=["T2", "T3", "T4", "R2", "R3", "R4"])
+    play(state, [Stay(), Stay(), Stay()])
+    assert GAME.describe(state)["passes"] == 1
+    play(state, [Stay(), Stay(), Stay()])
+    facts = GAME.describe(state)
+    assert facts["phase"] == "over" and facts["to_move"] is None and facts["passes"] == 2
+    assert facts["duel"] is None
+    assert facts["result"] == {"winners": [], "returns": [0.0, 0.0], "draw": True}
+    # Only face-down cards remain, each the only card of its player: the Leaders (MM-1).
+    assert facts["positions"]["s1.c1"] == {"card": DOWN, "lives": None, "leader": True}
 
 
 def random_game(seed: str, hidden: bool = True, stop: int = 100_000) -> MightymaniaState:
@@ -1123,6 +1350,37 @@ def test_secrets_deal_the_cards_still_to_lay_at_set_up_rule_1() -> None:
     assert isinstance(secrets, MightymaniaHidden)
     assert len(secrets.down[P1]) == 1 and len(secrets.hand[P1]) == 3
     assert hidden_problems(state, secrets) == []
+
+
+def test_secrets_offer_a_defence_only_when_the_real_leader_is_attacked_mm_5() -> None:
+    """MM-5: the public state offers a defence for any attacked face-down card that may be the
+    Leader; the player, who knows the card, may defend only the real Leader."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4")])
+    seen = set()
+    for seed in range(20):
+        secrets = GAME.deal(state, random.Random(seed))
+        leader = secrets.down[P2][1] == "R1"
+        seen.add(leader)
+        expected = state.legal_actions() if leader else [NoDefence()]
+        assert secrets.choices(state) == expected
+    assert seen == {True, False}
+
+
+def test_secrets_put_the_leader_where_a_defence_from_the_table_shows_it_mm_5() -> None:
+    """A person at the table defends a card the dealt secrets held for a Squad card: the
+    secrets swap the Leader there, and a fresh deal puts it there too."""
+    state = started()
+    play(state, [Attack(2, 2), Reveal(P1, 2, "T4")])
+    seed = next(n for n in range(20) if GAME.deal(state, random.Random(n)).down[P2][1] != "R1")
+    secrets = GAME.deal(state, random.Random(seed))
+    state.apply(Defend(1))
+    secrets.observe(Defend(1), state)
+    assert secrets.down[P2][1] == "R1" and secrets.down[P2][0] != "R1"
+    assert hidden_problems(state, secrets) == []
+    assert secrets.outcome(state) == Reveal(P2, 1, secrets.down[P2][0])
+    for n in range(10):
+        assert GAME.deal(state, random.Random(n)).down[P2][1] == "R1"
 
 
 # -- the table through a session ----------------------------------------------------------------

@@ -2,16 +2,18 @@
 lights, the command line and the daemon.
 
 The rules themselves are tested in test_mightymania_rules.py; here the generic table machinery
-meets them. Rule ids (MM-1 .. MM-7, CLARIFICATIONS.md) and the
+meets them. Rule ids (MM-1 .. MM-8, CLARIFICATIONS.md) and the
 rulebook's rule numbers are cited where the behaviour depends on one. The default decks are the
 Titans for player_1 (T1 the Leader, T2 Pyra with 2 lives) and the Rogues for player_2 (R1 the
 Leader, R3 Shade with 1 life, R4 Brute with 2).
 
-Most tests start from one scripted game, built up below (`START` .. `SECOND`): player_1 rolls
-6 against 1 and attacks from column 2 to column 2; T2 and R3 turn up; 3 rounds (thermokinetic,
+Most tests start from one scripted game, built up below (`START` .. `DEFENCE`): player_1 rolls
+6 against 1 and attacks from column 2 to column 2; T2 turns up, player_2 declines a defence
+(MM-5), and R3 turns up; 3 rounds (thermokinetic,
 speed, brainwashing against speed, force, invisibility) go 2-1 to player_1, so R3 loses its only
-life and leaves. Player_2 then moves a card into the gap (MM-7) and attacks player_1's Leader,
-which T4 defends.
+life and leaves. Player_2 then moves a card into the gap (MM-7) and attacks player_1's face-down
+column 3, the Leader; R4 turns up, and player_1 decides on a defence while the Leader is still
+face down (MM-5).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 
 import pytest
 from conftest import QUICK_CAMERA, fast_sim_config
+from mightymania_play import arrange, play
 from table_session import journal_history, roles_of, session_over, without
 
 from controller import cli
@@ -76,7 +79,8 @@ P1, P2 = 0, 1
 # The scripted game of the module docstring, step by step.
 LAYS = tuple(Lay(p, col) for p in (P1, P2) for col in range(1, 5))
 START = (*LAYS, StartRoll(6), StartRoll(1))  # rule 2: player_1 rolls higher and attacks
-FIRST_DUEL = (*START, Attack(2, 2), Reveal(P1, 2, "T2"), Reveal(P2, 2, "R3"))
+# MM-5: player_2 declines to defend s2.c2 (it may be the Leader) before it turns up.
+FIRST_DUEL = (*START, Attack(2, 2), Reveal(P1, 2, "T2"), NoDefence(), Reveal(P2, 2, "R3"))
 FIRST_POWERS = {  # MM-2, MM-4: each power beats the next two of the cycle, for +2
     "s1.r1": "thermokinetic",  # T2 8 + 2 (beats speed) against R3 3: player_1
     "s2.r1": "speed",
@@ -96,7 +100,7 @@ FIRST_LAID = (
 )
 CLEARING = (*FIRST_LAID, *FIRST_REVEALS)  # R3 beaten, still on the table
 MOVING = (*CLEARING, Clear())  # player_2 to attack, and first to move (MM-7)
-SECOND = (*MOVING, Move(1, 2), Attack(2, 3), Reveal(P2, 2, "R4"), Reveal(P1, 3, "T1"))
+DEFENCE = (*MOVING, Move(1, 2), Attack(2, 3), Reveal(P2, 2, "R4"))  # MM-5: player_1 decides
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -258,24 +262,42 @@ def test_lights_during_the_attack_decision_show_sources_and_targets(tmp_path: Pa
 
 
 def test_attack_through_act_then_the_cards_turned_up_are_the_reveals(tmp_path: Path) -> None:
-    """Rules 3-6: the attack is named through the control interface (no slot shows it); the
-    fighting cards turned face up are read by the camera, attacker's first, in any order."""
+    """Rules 3-6, MM-5: the attack is named through the control interface (no slot shows it);
+    the attacking card turned face up is read by the camera; the defender, whose attacked card
+    may be the Leader, names the choice not to defend before it turns up (no slot shows that
+    either), then the attacked card turned face up is read."""
     session = start_session(tmp_path, after(*START), settle=1.0)
     assert session.act("attack:2:2", now=0.0) == Attack(2, 2)
     assert session.message == "attack:2:2 (control)"
     assert session.sensed == session.expected == ALL_DOWN  # nothing moved
     assert roles_of(session.view(0.0).roles, "attacker") == set()
     assert session.view(0.0).roles == {"s1.c2": "legal"}  # the card to turn up first
-    # The defender's card turned up first waits for the attacker's, with nothing to put right.
-    session.on_layout(ALL_DOWN | {"s2.c2": "R3"}, now=1.0)
-    assert session.state.actions() == (*START, Attack(2, 2))
-    quiet(session, 1.0)
-    session.on_layout(ALL_DOWN | {"s2.c2": "R3", "s1.c2": "T2"}, now=2.0)
+    session.on_layout(ALL_DOWN | {"s1.c2": "T2"}, now=1.0)
+    assert session.state.actions() == FIRST_DUEL[:-2]
+    assert mm_state(session).phase is Phase.DEFEND
+    assert session.act("no_defence", now=2.0) == NoDefence()
+    session.on_layout(ALL_DOWN | {"s2.c2": "R3", "s1.c2": "T2"}, now=3.0)
     assert session.state.actions() == FIRST_DUEL
     assert journal_history(tmp_path) == [a.to_json() for a in FIRST_DUEL[len(START) :]]
     assert mm_state(session).phase is Phase.ROUNDS
     # Face-up cards show their lives (MM-1): T2 2 of 3, R3 1 of 3.
-    assert session.view(2.0).roles == {"s1.c2": "life@0.67", "s2.c2": "life@0.33"}
+    assert session.view(3.0).roles == {"s1.c2": "life@0.67", "s2.c2": "life@0.33"}
+
+
+def test_the_defenders_card_turned_up_ahead_waits_when_no_defence_is_open(
+    tmp_path: Path,
+) -> None:
+    """Rule 6, MM-5: a card that cannot be the Leader (player_2's Leader lies face up) may turn
+    up before the attacking card, with nothing to put right."""
+    state = arrange("v v v v", "R1 v v v")
+    session = start_session(tmp_path, state, settle=1.0)
+    session.act("attack:2:3", now=0.0)
+    ahead = session.expected | {"s2.c3": "R3"}
+    session.on_layout(ahead, now=1.0)
+    assert session.state.actions()[-1] == Attack(2, 3)
+    quiet(session, 1.0)
+    session.on_layout(ahead | {"s1.c2": "T2"}, now=2.0)
+    assert session.state.actions()[-2:] == (Reveal(P1, 2, "T2"), Reveal(P2, 3, "R3"))
 
 
 def test_a_card_of_the_other_deck_turned_up_blinks(tmp_path: Path) -> None:
@@ -405,29 +427,32 @@ def test_staying_put_is_named_through_act(tmp_path: Path) -> None:
     assert roles_of(session.view(0.0).roles, "attacker") == {"s2.c1", "s2.c3", "s2.c4"}
 
 
-def test_leader_defence_through_act_and_the_defending_card_seen_on_the_leader(
+def test_leader_defence_through_act_and_the_face_down_leader_stays_face_down(
     tmp_path: Path,
 ) -> None:
-    """MM-5, rule 5: a card beside the attacked Leader fights instead, turned up on it; if it
-    loses, it loses the life and the Leader nothing; then it goes back to its own position."""
+    """MM-5, rule 5: the defender decides before anything about the Leader shows; a card beside
+    it fights instead, turned up on it; if it loses, it loses the life and the Leader nothing;
+    then it goes back to its own position, and the Leader lies as it did, face down."""
     session = start_session(tmp_path, after(*MOVING, Move(1, 2)), settle=1.0)
     session.act("attack:2:3", now=0.0)
-    table = session.expected | {"s2.c2": "R4", "s1.c3": "T1"}
+    table = session.expected | {"s2.c2": "R4"}
     session.on_layout(table, now=1.0)
-    assert session.state.actions()[-2:] == (Reveal(P2, 2, "R4"), Reveal(P1, 3, "T1"))
+    assert session.state.actions() == DEFENCE
     assert session.state.legal_actions() == [Defend(2), Defend(4), NoDefence()]
     roles = session.view(1.0).roles
     assert roles_of(roles, "guard") == {"s1.c2", "s1.c4"}  # T2 face up, and a face-down card
-    assert roles_of(roles, "danger") == {"s1.c3"}  # the Leader under attack
+    assert "danger" not in roles.values()  # nothing shows whether s1.c3 is the Leader
     assert session.act("defend:4", now=2.0) == Defend(4)
-    # The card from s1.c4 now lies face down on the Leader, to be turned up (rule 5).
-    assert session.expected == without(table, "s1.c4") | {"s1.c3": DOWN}
-    assert "danger" not in session.view(2.0).roles.values()
+    # The card from s1.c4 now lies face down on the Leader, to be turned up (rule 5); the
+    # Leader beneath stays face down (MM-5).
+    assert session.expected == without(table, "s1.c4") and table["s1.c3"] == DOWN
     session.on_layout(without(table, "s1.c4") | {"s1.c3": "T4"}, now=3.0)
     assert session.state.actions()[-1] == Reveal(P1, 4, "T4")
     assert session.sensed == session.expected
-    duel = GAME.describe(session.state)["duel"]
-    assert duel["attacked"] == "s1.c3" and duel["defending"] == "s1.c4"
+    details = GAME.describe(session.state)
+    assert details["duel"]["attacked"] == "s1.c3" and details["duel"]["defending"] == "s1.c4"
+    assert details["duel"]["defence"] == "defended"
+    assert details["positions"]["s1.c3"] == {"card": DOWN, "lives": None, "leader": True}
     assert session.view(3.0).roles["s1.c3"] == "life@0.67"  # T4's lives show on the Leader
     # One round: R4's force (9 + 2, it beats brainwashing) against T4's brainwashing (2).
     session.on_dice([1], now=4.0)
@@ -436,40 +461,83 @@ def test_leader_defence_through_act_and_the_defending_card_seen_on_the_leader(
     session.on_layout(table | {"s2.r1": "force", "s1.r1": "brainwashing"}, now=6.0)
     state = mm_state(session)
     assert state.phase is Phase.CLEAR and state.lives["T4"] == 1 and state.lives["T1"] == 3
+    assert "T1" not in state.up
     roles = session.view(6.0).roles
     assert roles["s1.c3"] == "life@0.33" and roles["s2.r1"] == "won" and roles["s1.r1"] == "lost"
-    # Cleared one card at a time: the power cards away, T4 off the Leader into the hand ...
-    cleared = without(table, "s2.r1", "s1.r1") | {"s1.c3": "T1"}
+    # Cleared one card at a time: the power cards away, T4 off the Leader into the hand, which
+    # shows the Leader face down as it lay ...
+    cleared = without(table, "s2.r1", "s1.r1") | {"s1.c3": DOWN}
     session.on_layout(cleared, now=7.0)
     assert mm_state(session).phase is Phase.CLEAR
     quiet(session, 7.0)
     # ... and back in its own position (MM-5).
     session.on_layout(cleared | {"s1.c4": "T4"}, now=8.0)
     assert session.state.actions()[-1] == Clear()
+    assert session.expected["s1.c3"] == DOWN and session.sensed == session.expected
     roles = session.view(8.0).roles
-    assert roles["s1.c3"] == "life@1.00" and roles["s1.c4"] == "life@0.33"
+    assert not roles.get("s1.c3", "").startswith("life") and roles["s1.c4"] == "life@0.33"
 
 
 def test_a_defending_card_laid_face_up_on_the_leader_in_one_go_is_the_defence(
     tmp_path: Path,
 ) -> None:
-    """Rule 5: "place it revealed on his Leader Card". The face-down card from s1.c4 put on the
-    Leader face up at once is both the defence and its reveal; no `act` is needed."""
-    session = start_session(tmp_path, after(*MOVING, Move(1, 2)), settle=1.0)
-    session.act("attack:2:3", now=0.0)
-    table = session.expected | {"s2.c2": "R4", "s1.c3": "T1"}
-    session.on_layout(table, now=1.0)
-    session.on_layout(without(table, "s1.c4") | {"s1.c3": "T4"}, now=2.0)
+    """Rule 5: "place it revealed on his Leader Card". On a face-up Leader, the face-down card
+    from s1.c4 put on it face up at once is both the defence and its reveal; no `act` needed."""
+    state = arrange("v v T1 v", "v v v v", attacker=P2)
+    play(state, [Attack(3, 3), Reveal(P2, 3, "R4")])
+    assert state.phase is Phase.DEFEND
+    session = start_session(tmp_path, state, settle=1.0)
+    session.on_layout(without(session.expected, "s1.c4") | {"s1.c3": "T4"}, now=2.0)
     assert session.state.actions()[-2:] == (Defend(4), Reveal(P1, 4, "T4"))
     assert session.sensed == session.expected
     assert session.message == "defend:4 then reveal:0:4:T4 (seen on the table)"
 
 
-def test_an_undefended_leader_stays_in_danger_through_the_duel(tmp_path: Path) -> None:
-    session = start_session(tmp_path, after(*SECOND), settle=1.0)
+def test_a_card_laid_face_up_on_a_face_down_leader_asks_for_the_defence_by_name_mm_5(
+    tmp_path: Path,
+) -> None:
+    """MM-5: on a face-down attacked card, a card from beside it laid face up looks to the
+    camera like a card turned up there, and the defence itself shows nowhere: the table asks
+    for it by name, then reads the card already turned up."""
+    session = start_session(tmp_path, after(*DEFENCE), settle=1.0)
+    laid = without(session.expected, "s1.c4") | {"s1.c3": "T4"}
+    session.on_layout(laid, now=0.0)
+    assert session.state.actions() == DEFENCE
+    assert session.message == (
+        "s1.c3: the card from s1.c4 defends it: name the defence, defend:4 (MM-5)"
+    )
+    assert session.view(1.0).blinking == {"s1.c3", "s1.c4"}
+    assert session.act("defend:4", now=2.0) == Defend(4)
+    assert session.state.actions()[-2:] == (Defend(4), Reveal(P1, 4, "T4"))
+    assert session.sensed == session.expected
+
+
+def test_the_attacked_card_turned_up_before_the_defence_is_decided_blinks_mm_5(
+    tmp_path: Path,
+) -> None:
+    """MM-5: the defender decides before anything about the Leader is revealed; turned up
+    early, the attacked card blinks until the choice not to defend is named, then is read."""
+    session = start_session(tmp_path, after(*DEFENCE), settle=1.0)
+    session.on_layout(session.expected | {"s1.c3": "T1"}, now=0.0)
+    assert session.state.actions() == DEFENCE
+    message = "s1.c3: the defence is decided before the attacked card turns up (MM-5)"
+    assert session.message == message
+    assert session.view(1.0).blinking == {"s1.c3"}
+    assert session.act("no_defence", now=2.0) == NoDefence()
+    assert session.state.actions()[-2:] == (NoDefence(), Reveal(P1, 3, "T1"))
+
+
+def test_an_undefended_leader_is_turned_up_and_stays_in_danger_through_the_duel_mm_5(
+    tmp_path: Path,
+) -> None:
+    session = start_session(tmp_path, after(*DEFENCE), settle=1.0)
     assert session.act("no_defence", now=0.0) == NoDefence()
+    assert mm_state(session).phase is Phase.REVEAL  # MM-5: revealed when its duel begins
+    assert roles_of(session.view(0.0).roles, "danger") == set()
+    session.on_layout(session.expected | {"s1.c3": "T1"}, now=0.5)
+    assert session.state.actions()[-1] == Reveal(P1, 3, "T1")
     assert mm_state(session).phase is Phase.ROUNDS
-    assert roles_of(session.view(0.0).roles, "danger") == {"s1.c3"}
+    assert roles_of(session.view(0.5).roles, "danger") == {"s1.c3"}
     session.on_dice([2], now=1.0)
     session.on_layout(session.expected | {"s2.r1": DOWN}, now=2.0)
     assert mm_state(session).phase is Phase.LAY_POWER
@@ -556,11 +624,16 @@ def test_bots_play_mightymania_on_the_simulated_table_to_the_end(tmp_path: Path)
         state = daemon.session.state
         assert isinstance(state, MightymaniaState) and state.is_terminal()
         result = GAME.result(state)
-        assert result is not None and len(result["winners"]) == 1  # MM-6: no draw
-        loser = "player_1" if result["winners"] == ["player_2"] else "player_2"
-        leader = state.data.leaders[0 if loser == "player_1" else 1]
-        assert result["leader_beaten"] == {"player": loser, "card": leader}
-        assert leader in state.removed
+        assert result is not None
+        if result["draw"]:  # MM-8: two passes in a row
+            assert result["winners"] == [] and state.passes == 2
+            assert not set(state.data.leaders) & set(state.removed)
+        else:  # MM-6: the first Leader beaten loses
+            assert len(result["winners"]) == 1
+            loser = "player_1" if result["winners"] == ["player_2"] else "player_2"
+            leader = state.data.leaders[0 if loser == "player_1" else 1]
+            assert result["leader_beaten"] == {"player": loser, "card": leader}
+            assert leader in state.removed
         secrets.catch_up(state)
         # Every card turned up was the one the bot had laid there.
         record = Journal(tmp_path / "state").read()
@@ -607,7 +680,10 @@ def test_cli_run_with_bots_prints_the_result(tmp_path: Path) -> None:
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith("result: ")
     result = json.loads(last.removeprefix("result: "))
-    assert len(result["winners"]) == 1 and result["leader_beaten"]["card"] in {"T1", "R1"}
+    if result["draw"]:  # MM-8
+        assert result["winners"] == [] and "leader_beaten" not in result
+    else:  # MM-6
+        assert len(result["winners"]) == 1 and result["leader_beaten"]["card"] in {"T1", "R1"}
     record = Journal(state_dir).read()
     assert record.game == "mightymania" and record.options["decks"] == "titans,rogues"
 
@@ -618,7 +694,8 @@ def test_cli_simulates_a_thousand_mightymania_games_to_the_end(
     assert cli.main(["simulate", "mightymania", "--games", "1000", "--seed", "5", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["game"] == "mightymania" and report["games"] == report["finished"] == 1000
-    assert sum(report["wins"].values()) == 1000 and report["draws"] == 0
+    # MM-6: a Leader beaten, one winner; MM-8: two passes in a row, a draw (rare, but seen).
+    assert sum(report["wins"].values()) + report["draws"] == 1000 and report["draws"] > 0
 
 
 def test_cli_accepts_the_decks_the_other_way_round(capsys: pytest.CaptureFixture[str]) -> None:

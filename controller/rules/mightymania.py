@@ -1,4 +1,4 @@
-"""Mightymania (`mightymania.txt`, clarifications MM-1 to MM-7).
+"""Mightymania (`mightymania.txt`, clarifications MM-1 to MM-8).
 
 The state is the public one that the table shows (DESIGN.md §3): it never knows which face-down
 card is which. A card turned face up is a chance node whose outcomes are the cards that could lie
@@ -7,10 +7,16 @@ there, and the camera's reading is the outcome; `deal` gives bots and random gam
 Each player has a row of 4 positions, "s1.c1".."s1.c4" for player_1 and "s2.c1".."s2.c4" for
 player_2, column k facing column k (MM-3), and 5 round slots for power cards ("s1.r1".."s1.r5").
 Set-up lays the cards face down (rule 1), then dice pick the first attacker (rule 2). Each attack
-then runs: moves, defender first (MM-7, rule 15); the attack (rules 3-4); the reveals (rule 6);
-the Leader's defence (MM-5, rule 5); the rounds roll (MM-4, rule 7); the power cards laid, then
+then runs: moves, defender first (MM-7, rule 15); the attack (rules 3-4), or a pass when none is
+in reach (MM-8); the attacking card turned up (rule 6); the Leader's defence, decided while the
+attacked card is still as it lay (MM-5, rule 5); the card that fights for the defender turned up
+(rule 6), never a defended Leader; the rounds roll (MM-4, rule 7); the power cards laid, then
 revealed round by round (rules 8-10); a life lost (MM-4, MM-6, rules 12-13); the table cleared
-(rule 14) before attacker and defender swap (MM-7).
+(rule 14) before attacker and defender swap (MM-7). Two passes in a row end the game in a draw
+(MM-8).
+
+Only a Leader may be defended (MM-5), so a defence shows where a face-down Leader lies: the
+state keeps that place (`leader_down`), and no other face-down card can turn up as that Leader.
 
 Columns and rounds are numbered from 1 in actions, as in the spot names; lists count from 0.
 """
@@ -248,7 +254,8 @@ class Move(Action):
 
 @dataclass(frozen=True)
 class Stay(Action):
-    """No move before the attack (rule 15); or, with no attack in reach, the attacker's pass."""
+    """No move before the attack (rule 15); or, with no attack in reach, the attacker's pass
+    (MM-8)."""
 
 
 @dataclass(frozen=True)
@@ -271,14 +278,16 @@ class Reveal(Action):
 
 @dataclass(frozen=True)
 class Defend(Action):
-    """Rule 5, MM-5: the card in `from_col`, next to the attacked Leader, fights instead."""
+    """Rule 5, MM-5: the card in `from_col`, next to the attacked Leader, fights instead. The
+    Leader stays as it lay, face down if it was."""
 
     from_col: int
 
 
 @dataclass(frozen=True)
 class NoDefence(Action):
-    """Rule 5: the Leader fights for itself."""
+    """Rule 5, MM-5: no defence; the attacked card, which may be the Leader, fights itself and
+    is turned up if face down."""
 
 
 @dataclass(frozen=True)
@@ -342,6 +351,10 @@ class MightymaniaState(GameState):
         self.rows: list[list[str | None]] = [[None] * COLUMNS for _ in range(2)]
         self.lives = {card_id: card.lives for card_id, card in data.cards.items()}
         self.up: set[str] = set()  # revealed for good (rule 6), removed cards too
+        # Per player, the column of their Leader lying face down where a defence showed it to be
+        # (MM-5: only the Leader may be defended); None while its place is not known that way.
+        self.leader_down: list[int | None] = [None, None]
+        self.passes = 0  # turns in a row that ended in a pass (MM-8)
         self.removed: list[str] = []
         self.rolls: list[int] = []  # the start rolls so far (rule 2)
         self.attacker = 0
@@ -358,13 +371,14 @@ class MightymaniaState(GameState):
         self.powers: list[list[str]] = [[], []]  # each side's round slots: DOWN or a power
         self.results: list[int | None] = []  # per round: its winner, None a draw
         self.leaving: tuple[int, int, str] | None = None  # beaten off, still on the table
-        self.winner: int | None = None
+        self.winner: int | None = None  # None at the end: a draw (MM-8)
 
     def clone(self) -> Self:
         other = self._copy()
         other.rows = [list(row) for row in self.rows]
         other.lives = dict(self.lives)
         other.up = set(self.up)
+        other.leader_down = list(self.leader_down)
         other.removed = list(self.removed)
         other.rolls = list(self.rolls)
         other.movers = list(self.movers)
@@ -387,6 +401,27 @@ class MightymaniaState(GameState):
         """The player's cards that may be any of their face-down ones (or still in hand)."""
         return [c for c in self.data.ids[player] if c not in self.up]
 
+    def candidates(self, player: int, col: int) -> list[str]:
+        """The cards that may lie face down in `col` of the player's row: the unrevealed ones,
+        but only the Leader where a defence showed it, and never it elsewhere then (MM-5)."""
+        known, leader = self.leader_down[player], self.data.leaders[player]
+        if known is None:
+            return self.unrevealed(player)
+        if col == known:
+            return [leader]
+        return [c for c in self.unrevealed(player) if c != leader]
+
+    def is_leader(self, player: int, col: int) -> bool | None:
+        """Whether the table knows that `col` of the player's row holds their Leader: True or
+        False, or None when a face-down card there may or may not be it."""
+        token, leader = self.rows[player][col], self.data.leaders[player]
+        if token is None:
+            return False
+        if token != DOWN:
+            return token == leader
+        cards = self.candidates(player, col)
+        return None if leader in cards and len(cards) > 1 else leader in cards
+
     def unused_powers(self, player: int) -> list[str]:
         """MM-4: the powers the player has not shown in this duel."""
         return [p for p in self.data.powers if p not in self.powers[player]]
@@ -396,6 +431,11 @@ class MightymaniaState(GameState):
         if player == self.attacker:
             return self.source
         return self.target if self.guard is None else self.guard
+
+    def fighting_down(self, player: int) -> bool:
+        """Whether the player's card in the duel is face down: for the defender, the card that
+        fights, a defending card and never the defended Leader (MM-5)."""
+        return self.rows[player][self.fighter(player)] == DOWN
 
     def attacks(self) -> list[tuple[int, int]]:
         """MM-3: (from, to) columns of each attack in reach: to is from-1, from or from+1."""
@@ -418,8 +458,17 @@ class MightymaniaState(GameState):
         row = self.rows[player]
         return [(i, j) for i in range(COLUMNS) if row[i] for j in range(COLUMNS) if not row[j]]
 
-    def leader_attacked(self) -> bool:
-        return self.rows[self.defender][self.target] == self.data.leaders[self.defender]
+    def leader_attacked(self) -> bool | None:
+        """Whether the attacked card is the defender's Leader, as far as the table knows."""
+        return self.is_leader(self.defender, self.target)
+
+    def defence_open(self) -> bool:
+        """MM-5: the attacked card may be the Leader and has a card beside it to defend it."""
+        return self.leader_attacked() is not False and bool(self.defenders())
+
+    def defence_due(self) -> bool:
+        """MM-5: in a duel, the defence is open and still to be decided."""
+        return not self.defence_asked and self.defence_open()
 
     def next_lay(self) -> tuple[int, int]:
         """Rule 1: the next empty position at set-up, player_1's first, left to right."""
@@ -475,8 +524,7 @@ class MightymaniaState(GameState):
                 moves = self.moves(self.movers[0])
                 return [Stay(), *(Move(i + 1, j + 1) for i, j in moves)]
             case Phase.ATTACK:
-                # With no attack in reach the rulebook is silent: the attacker passes (Stay)
-                # and the roles swap, as after an attack.
+                # MM-8: an attack in reach must be made; with none, the attacker passes.
                 return [Attack(i + 1, j + 1) for i, j in self.attacks()] or [Stay()]
             case Phase.DEFEND:
                 return [*(Defend(j + 1) for j in self.defenders()), NoDefence()]
@@ -494,7 +542,7 @@ class MightymaniaState(GameState):
                 return [(Rounds(v), 1 / 6) for v in D6]
             case Phase.REVEAL:
                 p, i = self.reveals[0]
-                cards = self.unrevealed(p)
+                cards = self.candidates(p, i)
                 return [(Reveal(p, i + 1, c), 1 / len(cards)) for c in cards]
             case Phase.LAY_POWER:
                 p, k = self.next_power_laid()
@@ -516,13 +564,16 @@ class MightymaniaState(GameState):
             case Phase.ROUNDS, Rounds(value):
                 return value in D6
             case Phase.REVEAL, Reveal(player, col, card):
-                return (player, col - 1) == self.reveals[0] and card in self.unrevealed(player)
+                due = (player, col - 1) == self.reveals[0]
+                return due and card in self.candidates(player, col - 1)
             case Phase.REVEAL_POWER, RevealPower(player, round_number, power):
                 due = (player, round_number - 1) == self.next_power_shown()
                 return due and power in self.unused_powers(player)
         return super().is_legal(action)
 
     def returns(self) -> list[float]:
+        """+1 and -1 once a Leader has left the table (MM-6); 0 each while the game goes on,
+        and for a draw (MM-8)."""
         if self.winner is None:
             return [0.0, 0.0]
         return [1.0 if p == self.winner else -1.0 for p in range(2)]
@@ -538,30 +589,38 @@ class MightymaniaState(GameState):
             case StartRoll(value):
                 self._start_roll(value)
             case Move(from_col, to_col):
-                row = self.rows[self.movers.pop(0)]
+                mover = self.movers.pop(0)
+                row = self.rows[mover]
                 row[to_col - 1], row[from_col - 1] = row[from_col - 1], None
+                if self.leader_down[mover] == from_col - 1:
+                    self.leader_down[mover] = to_col - 1  # the table sees it go (MM-5)
                 self.phase = Phase.MOVE if self.movers else Phase.ATTACK
             case Stay() if self.phase is Phase.MOVE:
                 self.movers.pop(0)
                 self.phase = Phase.MOVE if self.movers else Phase.ATTACK
             case Stay():
-                self.attacker = self.defender
-                self._begin_attack()
+                self._pass()
             case Attack(from_col, to_col):
+                self.passes = 0  # MM-8: a turn that ends in a duel breaks a run of passes
                 self.source, self.target = from_col - 1, to_col - 1
-                fighting = ((self.attacker, self.source), (self.defender, self.target))
-                self.reveals = [(p, i) for p, i in fighting if self.rows[p][i] == DOWN]
+                # Rule 6: the attacking card turns up first; the defender's waits for MM-5.
+                a = self.attacker
+                self.reveals = [(a, self.source)] if self.fighting_down(a) else []
                 self._duel_next()
             case Reveal(player, col, card):
                 self.reveals.pop(0)
                 self.rows[player][col - 1] = card
                 self.up.add(card)  # rule 6: for good
+                if self.leader_down[player] == col - 1:
+                    self.leader_down[player] = None  # face up now: the row names it
                 self._duel_next()
             case Defend(from_col):
                 self.guard = from_col - 1
                 self.defence_asked = True
-                if self.rows[self.defender][self.guard] == DOWN:
-                    self.reveals.append((self.defender, self.guard))  # rule 5: revealed
+                if self.rows[self.defender][self.target] == DOWN:
+                    # MM-5: only the Leader may be defended, so it lies there; it stays face
+                    # down, out of the fight.
+                    self.leader_down[self.defender] = self.target
                 self._duel_next()
             case NoDefence():
                 self.defence_asked = True
@@ -592,6 +651,16 @@ class MightymaniaState(GameState):
         self.attacker = 0 if first > second else 1
         self._begin_attack()
 
+    def _pass(self) -> None:
+        """MM-8: with no attack in reach the attacker passes and the roles swap, as after an
+        attack; the second pass in a row ends the game in a draw."""
+        self.passes += 1
+        if self.passes >= 2:
+            self.phase = Phase.OVER
+            return
+        self.attacker = self.defender
+        self._begin_attack()
+
     def _begin_attack(self) -> None:
         """MM-7, rule 15: the defender may move first, then the attacker; a full row can't."""
         self.turn += 1
@@ -599,11 +668,16 @@ class MightymaniaState(GameState):
         self.phase = Phase.MOVE if self.movers else Phase.ATTACK
 
     def _duel_next(self) -> None:
-        """Rule 6 reveals first, then the Leader's defence (rule 5), then the rounds roll."""
+        """The attacking card turned up (rule 6); then the defence, decided before anything of
+        the attacked card shows (MM-5, rule 5); then the card fighting for the defender turned
+        up (rule 6); then the rounds roll."""
         if self.reveals:
             self.phase = Phase.REVEAL
-        elif not self.defence_asked and self.leader_attacked() and self.defenders():
+        elif self.defence_due():
             self.phase = Phase.DEFEND
+        elif self.fighting_down(self.defender):
+            self.reveals.append((self.defender, self.fighter(self.defender)))
+            self.phase = Phase.REVEAL
         else:
             self.phase = Phase.ROUNDS
 
@@ -663,6 +737,10 @@ class MightymaniaHidden(Hidden):
             cards = state.unrevealed(p)
             rng.shuffle(cards)
             spots = [i for i, token in enumerate(state.rows[p]) if token == DOWN]
+            known = state.leader_down[p]
+            if known is not None:  # MM-5: where a defence showed the Leader to lie
+                cards.remove(state.data.leaders[p])
+                cards.insert(spots.index(known), state.data.leaders[p])
             self.down.append(dict(zip(spots, cards, strict=False)))
             self.hand.append(cards[len(spots) :])
             powers = state.unused_powers(p)
@@ -671,7 +749,14 @@ class MightymaniaHidden(Hidden):
             self.laid.append(dict(zip(slots, powers, strict=False)))
 
     def choices(self, state: GameState) -> list[Action]:
-        return state.legal_actions()  # every decision here is public
+        """Every decision is public, but a face-down card may be defended only if it really is
+        the Leader (MM-5)."""
+        s = MightymaniaState.of(state)
+        d = s.defender
+        face_down = s.phase is Phase.DEFEND and s.rows[d][s.target] == DOWN
+        if face_down and self.down[d].get(s.target) != s.data.leaders[d]:
+            return [NoDefence()]
+        return s.legal_actions()
 
     def outcome(self, state: GameState) -> Action | None:
         s = MightymaniaState.of(state)
@@ -697,12 +782,29 @@ class MightymaniaHidden(Hidden):
                         down[to_col - 1] = down.pop(from_col - 1)
             case Reveal(player, col, card):
                 _settle(self.down[player], col - 1, card)
+            case Defend():
+                # A defence from outside the secrets (a person at the table) shows where the
+                # Leader lies face down (MM-5): the secrets swap it there.
+                d, leader = s.defender, s.data.leaders[s.defender]
+                if s.leader_down[d] == s.target and self.down[d].get(s.target) != leader:
+                    _swap_in(self.down[d], s.target, leader, self.hand[d])
             case LayPower(player, round_number):
                 held = self.laid[player].values()
                 left = [p for p in s.unused_powers(player) if p not in held]
                 self.laid[player][round_number - 1] = self.rng.choice(left)
             case RevealPower(player, round_number, power):
                 _settle(self.laid[player], round_number - 1, power)
+
+
+def _swap_in(secrets: dict[int, str], key: int, real: str, hand: list[str]) -> None:
+    """Put `real` at `key`, and what was there where `real` was held (in `secrets` or `hand`)."""
+    held = secrets[key]
+    secrets[key] = real
+    for other, value in secrets.items():
+        if value == real and other != key:
+            secrets[other] = held
+            return
+    hand[hand.index(real)] = held
 
 
 def _settle(secrets: dict[int, str], key: int, real: str) -> None:
@@ -825,7 +927,8 @@ class MightymaniaGame(Game):
         """Each face-up card's lives ("life@" lives / 3); each scored round slot "won", "lost" or
         "draw" for its side; while attacking, the cards that may attack ("attacker") and be
         attacked ("target"); while defending, the cards that may defend ("guard"); an attacked
-        Leader that fights itself, "danger"."""
+        card known to be the Leader that fights itself, "danger". A face-down card shows
+        nothing of itself, a defended Leader included (MM-5)."""
         s = MightymaniaState.of(state)
         roles: dict[str, str] = {}
         for p in range(2):
@@ -872,6 +975,9 @@ class MightymaniaGame(Game):
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """The first sensed card that breaks the rules, its spot named and lit."""
         s = MightymaniaState.of(state)
+        laid = _defence_laid(s, sensed)
+        if laid is not None:
+            return laid
         expected = self.layout(s)
         for spot in sorted(SPOT_INFO):
             token, was = sensed.get(spot), expected.get(spot)
@@ -886,33 +992,68 @@ class MightymaniaGame(Game):
         return None
 
     def describe(self, state: GameState) -> JSON:
-        """The public table: each position's card and lives, the duel's rounds and results."""
+        """Every public fact of the table, for displays and computer players (JSON):
+
+        turn: the attack turn's number, 1 for the first, each pass counting as one (MM-7, MM-8).
+        phase: what happens now, a `Phase` value ("move", "attack", "defend", "reveal", ...).
+        to_move: the player to decide, "chance" when the table or the dice decide, None at the end.
+        attacker, defender: this turn's players, None until the start rolls have picked (rule 2).
+        movers: the players still to make or skip their move before this attack, in order (MM-7).
+        start_rolls: the start rolls of the current try, player_1's first (rule 2).
+        positions: each occupied position (a defending card in its own one) -> card, lives, leader.
+          card: the card id if face up, "down" if face down.
+          lives: a face-up card's lives left (MM-1, MM-4), None for a face-down card.
+          leader: True or False when the table knows whether it is the Leader, else None (MM-5).
+        removed: the cards that have left the table, in order (MM-6).
+        passes: the turns in a row that ended in a pass; the second ends the game (MM-8).
+        duel: None outside a duel; else the duel's facts (`_describe_duel`):
+          attacking, attacked: the positions of the attacking and the attacked card.
+          defending: the own position of the card defending the Leader, else None (MM-5).
+          defence: "pending" while the defender decides, "defended", "declined", or None
+            when no defence was open or it is not yet time to decide (MM-5).
+          rounds: the rounds rolled (MM-4), None until rolled.
+          powers: per player, each round's power card: "down", or its power once turned up.
+          results: each round scored so far: the winning player, or "draw" (MM-4).
+          won: per player, the rounds won so far.
+        result: the outcome once the game is over (`result`), else None.
+        """
         s = MightymaniaState.of(state)
         positions: JSON = {}
         for p in range(2):
             for i, token in enumerate(s.rows[p]):
                 if token is not None:
                     lives = None if token == DOWN else s.lives[token]
-                    positions[POS[p][i]] = {"card": token, "lives": lives}
+                    leader = s.is_leader(p, i)
+                    positions[POS[p][i]] = {"card": token, "lives": lives, "leader": leader}
         started = s.phase not in (Phase.SETUP, Phase.START_ROLL)
+        player = s.current_player()
         facts: JSON = {
             "turn": s.turn,
             "phase": s.phase.value,
+            "to_move": None if player == TERMINAL else s.player_name(player),
             "attacker": PLAYERS[s.attacker] if started else None,
             "defender": PLAYERS[s.defender] if started else None,
+            "movers": [PLAYERS[p] for p in s.movers] if s.phase is Phase.MOVE else [],
             "start_rolls": list(s.rolls),
             "positions": positions,
             "removed": list(s.removed),
+            "passes": s.passes,
             "duel": None,
+            "result": self.result(s),
         }
-        if s.phase in DUEL or s.phase in (Phase.CLEAR, Phase.OVER):
+        if s.phase in DUEL or s.phase is Phase.CLEAR or (s.phase is Phase.OVER and s.results):
             facts["duel"] = _describe_duel(s)
         return facts
 
     def result(self, state: GameState) -> JSON | None:
+        """Winners and returns (`Game.result`); draw: True after two passes in a row (MM-8),
+        else False; leader_beaten: the player and card of the Leader beaten (MM-6)."""
         summary = super().result(state)
         s = MightymaniaState.of(state)
-        if summary is not None and s.winner is not None:
+        if summary is None:
+            return None
+        summary["draw"] = s.winner is None
+        if s.winner is not None:
             loser = 1 - s.winner
             summary["leader_beaten"] = {"player": PLAYERS[loser], "card": s.data.leaders[loser]}
         return summary
@@ -920,10 +1061,18 @@ class MightymaniaGame(Game):
 
 def _describe_duel(s: MightymaniaState) -> JSON:
     a, d = s.attacker, s.defender
+    defence = None
+    if s.phase is Phase.DEFEND:
+        defence = "pending"
+    elif s.guard is not None:
+        defence = "defended"
+    elif s.defence_asked:
+        defence = "declined"
     return {
         "attacking": POS[a][s.source],
         "attacked": POS[d][s.target],
         "defending": None if s.guard is None else POS[d][s.guard],
+        "defence": defence,
         "rounds": s.rounds or None,
         "powers": {PLAYERS[p]: list(s.powers[p]) for p in range(2)},
         "results": ["draw" if w is None else PLAYERS[w] for w in s.results],
@@ -953,8 +1102,13 @@ def _in_progress(
             filled = [x for x in POS[player] if x in sensed and x not in expected]
             return player == s.movers[0] and token in s.rows[player] and len(filled) == 1
         case Phase.REVEAL:
-            turning_up = {_reveal_spot(s, p, i) for p, i in s.reveals}
-            return spot in turning_up and token in s.unrevealed(player)
+            turning_up = {_reveal_spot(s, p, i): (p, i) for p, i in s.reveals}
+            d = s.defender
+            if not s.defence_due() and s.fighting_down(d):
+                # The defender's card may turn up ahead of the attacker's, unless the defence
+                # is still to be decided (MM-5).
+                turning_up[_reveal_spot(s, d, s.fighter(d))] = (d, s.fighter(d))
+            return spot in turning_up and token in s.candidates(*turning_up[spot])
         case Phase.DEFEND:
             row = s.rows[s.defender]
             on_leader = player == s.defender and index == s.target
@@ -962,6 +1116,24 @@ def _in_progress(
         case Phase.CLEAR:
             return token in s.rows[player]
     return False
+
+
+def _defence_laid(s: MightymaniaState, sensed: Layout) -> Problem | None:
+    """A card from beside an attacked face-down card laid face up on it at one go (MM-5): the
+    camera sees a card turn up there, the defence itself no spot shows, so it must be named.
+    (On a face-up Leader the session reads both at one go.)"""
+    d = s.defender
+    spot = POS[d][s.target]
+    if s.phase is not Phase.DEFEND or s.rows[d][s.target] != DOWN:
+        return None
+    token = sensed.get(spot)
+    for j in s.defenders():
+        own, card = POS[d][j], s.rows[d][j]
+        squad = card == token or (card == DOWN and token in s.candidates(d, j))
+        if own not in sensed and squad and token != s.data.leaders[d]:
+            message = f"{spot}: the card from {own} defends it: name the defence, defend:{j + 1}"
+            return Problem(f"{message} (MM-5)", frozenset({spot, own}))
+    return None
 
 
 def _reveal_spot(s: MightymaniaState, player: int, col: int) -> str:
@@ -1002,6 +1174,10 @@ def _slot_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -
 
 def _position_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> str:
     player = SPOT_INFO[spot][0]
+    attacked = s.phase in DUEL and spot == POS[s.defender][s.target]
+    if attacked and s.defence_due() and was == DOWN and token in s.candidates(player, s.target):
+        # The attacked card turned up would tell whether it is the Leader.
+        return "the defence is decided before the attacked card turns up (MM-5)"
     if s.phase is Phase.DEFEND and spot == POS[s.defender][s.target]:
         # A face-down neighbour laid face up on the Leader is the defence: the session sees it.
         return "only a card next to the attacked Leader may defend it (rule 5, MM-5)"
