@@ -47,7 +47,7 @@ from controller.rules.api import (
     Problem,
     read_toml,
 )
-from controller.rules.game_type import CARDS, CardDeck, CardFace, GameType, Option, Role
+from controller.rules.game_type import CARDS, CardDeck, CardFace, Detail, GameType, Option, Role
 
 PLAYERS = ("player_1", "player_2")
 COLUMNS = 4  # MM-3
@@ -892,6 +892,48 @@ class MightymaniaGame(Game):
         board=CARDS,
         # Printed before decks were allocated: the block stays where the cards have it.
         deck=CardDeck(_cards, size=len(PRINTED_SQUAD) + len(PRINTED_POWERS), first=81),
+        details=(
+            Detail(
+                "turn",
+                "the attack turn's number, 1 for the first, each pass counting as one "
+                "(MM-7, MM-8).",
+            ),
+            Detail("phase", 'what happens now ("move", "attack", "defend", "reveal", ...).'),
+            Detail(
+                "to_move",
+                'the player to decide, "chance" when the table or the dice decide, null at '
+                "the end.",
+            ),
+            Detail("attacker", "this turn's attacker, null until the start rolls pick (rule 2)."),
+            Detail("defender", "this turn's defender, null until the start rolls pick (rule 2)."),
+            Detail(
+                "movers",
+                "the players still to make or skip their move before this attack, in order (MM-7).",
+            ),
+            Detail("start_rolls", "the start rolls of the current try, player_1's first (rule 2)."),
+            Detail(
+                "positions",
+                "each occupied position (a defending card in its own) -> card (its id face up, "
+                '"down" face down), lives (a face-up card\'s lives left, MM-1, MM-4; null face '
+                "down) and leader (true or false when the table knows, else null, MM-5).",
+            ),
+            Detail("removed", "the cards that have left the table, in order (MM-6)."),
+            Detail(
+                "passes",
+                "the turns in a row that ended in a pass; the second ends the game in a draw "
+                "(MM-8).",
+            ),
+            Detail(
+                "duel",
+                "null outside a duel; else attacking and attacked (positions), defending (the "
+                "position of the card defending the Leader, MM-5), defence (pending, defended, "
+                "declined or null), rounds (MM-4), powers (per player, each round's card: down "
+                "or its power), results (each round's winner or draw) and won (rounds won).",
+            ),
+            Detail(
+                "result", "the outcome once the game is over (winners, returns, draw), else null."
+            ),
+        ),
     )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         Lay,
@@ -992,31 +1034,7 @@ class MightymaniaGame(Game):
         return None
 
     def describe(self, state: GameState) -> JSON:
-        """Every public fact of the table, for displays and computer players (JSON):
-
-        turn: the attack turn's number, 1 for the first, each pass counting as one (MM-7, MM-8).
-        phase: what happens now, a `Phase` value ("move", "attack", "defend", "reveal", ...).
-        to_move: the player to decide, "chance" when the table or the dice decide, None at the end.
-        attacker, defender: this turn's players, None until the start rolls have picked (rule 2).
-        movers: the players still to make or skip their move before this attack, in order (MM-7).
-        start_rolls: the start rolls of the current try, player_1's first (rule 2).
-        positions: each occupied position (a defending card in its own one) -> card, lives, leader.
-          card: the card id if face up, "down" if face down.
-          lives: a face-up card's lives left (MM-1, MM-4), None for a face-down card.
-          leader: True or False when the table knows whether it is the Leader, else None (MM-5).
-        removed: the cards that have left the table, in order (MM-6).
-        passes: the turns in a row that ended in a pass; the second ends the game (MM-8).
-        duel: None outside a duel; else the duel's facts (`_describe_duel`):
-          attacking, attacked: the positions of the attacking and the attacked card.
-          defending: the own position of the card defending the Leader, else None (MM-5).
-          defence: "pending" while the defender decides, "defended", "declined", or None
-            when no defence was open or it is not yet time to decide (MM-5).
-          rounds: the rounds rolled (MM-4), None until rolled.
-          powers: per player, each round's power card: "down", or its power once turned up.
-          results: each round scored so far: the winning player, or "draw" (MM-4).
-          won: per player, the rounds won so far.
-        result: the outcome once the game is over (`result`), else None.
-        """
+        """The public facts of the table: the fields of `info.details`, in that order."""
         s = MightymaniaState.of(state)
         positions: JSON = {}
         for p in range(2):
