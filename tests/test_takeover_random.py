@@ -7,6 +7,7 @@ time, and the costlier ones (HT-3 over the whole map, HT-4) run once, when set-u
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from controller.rules.api import Action, GameState
 from controller.rules.takeover import (
+    COLOURS,
     FULL_POINTS,
     GAME,
     LAST_PLAYER_BONUS,
@@ -22,18 +24,32 @@ from controller.rules.takeover import (
     SUPPLY,
     TILES,
     Attack,
+    Building,
     Claim,
     Displace,
     Pass,
     Phase,
+    PlaceLarge,
+    PlaceSmall,
+    PlaceSpawn,
     PlaceTile,
+    Roll,
     TakeoverState,
     map_problems,
 )
 from controller.simulate import random_step
 
 GAMES = 2000
-LIMIT = 20_000  # actions: far beyond any game seen (about 1,000 on average)
+
+# How long a game can be. Set-up is bounded by the rules: after the rounds of rolls for the
+# first player (one more round for each tie), exactly 20 tiles (HT-1), 15 buildings (HT-2) and a
+# spawn each (HT-4). Play is not: HT-5 lets a pawn walk to and fro for ever, and only lost lives
+# end the game (HT-6), so no rule bounds the moves. What the rules do fix is the number of
+# combats that cost a life: each takes one of 3 lives, the game ends when all but one player
+# are out, and the last one may have lost 2, so 3 (n - 1) to 3 (n - 1) + 2 of them. LIMIT is
+# therefore random play's bound, not the rules': the longest of thousands of random games is
+# under 3,000 actions (about 1,000 on average), and LIMIT is several times that.
+LIMIT = 20_000
 
 
 class Watcher:
@@ -41,6 +57,7 @@ class Watcher:
 
     def __init__(self, state: TakeoverState) -> None:
         self.lives = list(state.lives)
+        self.lost = 0  # lives lost so far
         self.set_up = False
         self.kinds: Counter[type[Action]] = Counter()
 
@@ -61,6 +78,7 @@ class Watcher:
             assert 0 <= n <= self.lives[p] <= LIVES
             if n == 0:
                 assert state.pawns[p] is None, "an out player's pawn on the map"
+        self.lost += sum(self.lives) - sum(lives)
         self.lives = list(lives)
         # HT-1: 2x2 tiles never overlap (4 new cells each), at most 20 of them.
         assert state.tiles_placed <= TILES
@@ -112,7 +130,7 @@ def play(options: dict[str, Any], rng: random.Random) -> tuple[TakeoverState, Wa
 
 def _check_end(state: TakeoverState) -> None:
     """HT-6: one player left; the buildings' points plus the bonus; the top score wins."""
-    assert state.is_terminal()
+    assert state.is_terminal(), f"no end within {LIMIT} actions"
     alive = [p for p in range(state.players) if state.lives[p] > 0]
     assert len(alive) == 1
     expected = [state.score(p) for p in range(state.players)]
@@ -137,6 +155,93 @@ def test_random_games_keep_every_invariant(players: int, half: int) -> None:
     assert kinds[Displace] > 0 and kinds[Claim] > 0 and kinds[Attack] > 0
     # On a legal map (HT-3) a pawn always has an empty cell beside it, so nobody ever passes.
     assert kinds[Pass] == 0
+
+
+def test_random_games_end_within_the_bounds_the_rules_set() -> None:
+    """Set-up takes exactly the decisions of HT-1, HT-2 and HT-4; play ends after 3 (n - 1) to
+    3 (n - 1) + 2 lives lost (HT-6); and every game ends within LIMIT (see above)."""
+    rng = random.Random("takeover bounds")
+    for players in (2, 3, 4):
+        for _ in range(60):
+            state, watcher = play({"players": players}, rng)
+            _check_end(state)
+            assert len(state.actions()) <= LIMIT
+            decisions = [a for a in state.actions() if not isinstance(a, Roll)]
+            set_up = [a for a in decisions if isinstance(a, PlaceTile | PlaceSmall | PlaceLarge)]
+            spawns = [a for a in decisions if isinstance(a, PlaceSpawn)]
+            assert len(set_up) == TILES + sum(SUPPLY.values()) and len(spawns) == players
+            # Before them, rounds of rolls: everyone, then each tie among the tied alone.
+            rounds = GAME.describe(state)["first_rolls"]
+            assert sum(map(len, rounds)) == state.actions().index(decisions[0])
+            assert len(rounds[0]) == players
+            for before, after in itertools.pairwise(rounds):
+                assert set(after) == {p for p, v in before.items() if v == max(before.values())}
+            last = rounds[-1]
+            assert [p for p, v in last.items() if v == max(last.values())] == [COLOURS[state.first]]
+            assert 3 * (players - 1) <= watcher.lost <= 3 * (players - 1) + 2
+
+
+def reference_places(state: TakeoverState) -> list[Action]:
+    """Straight from HT-2 and HT-3, the slow way: each small, then each large building that the
+    supply still holds, on empty tile cells, after which `map_problems` finds nothing."""
+    grid = state.grid
+    empty = state.empty_cells()
+    found: list[Action] = []
+    if state.supply["small"]:
+        for c in sorted(empty):
+            after = [*state.buildings, Building("small", (c,))]
+            if not map_problems(state.tiles, after, grid):
+                found.append(PlaceSmall(grid.names[c]))
+    if state.supply["large"]:
+        for c in sorted(empty):
+            for other in (c + 1, c + grid.size):
+                if other in empty and other in grid.edges[c]:
+                    after = [*state.buildings, Building("large", (c, other))]
+                    if not map_problems(state.tiles, after, grid):
+                        found.append(PlaceLarge(grid.names[c], grid.names[other]))
+    return found
+
+
+def crowding_step(state: TakeoverState, rng: random.Random) -> None:
+    """A set-up step that packs buildings where empty cells are fewest, making narrow passages
+    (the hard cases for HT-3); any other step at random."""
+    if state.phase is not Phase.BUILDINGS:
+        random_step(state, rng)
+        return
+    empty = state.empty_cells()
+
+    def room(action: Action) -> int:
+        assert isinstance(action, PlaceSmall | PlaceLarge)
+        cells = [action.cell] if isinstance(action, PlaceSmall) else [action.first, action.second]
+        around = {n for c in cells for n in state.grid.around[state.grid.index[c]]}
+        return len(around & empty)
+
+    actions = state.legal_actions()
+    fewest = min(map(room, actions))
+    state.apply(rng.choice([a for a in actions if room(a) == fewest]))
+
+
+def test_building_listing_matches_a_straightforward_reference() -> None:
+    """HT-2, HT-3: at every building placement of random set-ups (some packed tight), the
+    listing offers exactly the placements after which the map is still legal, in the same
+    order: against `map_problems` run on the map after each candidate, and against the engine's
+    own check of each placement by itself (`_building_fits`)."""
+    rng = random.Random("takeover listing")
+    positions = 0
+    for game in range(120):
+        state = GAME.new_initial_state({"players": 2 + game % 3})
+        assert isinstance(state, TakeoverState)
+        step = crowding_step if game % 2 else random_step
+        while state.phase is not Phase.SPAWNS:
+            if state.phase is Phase.BUILDINGS:
+                listed = state.legal_actions()
+                assert listed == state._building_places_one_by_one(state.empty_cells())
+                if game % 6 == 0:
+                    assert listed == reference_places(state)
+                positions += 1
+            step(state, rng)
+        assert map_problems(state.tiles, state.buildings, state.grid) == []
+    assert positions == 120 * sum(SUPPLY.values())
 
 
 def test_random_games_replay_from_their_history() -> None:

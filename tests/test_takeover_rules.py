@@ -10,6 +10,7 @@ Seats: 0 red (R), 1 blue (B), 2 green (G), 3 yellow (Y); clockwise is the seat o
 
 from __future__ import annotations
 
+import doctest
 import json
 import random
 from typing import Any
@@ -62,6 +63,7 @@ from controller.rules.takeover import (
     Claim,
     Displace,
     Grid,
+    MapError,
     Move,
     Pass,
     Phase,
@@ -71,6 +73,7 @@ from controller.rules.takeover import (
     PlaceTile,
     Roll,
     TakeoverState,
+    check_map,
     map_problems,
 )
 from controller.simulate import random_step
@@ -408,7 +411,6 @@ def test_ht2_a_large_building_covers_two_cells_that_share_an_edge() -> None:
     for bad in (
         PlaceLarge("r2c2", "r3c3"),  # diagonal: a corner, not an edge
         PlaceLarge("r2c2", "r2c4"),  # apart
-        PlaceLarge("r2c3", "r2c2"),  # the pair is named from its first cell
         PlaceLarge("r0c3", "r0c4"),  # half on a hole
         PlaceLarge("r0c1", "r1c1"),  # half on a building
         PlaceLarge("r2c2", "nowhere"),
@@ -421,6 +423,49 @@ def test_ht2_a_large_building_covers_two_cells_that_share_an_edge() -> None:
         a, b = state.grid.index[first], state.grid.index[second]
         assert b in (a + 1, a + state.grid.size)
         assert b in state.grid.edges[a]
+
+
+def test_ht2_a_large_building_named_from_either_cell_is_the_same_building() -> None:
+    """HT-2: a large building covers two cells, whichever is named first. The legal actions
+    list it once, top or left cell first; the other way round is accepted and recorded in the
+    listed form, so that both play and replay alike."""
+    board = """
+        o o o o . .
+        o s o o . .
+        o o o o o o
+        o o o o o o
+    """
+    listed = position(board, phase=Phase.BUILDINGS)
+    turned = position(board, phase=Phase.BUILDINGS)
+    assert PlaceLarge("r2c2", "r2c3") in listed.legal_actions()
+    assert PlaceLarge("r2c3", "r2c2") not in listed.legal_actions()
+    assert turned.canonical(PlaceLarge("r2c3", "r2c2")) == PlaceLarge("r2c2", "r2c3")
+    assert turned.canonical(PlaceLarge("r3c2", "r2c2")) == PlaceLarge("r2c2", "r3c2")
+    assert turned.is_legal(PlaceLarge("r2c3", "r2c2"))
+    play(listed, PlaceLarge("r2c2", "r2c3"))
+    play(turned, PlaceLarge("r2c3", "r2c2"))
+    assert snapshot(turned) == snapshot(listed)
+    assert turned.history() == [{"type": "PlaceLarge", "first": "r2c2", "second": "r2c3"}]
+    assert turned.buildings[-1].cells == (26, 27)
+    # A child, which skips the checks, lays the same building too.
+    child = position(board, phase=Phase.BUILDINGS).child(PlaceLarge("r3c2", "r2c2"))
+    assert child.buildings[-1].cells == (26, 38)
+    # Unknown names and pairs that share no edge are refused either way round.
+    for bad in (PlaceLarge("r3c3", "r2c2"), PlaceLarge("nowhere", "r2c2")):
+        assert_refused(position(board, phase=Phase.BUILDINGS), bad)
+
+
+def test_ht2_a_large_building_named_backwards_replays() -> None:
+    """HT-2: a saved history that names a large building from its second cell still replays."""
+    state = new_state(2)
+    play(state, first_rolls(0, 2))
+    play(state, [PlaceTile(c) for c in BLOCK_TILES])
+    actions = building_actions(BLOCK_MAP)
+    turned = [PlaceLarge(a.second, a.first) if isinstance(a, PlaceLarge) else a for a in actions]
+    history = [*state.history(), *(a.to_json() for a in turned)]
+    replayed = GAME.replay(history, state.options)
+    play(state, actions)
+    assert snapshot(replayed) == snapshot(state)
 
 
 # --- HT-3 A legal map ----------------------------------------------------------------------------
@@ -627,6 +672,120 @@ def test_ht3_the_placements_offered_are_exactly_those_that_keep_the_map_legal() 
                             assert (action.id in offered) == fits, action
             random_step(state, rng)
         assert map_problems(state.tiles, state.buildings, state.grid) == []
+
+
+def plain(board: str) -> tuple[list[str], list[list[str]]]:
+    """A drawn map as plain values: the names of its tile cells and of each building's cells."""
+    drawing = parse(board)
+    return names(sorted(drawing.tiles)), [names(list(cells)) for _, cells in drawing.buildings]
+
+
+HT3_BOARDS = [
+    BLOCK_MAP,
+    """
+    o o s o
+    o s o o
+    s o o o
+    """,
+    """
+    o o s o o
+    o o s o o
+    """,
+    """
+    o o L o o o
+    o o L s o .
+    . . . . s o
+    """,
+    """
+    o o o o o o
+    o L L L L o
+    o s s s s o
+    o L L L L o
+    o o o o o o
+    """,
+    """
+    s s o s o
+    s s o s o
+    """,
+    """
+    s s o o
+    s . o o
+    """,
+]
+
+
+@pytest.mark.parametrize("board", HT3_BOARDS, ids=range(len(HT3_BOARDS)))
+def test_ht3_check_map_takes_a_map_as_plain_values(board: str) -> None:
+    """HT-3 on a map given as names, with no state and no sensed layout: the same first
+    offending cells as `map_problems`."""
+    tiles, buildings = plain(board)
+    assert check_map(tiles, buildings) == problems_of(board)
+    # The order of a building's cells and of the tiles does not matter.
+    turned = [list(reversed(cells)) for cells in buildings]
+    assert check_map(reversed(tiles), turned) == problems_of(board)
+
+
+def test_ht3_check_map_docstring_examples_run() -> None:
+    finder = doctest.DocTestFinder()
+    (test,) = finder.find(check_map, "check_map", globs={"check_map": check_map})
+    result = doctest.DocTestRunner().run(test)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_ht3_check_map_on_random_set_ups_and_a_bigger_grid() -> None:
+    """HT-3: every map that random set-ups build is legal by `check_map` too; HT-1 lets a bigger
+    grid be named by its size."""
+    rng = random.Random("takeover check_map")
+    for players in (2, 4):
+        state = new_state(players, size=14)
+        while state.phase is not Phase.SPAWNS:
+            random_step(state, rng)
+        tiles = [state.grid.names[c] for c in state.tiles]
+        buildings = [[state.grid.names[c] for c in b.cells] for b in state.buildings]
+        assert check_map(tiles, buildings, size=14) == []
+        # Walled in: a building on every empty cell around the first building is named.
+        first = state.buildings[0]
+        around = {n for c in first.cells for n in state.grid.around[c]} & state.empty_cells()
+        walls = [[state.grid.names[c]] for c in sorted(around)]
+        assert check_map(tiles, [*buildings, *walls], size=14) != []
+
+
+@pytest.mark.parametrize(
+    ("tiles", "buildings", "size", "message"),
+    [
+        (["r0c0", "r12c0"], [], 12, "'r12c0' is no cell of the 12x12 grid"),
+        (["r0c0", "nowhere"], [], 12, "'nowhere' is no cell"),
+        (["r0c0", "r0c1"], [["r0c1", "r0c0", "r0c1"]], 12, "2 sharing an edge (HT-2)"),
+        (["r0c0", "r1c1"], [["r0c0", "r1c1"]], 12, "2 sharing an edge (HT-2)"),
+        (["r0c0", "r0c2"], [["r0c0", "r0c2"]], 12, "2 sharing an edge (HT-2)"),
+        (["r0c0"], [[]], 12, "2 sharing an edge (HT-2)"),
+        (["r0c0"], [["r0c1"]], 12, "building 0 is off the tiles at r0c1"),
+        (["r0c0", "r0c1"], [["r0c0"], ["r0c1", "r0c0"]], 12, "buildings 0 and 1 both cover r0c0"),
+        (["r0c0"], ["r0c0"], 12, "a list of cell names"),
+        (["r0c0"], [], 10, "12 to 16 cells a side"),
+    ],
+)
+def test_ht3_check_map_refuses_a_description_that_is_no_map(
+    tiles: list[str], buildings: list[Any], size: int, message: str
+) -> None:
+    with pytest.raises(MapError) as raised:
+        check_map(tiles, buildings, size)
+    assert message in str(raised.value)
+
+
+def test_ht3_building_listing_matches_the_one_by_one_check_on_hand_drawn_maps() -> None:
+    """HT-3: the listing, worked out on the whole map at once, offers what checking each
+    placement by itself offers, on the drawn maps of these tests (legal or not), and on the
+    same tiles with no building yet."""
+    for board in HT3_BOARDS:
+        bare = "\n".join(
+            "".join(ch if ch == "." else "o" for ch in line.replace(" ", ""))
+            for line in board.strip().splitlines()
+        )
+        for text in (board, bare):
+            state = position(text, players=4, phase=Phase.BUILDINGS, legal_map=False, supply=SUPPLY)
+            expected = state._building_places_one_by_one(state.empty_cells())
+            assert state.legal_actions() == expected, text
 
 
 # --- HT-4 Spawns ---------------------------------------------------------------------------------
@@ -1045,6 +1204,8 @@ def test_ht5_a_pawn_on_the_losers_spawn_moves_to_a_free_neighbouring_cell_of_its
     assert state.phase is Phase.DISPLACE
     assert state.current_player() == GREEN  # the owner of the pawn chooses
     assert pawn(state, BLUE) is None  # waiting for its spawn
+    assert GAME.describe(state)["returning"] == "blue"
+    assert GAME.describe(state)["to_move"] == "green"
     assert cells_of(state, Displace) == neighbours(state, "r4c4")
     for bad in ("r4c4", "r2c3", "r0c0", "r2c2"):
         assert_refused(state, Displace(bad))

@@ -504,6 +504,102 @@ def test_describe_is_the_tracking_sheet() -> None:
     assert summary["to_move"] == "red" and summary["turn"] == details["turn"]
 
 
+def documented_fields(describe: object) -> list[str]:
+    """The fields a `describe` docstring lists, one "- name: ..." line each."""
+    lines = [line.strip() for line in (getattr(describe, "__doc__", "") or "").splitlines()]
+    return [line[2:].partition(":")[0] for line in lines if line.startswith("- ")]
+
+
+def test_describe_documents_every_field() -> None:
+    """Each field of the description has its line in `describe`'s docstring, and no more."""
+    assert documented_fields(GAME.describe) == list(GAME.describe(set_up()))
+
+
+def test_describe_gives_every_field_at_a_known_position() -> None:
+    """Every field during a fight: the first player chosen after a tie, the map, the attacker
+    and the defender while the defender's d12 is awaited (HT-1 to HT-5)."""
+    state = GAME.new_initial_state({"players": 2})
+    for value in (5, 5, 12, 1):  # a tie, then red rolls highest
+        state.apply(Roll(value))
+    for corner in TILE_CORNERS:
+        state.apply(PlaceTile(corner))
+    for action in [PlaceSmall(c) for c in SMALL] + [PlaceLarge(a, b) for a, b in LARGE]:
+        state.apply(action)
+    for cell in APART:
+        state.apply(PlaceSpawn(cell))
+    state.apply(Move("r1c4"))
+    state.apply(Attack("red"))  # blue attacks
+    state.apply(Roll(9))
+    details = GAME.describe(state)
+    buildings = [(c,) for c in SMALL] + list(LARGE)
+    assert details == {
+        "turn": 2,
+        "phase": "defend_roll",
+        "to_move": None,
+        "rolling": "red",
+        "first_player": "red",
+        "first_rolls": [{"red": 5, "blue": 5}, {"red": 12, "blue": 1}],
+        "map_size": 12,
+        "tiles": TILE_CORNERS,
+        "tiles_placed": 20,
+        "buildings_to_place": {"small": 0, "large": 0},
+        "spawns": {"red": "r1c3", "blue": "r1c5"},
+        "lives": {"red": 3, "blue": 3},
+        "pawns": {"red": "r1c4", "blue": "r1c5"},
+        "scores": {"red": 0, "blue": 0},
+        "buildings": [
+            {
+                "id": k,
+                "size": "small" if len(cells) == 1 else "large",
+                "cells": list(cells),
+                "owner": None,
+                "points": 10 if len(cells) == 1 else 25,
+            }
+            for k, cells in enumerate(buildings)
+        ],
+        "claim": None,
+        "fight": {"attacker": "blue", "defender": "red", "attack_roll": 9},
+        "returning": None,
+        "last_combat": None,
+    }
+
+
+def test_describe_during_set_up_shows_the_rolls_tiles_and_buildings_to_place() -> None:
+    """HT-1, HT-2, HT-4: what set-up has laid and what it has still to lay."""
+    state = GAME.new_initial_state({"players": 3})
+    state.apply(Roll(7))
+    details = GAME.describe(state)
+    assert details["first_player"] is None and details["first_rolls"] == [{"red": 7}]
+    assert details["rolling"] == "blue" and details["to_move"] is None
+    assert details["buildings_to_place"] == {"small": 10, "large": 5}
+    state.apply(Roll(2))
+    state.apply(Roll(8))
+    details = GAME.describe(state)
+    assert details["first_player"] == "green" and details["to_move"] == "green"
+    assert details["first_rolls"] == [{"red": 7, "blue": 2, "green": 8}]
+    for corner in TILE_CORNERS:
+        state.apply(PlaceTile(corner))
+    for cell in SMALL[:3]:
+        state.apply(PlaceSmall(cell))
+    state.apply(PlaceLarge(*LARGE[0]))
+    details = GAME.describe(state)
+    assert details["tiles"] == TILE_CORNERS and details["tiles_placed"] == 20
+    assert details["buildings_to_place"] == {"small": 7, "large": 4}
+    assert details["spawns"] == {"red": None, "blue": None, "green": None}
+
+
+def test_describe_names_the_claim_being_rolled() -> None:
+    """HT-5: the claimer and the building while the claim's d12 is awaited."""
+    state = set_up()
+    state.apply(Move("r2c3"))
+    state.apply(Claim(2))  # blue, on the small building at r0c5
+    details = GAME.describe(state)
+    assert details["claim"] == {"player": "blue", "building": 2}
+    assert details["rolling"] == "blue" and details["fight"] is None
+    state.apply(Roll(4))
+    assert GAME.describe(state)["claim"] is None
+
+
 def test_status_prints_one_line_per_building(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

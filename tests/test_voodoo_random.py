@@ -14,6 +14,7 @@ from controller.rules.api import GameState
 from controller.rules.voodoo import (
     CELLS,
     GAME,
+    MAX_STACK,
     RESERVE_TOTAL,
     WHITE,
     Jump,
@@ -24,6 +25,20 @@ from controller.simulate import random_step
 
 GAMES = 2000
 DICE = 48
+
+# The most actions a game can take, from the rules alone. Set-up lays each die once: one chance
+# event each by rolling, a roll and a placement each by placing. Each capture takes a die off the
+# board for good (BV-5: into a capture zone; powers only move dice on the board, BV-6, and effects
+# only between zones and spirit worlds, BV-8), and the jumping die stays: at most DICE - 1
+# captures. Every turn played has a capture, except a turn whose start power leaves none, which
+# triggers the end (BV-11): at most one a player, in the last round. A turn is at most a start
+# power (Gran Bwa: one action for each die above the bottom one, BV-4, BV-6), the capture, steps
+# 1 to 4 once each (BV-7), combos of 3 dice or more from a zone of at most DICE (BV-9), and an end
+# power or the end of the turn.
+SET_UP_ACTIONS = 2 * DICE
+POWER_ACTIONS = MAX_STACK - 1
+TURN_ACTIONS = POWER_ACTIONS + 1 + 4 + DICE // 3 + POWER_ACTIONS
+MOST_ACTIONS = SET_UP_ACTIONS + (DICE - 1 + 4) * TURN_ACTIONS
 CONFIGS: dict[str, dict[str, Any]] = {
     "2 players": {"players": 2},
     "3 players": {"players": 3},
@@ -73,7 +88,7 @@ def play(options: dict[str, Any], rng: random.Random) -> VoodooState:
     state = GAME.new_initial_state(options)
     assert isinstance(state, VoodooState)
     watcher = Watcher(state)
-    for _ in range(5000):
+    for _ in range(MOST_ACTIONS + 1):
         if state.is_terminal():
             break
         watcher.before(state)
@@ -83,7 +98,8 @@ def play(options: dict[str, Any], rng: random.Random) -> VoodooState:
 
 
 def _check_end(state: VoodooState) -> None:
-    assert state.is_terminal()
+    assert state.is_terminal(), f"no end within {MOST_ACTIONS} actions"
+    assert len(state.actions()) <= MOST_ACTIONS
     # BV-11: the round was finished, and everything captured went to the spirit worlds.
     assert state.ending and state.seat == 0
     assert not any(state.zones)
@@ -100,6 +116,19 @@ def test_random_games_keep_every_invariant(name: str, half: int) -> None:
     rng = random.Random(f"voodoo {name}, half {half}")
     for _ in range(GAMES // 2):
         _check_end(play(CONFIGS[name], rng))
+
+
+def test_random_games_end_within_the_bound_the_rules_set() -> None:
+    """No game runs on: every one ends within MOST_ACTIONS (worked out from BV-4 to BV-11 above),
+    with either set-up, for every seating."""
+    rng = random.Random("voodoo bound")
+    longest = 0
+    for options in [*CONFIGS.values(), {"players": 4, "setup": "place"}]:
+        for _ in range(100):
+            state = play(options, rng)
+            _check_end(state)
+            longest = max(longest, len(state.actions()))
+    assert longest <= MOST_ACTIONS
 
 
 def test_random_games_end_by_either_trigger() -> None:

@@ -12,6 +12,7 @@ for the mover in a corner, so that a power at the start still leaves a capture t
 
 from __future__ import annotations
 
+import doctest
 import json
 import random
 from collections import Counter
@@ -32,6 +33,7 @@ from voodoo_play import (
     snapshot,
 )
 
+from controller.rules import voodoo
 from controller.rules.api import CHANCE, TERMINAL, Action, DiceRequest, IllegalActionError
 from controller.rules.voodoo import (
     CELLS,
@@ -41,6 +43,7 @@ from controller.rules.voodoo import (
     INDEX,
     LOA_COLOUR,
     LOAS,
+    POSITION_KEYS,
     SIZE,
     ChangeFace,
     EffectChange,
@@ -58,6 +61,7 @@ from controller.rules.voodoo import (
     Place,
     PlaceCombo,
     PoolFace,
+    PositionError,
     RuleDataError,
     SetupFace,
     Steal,
@@ -111,8 +115,10 @@ def ended(
     spirits: list[str] | None = None,
     scores: list[int] | None = None,
 ) -> VoodooState:
-    """A game that ends at once: no side has an Offering and no one can capture (BV-11)."""
+    """A game that ends at once: no side has an Offering and no one can capture (BV-11). A
+    score at the target must have triggered the end already: `ender` did it then."""
     sides = 2 if teams else players
+    target = BUILTIN.targets["teams" if teams else str(players)]
     state = position(
         {"r0c0": "Y", "r6c6": "T"},
         players=players,
@@ -122,6 +128,7 @@ def ended(
         zones=zones,
         spirits=spirits,
         scores=scores,
+        ended_by=ender if scores and max(scores) >= target else None,
         expect_play=False,
     )
     assert state.is_terminal()
@@ -1373,8 +1380,8 @@ def test_bv10_on_a_tie_with_no_holder_nobody_takes_it() -> None:
 def test_bv10_a_tie_for_the_most_between_others_leaves_the_token_with_its_holder() -> None:
     """BV-10 "strictly the most ... On a tie the current holder keeps it": nobody has strictly
     the most."""
-    state = after_capture("Tv", players=3, zones=["Yv Wv", "", ""], spirits=["", "Wo", "Wc"])
-    state.samedi = 2
+    spirits = ["", "Wo", "Wc"]
+    state = after_capture("Tv", players=3, zones=["Yv Wv", "", ""], spirits=spirits, samedi=2)
     play(state, PlaceCombo("turquoise:point+white:point+yellow:point"))
     assert state.samedi == 2
 
@@ -1667,9 +1674,9 @@ def test_bv12_teammates_share_the_capture_zone_spirit_world_score_and_offerings(
 def test_bv12_the_shared_score_ends_the_game_at_the_team_target_after_the_round() -> None:
     """BV-12 "the score" is shared; BV-11 "team mode uses 18", and the round is finished."""
     board = {"r6c4": "P", "r6c5": "Y"}
-    state = after_capture("Rv", board=board, teams=True, players=4, to_move=1)
-    state.zones[0] += dice("Yv Tv")
-    state.scores = [15, 0]
+    state = after_capture(
+        "Rv", board=board, teams=True, players=4, to_move=1, zones=["Yv Tv", ""], scores=[15, 0]
+    )
     play(state, PlaceCombo("red:point+turquoise:point+yellow:point"))
     assert state.scores == [18, 0] and state.ending and state.ender == 1
     play(state, EndTurn())
@@ -1696,8 +1703,10 @@ def test_bv12_protection_is_personal_on_the_board_and_guards_the_team_spirit_wor
     board = {"r3c3": "R", "r3c2": "Ts", "r2c3": "Ys"}
     landing = {"r3c2": "r3c1", "r2c3": "r1c3"}  # where the red die lands over each
     for guard, own_die, mates_die in ((0, "r2c3", "r3c2"), (1, "r3c2", "r2c3")):
-        state = position(board, teams=True, players=4, to_move=2, protected=[guard])
-        state.spirits[0] = dice("Pv")
+        spirits = ["Pv", ""]
+        state = position(
+            board, teams=True, players=4, to_move=2, protected=[guard], spirits=spirits
+        )
         jumps = {a.split(":")[2] for a in ids(state, Jump)}
         assert landing[own_die] not in jumps  # the guard's own die is protected
         assert landing[mates_die] in jumps  # the teammate's is not
@@ -1746,6 +1755,130 @@ def test_bv12_a_teammates_loa_power_is_still_another_loas_power() -> None:
     state = position(COSTS, teams=True, players=4)
     play(state, GranBwa("r2c2", "r4c0"))
     assert state.offerings == [2, 3]
+
+
+# --- Setting up a position through the API ------------------------------------------------------
+
+
+def test_from_position_builds_a_puzzle_at_the_start_of_a_turn() -> None:
+    """A puzzle described in `describe`'s names: the turn starts through the rules (BV-7)."""
+    state = VoodooState.from_position(
+        {
+            "to_move": "gran_bwa",
+            "columns": {"r0c0": ["turquoise:steal"], "r0c1": ["yellow:switch", "red:point"]},
+            "offerings": {"mamy_wata": 1},
+            "capture_zones": {"gran_bwa": ["white:offering"]},
+            "spirit_worlds": {"mamy_wata": ["white:point"]},
+            "scores": {"gran_bwa": 7},
+            "protection": {"mamy_wata": True, "gran_bwa": True},
+            "baron_samedi": "mamy_wata",
+            "round": 4,
+            "turn": 8,
+        }
+    )
+    details = GAME.describe(state)
+    assert state.current_player() == 1 and state.phase is Phase.START
+    assert details["turn"] == 8 and details["round"] == 4
+    assert details["columns"] == {
+        "r0c0": ["turquoise:steal"],
+        "r0c1": ["yellow:switch", "red:point"],
+    }
+    assert details["offerings"] == {"mamy_wata": 1, "gran_bwa": 3}
+    assert details["reserve"] == 16  # BV-7: the 20 less what the sides hold
+    assert details["scores"] == {"mamy_wata": 0, "gran_bwa": 7}
+    # BV-8: the mover's own Protection ends as their turn starts; the other's stays.
+    assert details["protection"] == {"mamy_wata": True, "gran_bwa": False}
+    assert details["baron_samedi"] == "mamy_wata"
+    assert ids(state, Jump) == ["jump:r0c0:r0c2"]
+    assert state.history() == []
+
+
+def test_from_position_docstring_example_runs() -> None:
+    finder = doctest.DocTestFinder()
+    (test,) = finder.find(VoodooState.from_position, "from_position", globs=vars(voodoo))
+    result = doctest.DocTestRunner().run(test)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_from_position_a_mover_who_cannot_capture_ends_the_game() -> None:
+    """BV-11: the turn starts through the rules, so a mover with no capture, even after a power,
+    triggers the end."""
+    state = VoodooState.from_position({"columns": {"r0c0": ["yellow:point"]}})
+    assert state.is_terminal() and state.ender == 0
+
+
+def test_from_position_with_the_end_triggered_finishes_the_round() -> None:
+    """BV-11: a side at the target triggered the end; the round is finished from there."""
+    board = {"r0c0": "T", "r0c1": "R", "r6c0": "Y", "r6c1": "R"}
+    state = position(board, to_move=1, scores=[18, 0], ended_by=0)
+    assert state.ending and GAME.describe(state)["ended_by"] == "mamy_wata"
+    play(state, Jump("r0c0", "r0c2"), EndTurn())
+    assert state.is_terminal()
+
+
+def test_from_position_rebuilds_random_positions_from_their_description() -> None:
+    """A state at the start of a turn is rebuilt whole from `describe`'s settable fields."""
+    rng = random.Random("voodoo positions")
+    checked = 0
+    for options in (
+        {"players": 3},
+        {"teams": True},
+        {"players": 4, "loas": "red,purple,yellow,turquoise"},
+    ):
+        state = new_state(options)
+        while not state.is_terminal():
+            if state.phase is Phase.START and rng.random() < 0.2:
+                details = GAME.describe(state)
+                described = {k: details[k] for k in POSITION_KEYS}
+                rebuilt = VoodooState.from_position(json.loads(json.dumps(described)), options)
+                again = GAME.describe(rebuilt)
+                for derived in ("last_capture", "extra_turn"):  # the turn before's, not kept
+                    del details[derived], again[derived]
+                assert again == details
+                assert ids(rebuilt) == ids(state)
+                checked += 1
+            if state.is_chance_node():
+                state.apply(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply(rng.choice(state.legal_actions()))
+    assert checked > 10
+
+
+@pytest.mark.parametrize(
+    ("position", "options", "message"),
+    [
+        ({"colour": "red"}, {}, "unknown position keys ['colour']"),
+        ({"columns": {"r7c0": ["red:point"]}}, {}, "columns: unknown ['r7c0']"),
+        ({"columns": {"r0c0": "red:point"}}, {}, "r0c0 must be a list of dice"),
+        ({"columns": {"r0c0": ["red:point"] * 4}}, {}, "at most 3 (BV-4)"),
+        ({"columns": {"r0c0": ["pink:point"]}}, {}, "'pink:point' is no die"),
+        ({"columns": {"r0c0": ["red:skull"]}}, {}, "'red:skull' is no die"),
+        ({"capture_zones": {"mamy_wata": ["white:point"] * 9}}, {}, "9 white dice"),
+        ({"offerings": {"mamy_wata": 12, "gran_bwa": 9}}, {}, "there are 20 in all (BV-7)"),
+        ({"reserve": 20}, {}, "there are 20 in all (BV-7)"),
+        ({"offerings": {"mamy_wata": -1}}, {}, "a whole number >= 0"),
+        ({"scores": {"papa_legba": 3}}, {}, "scores: unknown ['papa_legba']"),
+        ({"scores": {"mamy_wata": 18}}, {}, "say who triggered it in 'ended_by' (BV-11)"),
+        ({"scores": {"mamy_wata+gran_bwa": 18}}, {"teams": True}, "(BV-11)"),
+        ({"to_move": "baron"}, {}, "'baron' is not a seated Loa"),
+        ({"to_move": "papa_legba"}, {}, "'papa_legba' is not a seated Loa"),
+        ({"protection": {"gran_bwa": 1}}, {}, "must be true or false"),
+        (
+            {"baron_samedi": "mamy_wata", "spirit_worlds": {"gran_bwa": ["white:point"]}},
+            {},
+            "the token passes to strictly the most (BV-10)",
+        ),
+        ({"baron_samedi": "mamy_wata"}, {"teams": True}, "no Baron Samedi in team mode (BV-12)"),
+        ({"round": 0}, {}, "round must be a whole number >= 1"),
+        (["columns"], {}, "a position is a mapping"),
+    ],
+)
+def test_from_position_refuses_a_position_no_game_can_be_in(
+    position: Any, options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(PositionError) as raised:
+        VoodooState.from_position(position, options)
+    assert message in str(raised.value)
 
 
 # --- Illegal actions, replay and options ---------------------------------------------------------

@@ -28,7 +28,9 @@ from controller.rules.voodoo import (
     FACES,
     GAME,
     SIZE,
+    EffectPoint,
     EndTurn,
+    ExtraTurn,
     GranBwa,
     Jump,
     MamyWata,
@@ -616,6 +618,115 @@ def test_describe_in_team_mode_names_the_teams() -> None:
         "erzulie_freda": True,
     }
     assert details["baron_samedi"] is None
+
+
+def documented_fields(describe: Any) -> list[str]:
+    """The fields a `describe` docstring lists, one "- name: ..." line each."""
+    lines = [line.strip() for line in (describe.__doc__ or "").splitlines()]
+    return [line[2:].partition(":")[0] for line in lines if line.startswith("- ")]
+
+
+def test_describe_documents_every_field() -> None:
+    """Each field of the description has its line in `describe`'s docstring, and no more."""
+    details = GAME.describe(position(LONE))
+    assert documented_fields(GAME.describe) == list(details)
+
+
+def test_describe_gives_every_field_at_a_known_position() -> None:
+    """Every field, after a capture and step 4 (BV-7), then in the extra turn bought."""
+    board = {"r3c3": "Y", "r3c4": "Rs", "r0c0": "TWPp", **SPARE}
+    state = position(
+        board, offerings=[3, 3], spirits=["Wv", ""], scores=[4, 2], protected=[1], samedi=0
+    )
+    play(state, Jump("r3c3", "r3c5"), ExtraTurn())
+    details = GAME.describe(state)
+    assert details == {
+        "turn": 1,
+        "round": 1,
+        "phase": "steps",
+        "step": 4,
+        "to_move": "mamy_wata",
+        "turn_order": ["mamy_wata", "gran_bwa"],
+        "target": 18,
+        "ending": False,
+        "ended_by": None,
+        "scores": {"mamy_wata": 4, "gran_bwa": 2},
+        "offerings": {"mamy_wata": 1, "gran_bwa": 3},
+        "reserve": 16,
+        "capture_zones": {"mamy_wata": ["red:steal"], "gran_bwa": []},
+        "spirit_worlds": {"mamy_wata": ["white:point"], "gran_bwa": []},
+        "protection": {"mamy_wata": False, "gran_bwa": True},
+        "baron_samedi": "mamy_wata",
+        "captured": "red:steal",
+        "last_capture": {"from": "r3c3", "over": "r3c4", "to": "r3c5"},
+        "power_used": False,
+        "end_power_available": True,
+        "gran_bwa_from": None,
+        "extra_turn_bought": True,
+        "extra_turn": False,
+        "columns": {
+            "r0c0": ["turquoise:point", "white:point", "purple:protection"],
+            "r3c5": ["yellow:point"],
+            "r6c0": ["yellow:point"],
+            "r6c1": ["red:point"],
+        },
+        "board_colours": {
+            CELLS[i]: "black" if colour is None else colour for i, colour in enumerate(COLOURS)
+        },
+        "setup_space": None,
+        "pool": [],
+    }
+    json.dumps(details)
+    play(state, EndTurn())
+    details = GAME.describe(state)
+    assert (details["turn"], details["to_move"], details["step"]) == (2, "mamy_wata", 0)
+    assert details["extra_turn"] and not details["extra_turn_bought"]
+    assert details["captured"] is None
+    assert details["last_capture"] == {"from": "r3c3", "over": "r3c4", "to": "r3c5"}
+
+
+def test_describe_board_colours_follow_the_rules() -> None:
+    """BV-1: 10 spaces each of the four Loa colours, 8 white, and the black centre."""
+    colours = GAME.describe(rolled())["board_colours"]
+    assert len(colours) == SIZE * SIZE and colours["r3c3"] == "black"
+    counts = {c: list(colours.values()).count(c) for c in set(colours.values())}
+    assert counts == {
+        "yellow": 10,
+        "turquoise": 10,
+        "red": 10,
+        "purple": 10,
+        "white": 8,
+        "black": 1,
+    }
+
+
+def test_describe_shows_whole_columns_not_only_the_top_die() -> None:
+    """BV-4: what the camera cannot see under the top die is still in the description."""
+    state = position({"r0c0": "TRYs", "r2c5": "Wo", **SPARE})
+    columns = GAME.describe(state)["columns"]
+    assert columns["r0c0"] == ["turquoise:point", "red:point", "yellow:steal"]
+    assert GAME.layout(state)["r0c0"] == "yellow:steal"
+
+
+def test_describe_the_power_used_at_the_start_closes_the_end_power() -> None:
+    """BV-7 "optional power at the end, only if none was used at the start"; BV-6 Gran Bwa's
+    column being emptied die by die."""
+    state = position({"r0c0": "RPY", "r0c6": "W", "r6c0": "T", "r6c1": "R"}, to_move=1)
+    assert GAME.describe(state)["end_power_available"]
+    play(state, GranBwa("r0c0", "r0c6"))
+    details = GAME.describe(state)
+    assert details["phase"] == "gran_bwa" and details["gran_bwa_from"] == "r0c0"
+    assert details["power_used"] and not details["end_power_available"]
+
+
+def test_describe_names_who_triggered_the_end() -> None:
+    """BV-11: the player who reaches the target triggers the end and wins a tie, so the
+    description names them while the round is finished."""
+    state = position({"r3c3": "Y", "r3c4": "Rv", **SPARE}, scores=[17, 0])
+    assert GAME.describe(state)["ended_by"] is None
+    play(state, Jump("r3c3", "r3c5"), EffectPoint())
+    details = GAME.describe(state)
+    assert details["ending"] and details["ended_by"] == "mamy_wata"
 
 
 # -- the command line -------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from controller.rules.voodoo import (
     GAME,
     INDEX,
     LETTERS,
-    RESERVE_TOTAL,
     SIZE,
     Board,
     Die,
@@ -124,40 +123,80 @@ def position(
     scores: Sequence[int] | None = None,
     protected: Iterable[int] = (),
     samedi: int | None = None,
+    ended_by: int | None = None,
     expect_play: bool = True,
 ) -> VoodooState:
-    """A game after set-up, rearranged, at the start of `to_move`'s turn.
+    """A game after set-up at the start of `to_move`'s turn, built by the engine's own
+    `VoodooState.from_position` from the compact arguments (players and sides by number).
 
     The turn starts through the engine, so its checks run: the mover's own Protection ends, and
     a mover who cannot capture even after a power triggers the end (BV-11). Unless
     `expect_play` is False, the mover must be left to play. The reserve keeps the 20 Offerings
     of BV-7 unless given.
     """
-    state = rolled({"players": players, "teams": teams, "loas": loas, "rules": rules})
-    state.board = parse_board(board)
-    sides = len(state.scores)
-    if offerings is not None:
-        state.offerings = list(offerings)
-    state.reserve = RESERVE_TOTAL - sum(state.offerings) if reserve is None else reserve
-    if zones is not None:
-        state.zones = [dice(text) for text in zones]
-    if spirits is not None:
-        state.spirits = [dice(text) for text in spirits]
-    if scores is not None:
-        state.scores = list(scores)
-    assert len(state.zones) == len(state.spirits) == len(state.scores) == sides
-    assert len(state.offerings) == sides
-    for player in protected:
-        state.protected[player] = True
-    state.samedi = samedi
-    state.seat = state.order.index(to_move)
-    state.player = to_move
-    state.turn = 0
-    state._begin_turn()
+    options = {"players": players, "teams": teams, "loas": loas, "rules": rules}
+    description = position_of(
+        new_state(options),
+        board,
+        to_move=to_move,
+        offerings=offerings,
+        reserve=reserve,
+        zones=zones,
+        spirits=spirits,
+        scores=scores,
+        protected=protected,
+        samedi=samedi,
+        ended_by=ended_by,
+    )
+    state = VoodooState.from_position(description, options)
     if expect_play:
         assert state.phase is Phase.START, "the mover cannot play in this position"
         assert state.current_player() == to_move
     return state
+
+
+def position_of(
+    seated: VoodooState,
+    board: Mapping[str, str] | str = "",
+    *,
+    to_move: int = 0,
+    offerings: Sequence[int] | None = None,
+    reserve: int | None = None,
+    zones: Sequence[str] | None = None,
+    spirits: Sequence[str] | None = None,
+    scores: Sequence[int] | None = None,
+    protected: Iterable[int] = (),
+    samedi: int | None = None,
+    ended_by: int | None = None,
+) -> dict[str, Any]:
+    """The description `VoodooState.from_position` takes, from the compact arguments, for the
+    seats of `seated` (any state of the game with the same options)."""
+    sides = [seated.side_name(i) for i in range(len(seated.scores))]
+    player = seated.player_name
+    description: dict[str, Any] = {
+        "to_move": player(to_move),
+        "columns": {
+            CELLS[i]: [token(d) for d in stack]
+            for i, stack in enumerate(parse_board(board))
+            if stack
+        },
+        "protection": {player(p): True for p in protected},
+        "baron_samedi": None if samedi is None else player(samedi),
+    }
+    if ended_by is not None:
+        description["ended_by"] = player(ended_by)
+    if reserve is not None:
+        description["reserve"] = reserve
+    for key, values in (("offerings", offerings), ("scores", scores)):
+        if values is not None:
+            description[key] = dict(zip(sides, values, strict=True))
+    for key, texts in (("capture_zones", zones), ("spirit_worlds", spirits)):
+        if texts is not None:
+            description[key] = {
+                side: [token(d) for d in dice(text)]
+                for side, text in zip(sides, texts, strict=True)
+            }
+    return description
 
 
 def ids(state: VoodooState, kind: type[Action] | None = None) -> list[str]:

@@ -4,12 +4,16 @@ The map is a square grid of cells, indexed r * size + c and named "r{r}c{c}". Se
 of decisions: the roll for the first player, 20 tiles placed clockwise (HT-1), 15 unclaimed
 buildings placed counter-clockwise from the last tile placer (HT-2, HT-3), then a spawn for each
 player (HT-4). Play is one action per turn (HT-5) until one player is left (HT-6).
+
+`TakeoverGame.describe` gives the whole public state; `check_map` is HT-3 on a map given as
+plain cell names. A large building is listed once, top or left cell first, and taken either way.
 """
 
 from __future__ import annotations
 
 import copy
 import enum
+import functools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +42,7 @@ TILE = 2
 # On smaller grids, tiles placed as HT-1 allows can leave no room for all 20 (seen on 10x10 in
 # most random set-ups, on 11x11 in about 1 in 70); on 12x12, never in thousands of them.
 MIN_SIZE = 12
+DEFAULT_SIZE = 12  # the table's grid
 SUPPLY = {"small": 10, "large": 5}  # HT-2: unclaimed buildings placed at set-up
 FULL_POINTS = {"small": 10, "large": 25}  # HT-2
 SCORE = {"small": 1, "large": 3}  # HT-6
@@ -74,7 +79,11 @@ class PlaceSmall(Action):
 
 @dataclass(frozen=True)
 class PlaceLarge(Action):
-    """HT-2: an unclaimed large building on two cells sharing an edge (`second` right or below)."""
+    """HT-2: an unclaimed large building on two cells sharing an edge.
+
+    The same building either way round: the legal actions name it one way, `second` right of
+    or below `first`, and the state takes the other way too, turning it round (`canonical`).
+    """
 
     first: str
     second: str
@@ -145,7 +154,12 @@ class Building:
 
 
 class Grid:
-    """Cell arithmetic on a size x size grid."""
+    """Cell arithmetic on a size x size grid.
+
+    A set of cells can also be a bitmask: cell r, c is bit (r + 1) * stride + c + 1, with
+    stride = size + 2, so that a mask has an empty border all round and a shift by one row or
+    one column never wraps into another row. Flooding such masks is far quicker than a search.
+    """
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -153,26 +167,58 @@ class Grid:
         self.index = {name: i for i, name in enumerate(self.names)}
         self.around = tuple(self._step(i, NEIGHBOURS_8) for i in range(size * size))
         self.edges = tuple(self._step(i, EDGES_4) for i in range(size * size))
+        self.stride = size + 2
+        self.bits = tuple(
+            1 << ((i // size + 1) * self.stride + i % size + 1) for i in range(size * size)
+        )
+        self.around_bits = tuple(self.mask(cells) for cells in self.around)
+        # The bit of the cell one row up and one column left: in the border at worst.
+        self.box_shift = tuple(bit.bit_length() - 2 - self.stride for bit in self.bits)
+        self._one_group: dict[int, bool] = {}  # small masks, moved to the corner: one group?
+        # Each placement's action, made once: listing them is the slowest decision of set-up.
+        self.small_places = tuple(PlaceSmall(name) for name in self.names)
+        self.large_places = {
+            (i, j): PlaceLarge(self.names[i], self.names[j])
+            for i in range(size * size)
+            for j in (i + 1, i + size)
+            if j in self.edges[i]
+        }
 
-    def connected(self, cells: set[int]) -> bool:
-        """One 8-connected region (or none), by flooding a bitmask: far quicker than a search.
-
-        Rows are laid out size + 1 bits apart, so a shift never wraps from one row into the next.
-        """
-        stride = self.size + 1
+    def mask(self, cells: Iterable[int]) -> int:
+        bits = self.bits
         mask = 0
         for cell in cells:
-            r, c = divmod(cell, self.size)
-            mask |= 1 << (r * stride + c)
-        if not mask:
-            return True
-        region = mask & -mask
+            mask |= bits[cell]
+        return mask
+
+    def flood(self, seed: int, mask: int, until: int = 0) -> int:
+        """The bits of `mask` 8-connected to those of `seed`, itself within `mask`; the flood
+        stops early, with part of the region, once it holds all of `until` (if given)."""
+        stride = self.stride
+        region = seed
         while True:
             wide = region | region << 1 | region >> 1
             grown = (wide | wide << stride | wide >> stride) & mask
-            if grown == region:
-                return region == mask
+            if grown == region or (until and grown & until == until):
+                return grown
             region = grown
+
+    def connected(self, cells: set[int]) -> bool:
+        """One 8-connected region (or none)."""
+        mask = self.mask(cells)
+        return not mask or self.flood(mask & -mask, mask) == mask
+
+    def one_group(self, mask: int, corner: int) -> bool:
+        """Whether a small mask, within the 4x4 box whose top-left corner is one row and one
+        column before cell `corner`, is one 8-connected group by itself (or empty).
+
+        Such masks are the empty cells around a building: remembered for each shape.
+        """
+        shape = mask >> self.box_shift[corner]
+        known = self._one_group.get(shape)
+        if known is None:
+            known = self._one_group[shape] = not shape or self.flood(shape & -shape, shape) == shape
+        return known
 
     def _step(self, i: int, deltas: Iterable[tuple[int, int]]) -> tuple[int, ...]:
         r, c = divmod(i, self.size)
@@ -187,6 +233,12 @@ class Grid:
         if r + TILE > self.size or c + TILE > self.size:
             return None
         return tuple((r + dr) * self.size + c + dc for dr in range(TILE) for dc in range(TILE))
+
+
+@functools.cache
+def grid_of(size: int) -> Grid:
+    """The grid of a size, shared by every state (it never changes but for its memo)."""
+    return Grid(size)
 
 
 def components(cells: set[int], grid: Grid) -> list[list[int]]:
@@ -226,6 +278,65 @@ def map_problems(tiles: set[int], buildings: Iterable[Building], grid: Grid) -> 
     return []
 
 
+class MapError(ValueError):
+    """A map description that is no map: see `check_map`."""
+
+
+def check_map(
+    tile_cells: Iterable[str], buildings: Iterable[Sequence[str]], size: int = DEFAULT_SIZE
+) -> list[str]:
+    """HT-3 on a map given as plain values: the names of its first offending cells, [] if legal.
+
+    `tile_cells` names every cell that a tile covers ("r0c0", ...); `buildings` gives each
+    building as the names of its cells: one for a small building, two sharing an edge for a
+    large one (HT-2). The offending cells are those `map_problems` finds: the empty tile cells
+    cut off from the first 8-connected region, or else the cells of the first building that
+    touches no empty tile cell. A description that is no map on a `size` x `size` grid raises
+    MapError: a name off the grid, a building of another shape or off the tiles, or two
+    buildings on one cell.
+
+    >>> check_map(["r0c0", "r0c1", "r1c0", "r1c1"], [["r0c0"], ["r1c0", "r1c1"]])
+    []
+    >>> check_map(["r0c0", "r0c1", "r1c0", "r1c1"], [["r0c0", "r0c1"], ["r1c0", "r1c1"]])
+    ['r0c0', 'r0c1']
+    """
+    if not MIN_SIZE <= size <= 16:
+        raise MapError(f"a map is {MIN_SIZE} to 16 cells a side, not {size}")
+    grid = grid_of(size)
+
+    def cell(name: object) -> int:
+        if not isinstance(name, str) or name not in grid.index:
+            raise MapError(
+                f"{name!r} is no cell of the {size}x{size} grid (r0c0 to {grid.names[-1]})"
+            )
+        return grid.index[name]
+
+    tiles = {cell(name) for name in tile_cells}
+    placed: list[Building] = []
+    covered: dict[int, int] = {}
+    for k, names in enumerate(buildings):
+        if isinstance(names, str):
+            raise MapError(f"building {k}: a list of cell names, not {names!r}")
+        cells = tuple(sorted(cell(name) for name in names))
+        if len(cells) == 1:
+            size_name = "small"
+        elif len(cells) == 2 and cells[1] in grid.edges[cells[0]]:
+            size_name = "large"
+        else:
+            raise MapError(
+                f"building {k} on {list(names)}: a building is 1 cell, or 2 sharing an edge (HT-2)"
+            )
+        off = [grid.names[c] for c in cells if c not in tiles]
+        if off:
+            raise MapError(f"building {k} is off the tiles at {', '.join(off)} (HT-2)")
+        for c in cells:
+            if c in covered:
+                raise MapError(f"buildings {covered[c]} and {k} both cover {grid.names[c]}")
+            covered[c] = k
+        placed.append(Building(size_name, cells))
+    return [grid.names[c] for c in map_problems(tiles, placed, grid)]
+
+
 def _stays_connected(empty: set[int], removed: Sequence[int], grid: Grid) -> bool:
     """Whether `empty` less `removed` is still one 8-connected region (it is one now).
 
@@ -245,11 +356,12 @@ def _stays_connected(empty: set[int], removed: Sequence[int], grid: Grid) -> boo
 class TakeoverState(GameState):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        self.grid = Grid(int(options["size"]))
+        self.grid = grid_of(int(options["size"]))
         n = int(options["players"])
         self.players = n
         self.tiles: set[int] = set()
         self.tiles_placed = 0
+        self.tile_corners: list[int] = []  # HT-1: each tile's top-left cell, in placing order
         self.buildings: list[Building] = []
         self.building_at: dict[int, int] = {}  # cell -> index in self.buildings
         self.supply = dict(SUPPLY)
@@ -258,7 +370,8 @@ class TakeoverState(GameState):
         self.lives = [LIVES] * n
         self.phase = Phase.FIRST_ROLL
         self.rollers: list[int] = list(range(n))
-        self.rolls: dict[int, int] = {}
+        self.rolls: dict[int, int] = {}  # the round of rolls for the first player under way
+        self.roll_rounds: list[dict[int, int]] = []  # the rounds done: ties roll again
         self.first = 0
         self.player = 0
         self.turn = 0
@@ -273,6 +386,8 @@ class TakeoverState(GameState):
     def clone(self) -> Self:
         other = self._copy()
         other.tiles = set(self.tiles)
+        other.tile_corners = list(self.tile_corners)
+        other.roll_rounds = list(self.roll_rounds)  # a round done is never changed
         other.buildings = [copy.copy(b) for b in self.buildings]
         other.building_at = dict(self.building_at)
         other.supply = dict(self.supply)
@@ -370,6 +485,22 @@ class TakeoverState(GameState):
             case _:
                 return []
 
+    def apply(self, action: Action) -> None:
+        """As for any game, but a large building named from its second cell is turned round
+        first, so that the history holds the form the legal actions list (HT-2)."""
+        super().apply(self.canonical(action))
+
+    def canonical(self, action: Action) -> Action:
+        """The form of `action` that the legal actions list: a large building named by its top
+        or left cell first (HT-2: it covers the same two cells either way); else the action."""
+        if isinstance(action, PlaceLarge):
+            first, second = action.first, action.second
+            if isinstance(first, str) and isinstance(second, str):
+                index = self.grid.index
+                if index.get(first, -1) > index.get(second, -1) >= 0:
+                    return PlaceLarge(second, first)
+        return action
+
     def is_legal(self, action: Action) -> bool:
         """A move is checked against the moves alone: turns are many, so this is worth it."""
         index = self.grid.index
@@ -382,8 +513,12 @@ class TakeoverState(GameState):
                 return cell in index and self._building_fits(
                     "small", (index[cell],), self.empty_cells()
                 )
-            case Phase.BUILDINGS, PlaceLarge(first, second):
-                # An unknown cell name is refused like any illegal action, never a KeyError.
+            case Phase.BUILDINGS, PlaceLarge():
+                # Either way round (HT-2). An unknown cell name is refused like any illegal
+                # action, never a KeyError.
+                canonical = self.canonical(action)
+                assert isinstance(canonical, PlaceLarge)
+                first, second = canonical.first, canonical.second
                 partner = index.get(second, -1)
                 if first not in index or partner not in self._large_partners(index[first]):
                     return False
@@ -414,8 +549,55 @@ class TakeoverState(GameState):
         return not self.tiles or any(n in self.tiles for c in cells for n in self.grid.edges[c])
 
     def _building_places(self) -> list[Action]:
-        names = self.grid.names
+        """Every small, then every large building that fits (HT-2, HT-3), as `_building_fits`
+        would find them one by one, but with the map as bitmasks, worked out once: the listing
+        is the slowest decision of the game."""
         empty = self.empty_cells()
+        grid = self.grid
+        if not grid.connected(empty):
+            return self._building_places_one_by_one(empty)  # only on a map set up by hand
+        bits, around = grid.bits, grid.around_bits
+        one_group, flood = grid.one_group, grid.flood
+        empty_mask = grid.mask(empty)
+        # HT-3: a building with one or two empty cells around it must keep one of them.
+        lone = 0  # cells that are the only empty one around some building
+        pairs = set()  # two cells that are the only empty ones around some building
+        for building in self.buildings:
+            touching = grid.mask(n for c in building.cells for n in grid.around[c]) & empty_mask
+            if touching.bit_count() == 1:
+                lone |= touching
+            elif touching.bit_count() == 2:
+                pairs.add(touching)
+
+        def fits(removed: int, near: int, corner: int) -> bool:
+            if removed & lone or removed in pairs:
+                return False  # HT-3: a building next to it would touch no empty cell
+            left = empty_mask ^ removed
+            ring = near & left
+            # HT-3: the new building touches an empty cell, and the empty cells are still one
+            # region. When those around it are one group by themselves, nothing is cut; else
+            # they must meet across the map.
+            return bool(ring) and (
+                one_group(ring, corner) or flood(ring & -ring, left, ring) & ring == ring
+            )
+
+        ordered = sorted(empty)
+        found: list[Action] = []
+        if self.supply["small"]:
+            small = grid.small_places
+            found += [small[c] for c in ordered if fits(bits[c], around[c], c)]
+        if self.supply["large"]:
+            large = grid.large_places
+            for c in ordered:
+                for other in self._large_partners(c):
+                    if other in empty and fits(bits[c] | bits[other], around[c] | around[other], c):
+                        found.append(large[c, other])
+        return found
+
+    def _building_places_one_by_one(self, empty: set[int]) -> list[Action]:
+        """The same listing with each placement checked by itself (`_building_fits`): for a
+        map whose empty cells are apart already, and for the tests and the benchmark."""
+        names = self.grid.names
         found: list[Action] = []
         for c in sorted(empty):
             if self._building_fits("small", (c,), empty):
@@ -482,6 +664,7 @@ class TakeoverState(GameState):
                 cells = self.grid.tile_cells(index[cell])
                 assert cells is not None
                 self.tiles.update(cells)
+                self.tile_corners.append(index[cell])
                 self.tiles_placed += 1
                 if self.tiles_placed == TILES:
                     # HT-1 / rulebook: the last tile placer places the first building.
@@ -491,7 +674,7 @@ class TakeoverState(GameState):
             case PlaceSmall(cell):
                 self._place_building("small", (index[cell],))
             case PlaceLarge(first, second):
-                self._place_building("large", (index[first], index[second]))
+                self._place_building("large", tuple(sorted((index[first], index[second]))))
             case PlaceSpawn(cell):
                 self.spawns[self.player] = self.pawns[self.player] = index[cell]
                 if all(s is not None for s in self.spawns):
@@ -524,6 +707,7 @@ class TakeoverState(GameState):
                 if len(self.rolls) == len(self.rollers):
                     best = max(self.rolls.values())
                     tied = [p for p in self.rollers if self.rolls[p] == best]
+                    self.roll_rounds.append(self.rolls)  # kept: the description shows them
                     self.rolls = {}
                     if len(tied) == 1:
                         self.first = self.player = tied[0]
@@ -628,7 +812,12 @@ class TakeoverGame(Game):
             # The table's grid is 12x12 by default; a bigger table sets "size" (its profile
             # must match).
             Option(
-                "size", 12, "cells along a side of the map", low=MIN_SIZE, high=16, unit=" cells"
+                "size",
+                DEFAULT_SIZE,
+                "cells along a side of the map",
+                low=MIN_SIZE,
+                high=16,
+                unit=" cells",
             ),
         ),
         profile="takeover",
@@ -665,7 +854,7 @@ class TakeoverGame(Game):
         return TakeoverState(options)
 
     def _grid(self) -> Grid:
-        return Grid(int(self.default_options["size"]))
+        return grid_of(int(self.default_options["size"]))
 
     def layout(self, state: GameState) -> Layout:
         """Reeds feel the pawns; the camera sees tiles, buildings and spawns."""
@@ -786,17 +975,63 @@ class TakeoverGame(Game):
         return None
 
     def describe(self, state: GameState) -> JSON:
-        """The tracking sheet: lives, each building's owner and points, and scores."""
+        """Every public fact of the state, in JSON: the tracking sheet, the map and set-up.
+
+        Players go by colour, cells by name ("r0c0"), buildings by number in placing order.
+
+        - turn: turns played so far in play (1 for the first), 0 during set-up.
+        - phase: "first_roll", "tiles", "buildings", "spawns", "turn", "claim_roll",
+          "attack_roll", "defend_roll", "displace" or "over".
+        - to_move: the player to decide, or None at a roll or the end.
+        - rolling: whose d12 the roll at hand is, or None.
+        - first_player: the player who rolled highest and so starts, None before.
+        - first_rolls: each round of rolls for the first player, {player: roll}; a tie rolls
+          again, and the round under way, if any, is last.
+        - map_size: cells along a side of the grid.
+        - tiles: the top-left cell of each 2x2 tile, in placing order (HT-1).
+        - tiles_placed: how many tiles are down, of 20 (HT-1).
+        - buildings_to_place: the unclaimed buildings still to place, {"small", "large"} (HT-2).
+        - spawns: each player's spawn cell, None before it is placed (HT-4).
+        - lives: each player's lives left (HT-6).
+        - pawns: each player's pawn cell, None before its spawn or once out (HT-4, HT-6).
+        - scores: buildings' points; at the end, with the last player's bonus (HT-6).
+        - buildings: each one's id, size, cells, owner (None unclaimed) and points left (HT-5).
+        - claim: the claim being rolled, {"player", "building"}, else None (HT-5).
+        - fight: the combat being rolled, {"attacker", "defender", "attack_roll"} (the last
+          None until rolled), else None (HT-5).
+        - returning: the loser whose pawn waits for its spawn to be cleared, else None (HT-5).
+        - last_combat: the latest combat, {"attacker", "defender", "rolls"}, or None (HT-5).
+        """
         s = TakeoverState.of(state)
         names = s.grid.names
         roller = s.roller()
+        player = s.current_player()
+        target = s.target  # the defender in a fight, the building in a claim
+        fight: JSON | None = None
+        claim: JSON | None = None
+        if target is not None and s.phase in (Phase.ATTACK_ROLL, Phase.DEFEND_ROLL):
+            fight = {
+                "attacker": COLOURS[s.player],
+                "defender": COLOURS[target],
+                "attack_roll": s.attack_roll if s.phase is Phase.DEFEND_ROLL else None,
+            }
+        if target is not None and s.phase is Phase.CLAIM_ROLL:
+            claim = {"player": COLOURS[s.player], "building": target}
+        rounds = [*s.roll_rounds, s.rolls] if s.rolls else s.roll_rounds
         return {
             "turn": s.turn,
             "phase": s.phase.value,
+            "to_move": COLOURS[player] if player >= 0 else None,
             "rolling": None if roller is None else COLOURS[roller],
+            "first_player": None if s.phase is Phase.FIRST_ROLL else COLOURS[s.first],
+            "first_rolls": [{COLOURS[p]: v for p, v in r.items()} for r in rounds],
+            "map_size": s.grid.size,
+            "tiles": [names[c] for c in s.tile_corners],
+            "tiles_placed": s.tiles_placed,
+            "buildings_to_place": dict(s.supply),
+            "spawns": {COLOURS[p]: None if c is None else names[c] for p, c in enumerate(s.spawns)},
             "lives": {COLOURS[p]: s.lives[p] for p in range(s.players)},
             "pawns": {COLOURS[p]: None if c is None else names[c] for p, c in enumerate(s.pawns)},
-            # Buildings' points; at the end, with the last player's bonus (HT-6).
             "scores": {
                 COLOURS[p]: s.final_scores[p] if s.final_scores else s.score(p)
                 for p in range(s.players)
@@ -811,7 +1046,9 @@ class TakeoverGame(Game):
                 }
                 for k, b in enumerate(s.buildings)
             ],
-            "tiles_placed": s.tiles_placed,
+            "claim": claim,
+            "fight": fight,
+            "returning": None if s.returning is None else COLOURS[s.returning],
             "last_combat": None
             if s.last_combat is None
             else {

@@ -7,6 +7,9 @@ optional steps 1-5 and the end power (STEPS), and Gran Bwa's die-by-die moves (G
 
 A "side" owns Offerings, a capture zone, a spirit world and a score: each player, or each team in
 team mode (BV-12).
+
+`VoodooGame.describe` gives the whole public state; `VoodooState.from_position` builds a state at
+the start of a turn from a description in the same terms (a puzzle, a photo, a test).
 """
 
 from __future__ import annotations
@@ -455,8 +458,9 @@ class VoodooState(GameState):
         self.turn = 0
         self.round = 1
         self.power_used = False
-        self.extra_bought = False
-        self.extra_pending = False
+        self.extra_bought = False  # step 4 was taken this turn (BV-7: once per turn)
+        self.extra_pending = False  # the turn ends into the same player's extra turn
+        self.extra_turn = False  # this turn is an extra one, bought on the turn before
         self.step = 0
         self.captured: Die | None = None
         self.last_capture: tuple[int, int, int] | None = None  # from, jumped, to
@@ -480,6 +484,46 @@ class VoodooState(GameState):
         other.protected = list(self.protected)
         other.pool = list(self.pool)
         return other
+
+    # -- a position from its description -------------------------------------------------
+
+    @classmethod
+    def from_position(
+        cls, position: Mapping[str, Any], options: Mapping[str, Any] | None = None
+    ) -> VoodooState:
+        """A game after set-up, at the start of a turn, from a description of its position.
+
+        For a puzzle, a game resumed from a photo of the table, or a test. `options` are the
+        game's (players, teams, loas, rules). `position` uses the names and shapes of
+        `describe`, every key optional:
+
+        - to_move: the player whose turn starts (default: the first in turn order);
+        - columns: {space: [dice, bottom first]} (default: an empty board);
+        - scores, offerings, capture_zones, spirit_worlds: {side: value} (default: 0, 3 each,
+          empty, empty); a side left out takes the default;
+        - reserve: the Offerings in the reserve (default: what the sides leave of the 20);
+        - protection: {player: bool}; baron_samedi: a player or None;
+        - ended_by: the player who triggered the end, if it is triggered (BV-11);
+        - round, turn: the counters (default 1).
+
+        The turn then starts through the rules: the mover's own Protection ends (BV-8), and a
+        mover with no capture even after a power triggers the end (BV-11). A description that
+        no game could reach raises PositionError naming what is wrong: an unknown key, space,
+        player, side, colour or face, a column of more than 3 (BV-4), more dice of a colour
+        than the set has (BV-1, BV-2), Offerings beyond the 20 (BV-7), a score at the target
+        with no end triggered (BV-11), a holder of Baron Samedi when another player has
+        strictly more white dice, or any holder in team mode (BV-10, BV-12).
+
+        The state's history starts here: it replays from this position, not from a new game.
+
+        >>> state = VoodooState.from_position(
+        ...     {"to_move": "gran_bwa", "columns": {"r0c0": ["turquoise:steal"],
+        ...      "r0c1": ["red:point"]}, "offerings": {"mamy_wata": 1}},
+        ... )
+        >>> [a.id for a in state.legal_actions() if isinstance(a, Jump)]
+        ['jump:r0c0:r0c2']
+        """
+        return _Position(cls.of(cls.game.new_initial_state(options)), position).state
 
     # -- who is who ---------------------------------------------------------------------
 
@@ -514,6 +558,12 @@ class VoodooState(GameState):
     def target(self) -> int:
         key = "teams" if self.teams else str(self.num_players)
         return self.rules.targets[key]
+
+    def end_power_available(self) -> bool:
+        """BV-7: the power at the end of the turn, open only if none was used at the start.
+        True from the start of a turn until a power is used; False outside play."""
+        playing = self.phase in (Phase.START, Phase.CAPTURE, Phase.STEPS)
+        return playing and not self.power_used
 
     # -- the API ------------------------------------------------------------------------
 
@@ -842,10 +892,12 @@ class VoodooState(GameState):
 
     # -- turns --------------------------------------------------------------------------
 
-    def _begin_turn(self) -> None:
-        """Start the turn of self.player, skipping players who cannot capture (BV-11)."""
+    def _begin_turn(self, extra: bool = False) -> None:
+        """Start the turn of self.player, skipping players who cannot capture (BV-11);
+        `extra`: the turn is the extra one that the player bought (BV-7)."""
         while True:
             self.turn += 1
+            self.extra_turn, extra = extra, False
             self.protected[self.player] = False  # BV-8: until the start of the next turn
             self.power_used = self.extra_bought = self.extra_pending = False
             self.step = 0
@@ -909,7 +961,7 @@ class VoodooState(GameState):
 
     def _end_turn(self) -> None:
         if self.extra_pending:
-            self._begin_turn()  # BV-7: the extra turn is a full turn
+            self._begin_turn(extra=True)  # BV-7: the extra turn is a full turn
         elif self._next_seat():
             self._begin_turn()
 
@@ -1029,6 +1081,160 @@ class VoodooState(GameState):
             if self.scores[side] == best:
                 return side
         raise AssertionError("no side has the best score")
+
+
+class PositionError(ValueError):
+    """A position description that no Baron Voodoo game can be in."""
+
+
+POSITION_KEYS = (
+    "to_move",
+    "columns",
+    "scores",
+    "offerings",
+    "reserve",
+    "capture_zones",
+    "spirit_worlds",
+    "protection",
+    "baron_samedi",
+    "ended_by",
+    "round",
+    "turn",
+)
+
+
+class _Position:
+    """Builds `VoodooState.from_position`'s state: checks each part, then starts the turn."""
+
+    def __init__(self, state: VoodooState, position: Mapping[str, Any]) -> None:
+        self.state = s = state
+        if not isinstance(position, Mapping):
+            raise PositionError(f"a position is a mapping of {', '.join(POSITION_KEYS)}")
+        unknown = sorted(set(position) - set(POSITION_KEYS))
+        if unknown:
+            raise PositionError(f"unknown position keys {unknown}; known: {list(POSITION_KEYS)}")
+        self.position = position
+        self.sides = [s.side_name(i) for i in range(len(s.scores))]
+        self.players = list(s.loas)
+        s.board = [[] for _ in range(SIZE * SIZE)]
+        for cell, stack in self._mapping("columns", CELLS).items():
+            if not isinstance(stack, list | tuple):
+                raise PositionError(f"columns: {cell} must be a list of dice, bottom first")
+            if len(stack) > MAX_STACK:
+                raise PositionError(f"columns: {cell} holds {len(stack)} dice; at most 3 (BV-4)")
+            s.board[INDEX[cell]] = [self._die(f"columns: {cell}", d) for d in stack]
+        s.scores = self._per_side("scores", 0)
+        s.offerings = self._per_side("offerings", START_OFFERINGS)
+        zones = self._mapping("capture_zones", self.sides)
+        spirits = self._mapping("spirit_worlds", self.sides)
+        s.zones = [self._dice(f"capture_zones: {n}", zones.get(n, [])) for n in self.sides]
+        s.spirits = [self._dice(f"spirit_worlds: {n}", spirits.get(n, [])) for n in self.sides]
+        held = sum(s.offerings)
+        s.reserve = self._count("reserve", max(RESERVE_TOTAL - held, 0))
+        if s.reserve + held > RESERVE_TOTAL:
+            raise PositionError(
+                f"{held} Offerings held and {s.reserve} in the reserve: there are "
+                f"{RESERVE_TOTAL} in all (BV-7)"
+            )
+        self._check_dice()
+        protection = self._mapping("protection", self.players)
+        for name, on in protection.items():
+            if type(on) is not bool:
+                raise PositionError(f"protection: {name} must be true or false, not {on!r}")
+            s.protected[self.players.index(name)] = on
+        s.samedi = self._player("baron_samedi", None)
+        self._check_samedi()
+        ender = self._player("ended_by", None)
+        s.ending, s.ender = ender is not None, ender
+        reached = [n for n, score in zip(self.sides, s.scores, strict=True) if score >= s.target()]
+        if reached and ender is None:
+            raise PositionError(
+                f"{', '.join(reached)} reached the target of {s.target()}, which triggers the "
+                "end: say who triggered it in 'ended_by' (BV-11)"
+            )
+        mover = self._player("to_move", s.order[0])
+        assert mover is not None
+        s.round = self._count("round", 1, least=1)
+        s.turn = self._count("turn", 1, least=1) - 1  # the turn starting counts itself
+        s.pool = []
+        s.setup_cell = SIZE * SIZE
+        s.seat = s.order.index(mover)
+        s.player = mover
+        s._begin_turn()
+
+    def _mapping(self, key: str, names: Sequence[str]) -> Mapping[str, Any]:
+        value = self.position.get(key, {})
+        if not isinstance(value, Mapping):
+            raise PositionError(f"{key} must be a mapping, not {value!r}")
+        unknown = [name for name in value if name not in names]
+        if unknown:
+            known = names if len(names) < 10 else [names[0], "...", names[-1]]
+            raise PositionError(f"{key}: unknown {unknown}; known: {', '.join(known)}")
+        return value
+
+    def _per_side(self, key: str, default: int) -> list[int]:
+        given = self._mapping(key, self.sides)
+        values = [given.get(name, default) for name in self.sides]
+        for name, value in zip(self.sides, values, strict=True):
+            if type(value) is not int or value < 0:
+                raise PositionError(f"{key}: {name} must be a whole number >= 0, not {value!r}")
+        return values
+
+    def _count(self, key: str, default: int, least: int = 0) -> int:
+        value = self.position.get(key, default)
+        if type(value) is not int or value < least:
+            raise PositionError(f"{key} must be a whole number >= {least}, not {value!r}")
+        return value
+
+    def _player(self, key: str, default: int | None) -> int | None:
+        name = self.position.get(key)
+        if name is None:
+            return default
+        if name not in self.players:
+            raise PositionError(f"{key}: {name!r} is not a seated Loa ({', '.join(self.players)})")
+        return self.players.index(name)
+
+    def _die(self, where: str, text: object) -> Die:
+        colour, face = parse_die(str(text))
+        if not isinstance(text, str) or colour not in COLOURS or face not in FACES:
+            raise PositionError(
+                f"{where}: {text!r} is no die; a die is colour:face with a colour of "
+                f"{', '.join(COLOURS)} and a face of {', '.join(FACES)} (BV-2)"
+            )
+        return colour, face
+
+    def _dice(self, where: str, dice: object) -> list[Die]:
+        if not isinstance(dice, list | tuple):
+            raise PositionError(f"{where} must be a list of dice, not {dice!r}")
+        return [self._die(where, d) for d in dice]
+
+    def _check_dice(self) -> None:
+        """BV-1, BV-2: the set has one die for each coloured space of the board."""
+        s = self.state
+        have = Counter(c for stack in s.board for c, _ in stack)
+        have += Counter(c for zone in [*s.zones, *s.spirits] for c, _ in zone)
+        for colour in COLOURS:
+            if have[colour] > s._setup_colours[colour]:
+                raise PositionError(
+                    f"{have[colour]} {colour} dice in the position; the set has "
+                    f"{s._setup_colours[colour]} (BV-1, BV-2)"
+                )
+
+    def _check_samedi(self) -> None:
+        s = self.state
+        if s.samedi is None:
+            return
+        if s.teams:
+            raise PositionError("baron_samedi: there is no Baron Samedi in team mode (BV-12)")
+        whites = [sum(1 for c, _ in spirit if c == WHITE) for spirit in s.spirits]
+        best = max(whites)
+        if best > whites[s.samedi]:
+            leader = whites.index(best)
+            raise PositionError(
+                f"baron_samedi: {self.players[s.samedi]} has {whites[s.samedi]} white dice in "
+                f"their spirit world and {self.players[leader]} {best}: the token passes to "
+                "strictly the most (BV-10)"
+            )
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -1178,15 +1384,54 @@ class VoodooGame(Game):
         return [PoolFace(str(v)) for v in reading]
 
     def describe(self, state: GameState) -> JSON:
+        """Every public fact of the state, in JSON; players and sides go by name.
+
+        A side is a player, or a team "loa+loa" in team mode (BV-12). Dice are "colour:face".
+
+        - turn: turns begun so far, extra turns included (1 for the first turn).
+        - round: the round under way: every player has one turn a round (BV-11).
+        - phase: "setup_roll", "setup_pool", "setup_place", "start", "capture", "steps",
+          "gran_bwa" or "over" (the module docstring says what each is).
+        - step: the last optional step 1-5 taken this turn, 0 for none (BV-7).
+        - to_move: the player to decide, or None at a chance node or the end.
+        - turn_order: the players in turn order (teams alternate in team mode, BV-12).
+        - target: the score that triggers the end (BV-11).
+        - ending: the end is triggered and the round is being finished (BV-11).
+        - ended_by: the player who triggered the end, or None (BV-11; they win a tie).
+        - scores: each side's points.
+        - offerings: each side's Offerings.
+        - reserve: Offerings left in the reserve (BV-7: 20 in all).
+        - capture_zones: each side's captured dice, sorted.
+        - spirit_worlds: each side's dice in its spirit world, sorted.
+        - protection: for each player, whether their Protection is active (BV-8).
+        - baron_samedi: the player holding the token, or None (BV-10).
+        - captured: the die captured this turn (as its face now shows), or None.
+        - last_capture: the spaces of the latest capture, {"from", "over", "to"}, or None.
+        - power_used: a Loa power was used this turn (BV-7).
+        - end_power_available: the end-of-turn power is still open to the mover, since no
+          power was used at the start (BV-7); whether they can pay for it is another matter.
+        - gran_bwa_from: the column that Gran Bwa is emptying die by die, or None (BV-6).
+        - extra_turn_bought: step 4 was taken this turn, so the same player plays next (BV-7).
+        - extra_turn: this turn is the extra one bought on the turn before.
+        - columns: each non-empty space's dice, bottom first; the last is the top die (BV-4).
+        - board_colours: each space's colour from the rules, "black" at the centre (BV-1).
+        - setup_space: in set-up by rolling, the space the next die goes to, else None.
+        - pool: in set-up by placing, the rolled dice still to place, sorted.
+        """
         s = VoodooState.of(state)
         sides = range(len(s.scores))
+        player = s.current_player()
+        last = s.last_capture
         return {
             "turn": s.turn,
             "round": s.round,
             "phase": s.phase.value,
             "step": s.step,
+            "to_move": s.player_name(player) if player >= 0 else None,
+            "turn_order": [s.player_name(p) for p in s.order],
             "target": s.target(),
             "ending": s.ending,
+            "ended_by": None if s.ender is None else s.player_name(s.ender),
             "scores": {s.side_name(i): s.scores[i] for i in sides},
             "offerings": {s.side_name(i): s.offerings[i] for i in sides},
             "reserve": s.reserve,
@@ -1195,6 +1440,21 @@ class VoodooGame(Game):
             "protection": {s.player_name(p): s.protected[p] for p in range(s.num_players)},
             "baron_samedi": None if s.samedi is None else s.player_name(s.samedi),
             "captured": None if s.captured is None else token(s.captured),
+            "last_capture": None
+            if last is None
+            else {"from": CELLS[last[0]], "over": CELLS[last[1]], "to": CELLS[last[2]]},
+            "power_used": s.power_used,
+            "end_power_available": s.end_power_available(),
+            "gran_bwa_from": None if s.bwa_from is None else CELLS[s.bwa_from],
+            "extra_turn_bought": s.extra_bought,
+            "extra_turn": s.extra_turn,
+            "columns": {
+                CELLS[i]: [token(d) for d in stack] for i, stack in enumerate(s.board) if stack
+            },
+            "board_colours": {
+                CELLS[i]: colour or "black" for i, colour in enumerate(s.rules.colours)
+            },
+            "setup_space": CELLS[s.setup_cell] if s.phase is Phase.SETUP_ROLL else None,
             "pool": sorted(map(token, s.pool)),
         }
 
