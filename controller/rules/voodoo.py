@@ -36,7 +36,7 @@ from controller.rules.api import (
     Layout,
     read_toml,
 )
-from controller.rules.game_type import GameType, IconDice, Option, Role
+from controller.rules.game_type import Detail, GameType, IconDice, Option, Role
 
 SIZE = 7
 CENTRE = 3 * SIZE + 3
@@ -1296,6 +1296,120 @@ class VoodooGame(Game):
         icon_dice=(IconDice("soul", FACES, COLOURS),),  # BV-1, BV-2
         # BV-4: the camera sees the top die of each cell's column.
         board="soul",
+        # Every public fact of the state, in JSON; players and sides go by name. A side is a
+        # player, or a team "loa+loa" in team mode (BV-12). Dice are "colour:face".
+        details=(
+            Detail(
+                "turn",
+                "turns begun so far, extra turns included (1 for the first turn).",
+            ),
+            Detail(
+                "round",
+                "the round under way: every player has one turn a round (BV-11).",
+            ),
+            Detail(
+                "phase",
+                '"setup_roll", "setup_pool", "setup_place", "start", "capture", "steps", '
+                '"gran_bwa" or "over" (the module docstring says what each is).',
+            ),
+            Detail(
+                "step",
+                "the last optional step 1-5 taken this turn, 0 for none (BV-7).",
+            ),
+            Detail(
+                "to_move",
+                "the player to decide, or None at a chance node or the end.",
+            ),
+            Detail(
+                "turn_order",
+                "the players in turn order (teams alternate in team mode, BV-12).",
+            ),
+            Detail(
+                "target",
+                "the score that triggers the end (BV-11).",
+            ),
+            Detail(
+                "ending",
+                "the end is triggered and the round is being finished (BV-11).",
+            ),
+            Detail(
+                "ended_by",
+                "the player who triggered the end, or None (BV-11; they win a tie).",
+            ),
+            Detail(
+                "scores",
+                "each side's points.",
+            ),
+            Detail(
+                "offerings",
+                "each side's Offerings.",
+            ),
+            Detail(
+                "reserve",
+                "Offerings left in the reserve (BV-7: 20 in all).",
+            ),
+            Detail(
+                "capture_zones",
+                "each side's captured dice, sorted.",
+            ),
+            Detail(
+                "spirit_worlds",
+                "each side's dice in its spirit world, sorted.",
+            ),
+            Detail(
+                "protection",
+                "for each player, whether their Protection is active (BV-8).",
+            ),
+            Detail(
+                "baron_samedi",
+                "the player holding the token, or None (BV-10).",
+            ),
+            Detail(
+                "captured",
+                "the die captured this turn (as its face now shows), or None.",
+            ),
+            Detail(
+                "last_capture",
+                'the spaces of the latest capture, {"from", "over", "to"}, or None.',
+            ),
+            Detail(
+                "power_used",
+                "a Loa power was used this turn (BV-7).",
+            ),
+            Detail(
+                "end_power_available",
+                "the end-of-turn power is still open to the mover, since no power was used at"
+                " the start (BV-7); whether they can pay for it is another matter.",
+            ),
+            Detail(
+                "gran_bwa_from",
+                "the column that Gran Bwa is emptying die by die, or None (BV-6).",
+            ),
+            Detail(
+                "extra_turn_bought",
+                "step 4 was taken this turn, so the same player plays next (BV-7).",
+            ),
+            Detail(
+                "extra_turn",
+                "this turn is the extra one bought on the turn before.",
+            ),
+            Detail(
+                "columns",
+                "each non-empty space's dice, bottom first; the last is the top die (BV-4).",
+            ),
+            Detail(
+                "board_colours",
+                'each space\'s colour from the rules, "black" at the centre (BV-1).',
+            ),
+            Detail(
+                "setup_space",
+                "in set-up by rolling, the space the next die goes to, else None.",
+            ),
+            Detail(
+                "pool",
+                "in set-up by placing, the rolled dice still to place, sorted.",
+            ),
+        ),
     )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         SetupFace,
@@ -1384,40 +1498,7 @@ class VoodooGame(Game):
         return [PoolFace(str(v)) for v in reading]
 
     def describe(self, state: GameState) -> JSON:
-        """Every public fact of the state, in JSON; players and sides go by name.
-
-        A side is a player, or a team "loa+loa" in team mode (BV-12). Dice are "colour:face".
-
-        - turn: turns begun so far, extra turns included (1 for the first turn).
-        - round: the round under way: every player has one turn a round (BV-11).
-        - phase: "setup_roll", "setup_pool", "setup_place", "start", "capture", "steps",
-          "gran_bwa" or "over" (the module docstring says what each is).
-        - step: the last optional step 1-5 taken this turn, 0 for none (BV-7).
-        - to_move: the player to decide, or None at a chance node or the end.
-        - turn_order: the players in turn order (teams alternate in team mode, BV-12).
-        - target: the score that triggers the end (BV-11).
-        - ending: the end is triggered and the round is being finished (BV-11).
-        - ended_by: the player who triggered the end, or None (BV-11; they win a tie).
-        - scores: each side's points.
-        - offerings: each side's Offerings.
-        - reserve: Offerings left in the reserve (BV-7: 20 in all).
-        - capture_zones: each side's captured dice, sorted.
-        - spirit_worlds: each side's dice in its spirit world, sorted.
-        - protection: for each player, whether their Protection is active (BV-8).
-        - baron_samedi: the player holding the token, or None (BV-10).
-        - captured: the die captured this turn (as its face now shows), or None.
-        - last_capture: the spaces of the latest capture, {"from", "over", "to"}, or None.
-        - power_used: a Loa power was used this turn (BV-7).
-        - end_power_available: the end-of-turn power is still open to the mover, since no
-          power was used at the start (BV-7); whether they can pay for it is another matter.
-        - gran_bwa_from: the column that Gran Bwa is emptying die by die, or None (BV-6).
-        - extra_turn_bought: step 4 was taken this turn, so the same player plays next (BV-7).
-        - extra_turn: this turn is the extra one bought on the turn before.
-        - columns: each non-empty space's dice, bottom first; the last is the top die (BV-4).
-        - board_colours: each space's colour from the rules, "black" at the centre (BV-1).
-        - setup_space: in set-up by rolling, the space the next die goes to, else None.
-        - pool: in set-up by placing, the rolled dice still to place, sorted.
-        """
+        """The public facts of the position: the fields of `info.details`, in that order."""
         s = VoodooState.of(state)
         sides = range(len(s.scores))
         player = s.current_player()
