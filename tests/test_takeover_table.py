@@ -561,6 +561,7 @@ def test_describe_gives_every_field_at_a_known_position() -> None:
         "fight": {"attacker": "blue", "defender": "red", "attack_roll": 9},
         "returning": None,
         "last_combat": None,
+        "last_claim": None,
     }
 
 
@@ -588,8 +589,9 @@ def test_describe_during_set_up_shows_the_rolls_tiles_and_buildings_to_place() -
     assert details["spawns"] == {"red": None, "blue": None, "green": None}
 
 
-def test_describe_names_the_claim_being_rolled() -> None:
-    """HT-5: the claimer and the building while the claim's d12 is awaited."""
+def test_describe_names_the_claim_being_rolled_and_the_last_one() -> None:
+    """HT-5: the claimer and the building while the claim's d12 is awaited; then the roll, and
+    whether it claimed the building."""
     state = set_up()
     state.apply(Move("r2c3"))
     state.apply(Claim(2))  # blue, on the small building at r0c5
@@ -597,7 +599,15 @@ def test_describe_names_the_claim_being_rolled() -> None:
     assert details["claim"] == {"player": "blue", "building": 2}
     assert details["rolling"] == "blue" and details["fight"] is None
     state.apply(Roll(4))
-    assert GAME.describe(state)["claim"] is None
+    details = GAME.describe(state)
+    assert details["claim"] is None
+    assert details["last_claim"] == {"player": "blue", "building": 2, "roll": 4, "claimed": False}
+    state.apply(Move("r2c4"))
+    state.apply(Claim(2))
+    state.apply(Roll(6))  # HT-5: 6 points were left, and damage stays
+    last = GAME.describe(state)["last_claim"]
+    assert last == {"player": "blue", "building": 2, "roll": 6, "claimed": True}
+    assert GAME.describe(state)["buildings"][2]["owner"] == "blue"
 
 
 def test_status_prints_one_line_per_building(

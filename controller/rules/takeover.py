@@ -380,6 +380,7 @@ class TakeoverState(GameState):
         self.combat_after: int | None = None  # the attacker, once a displaced pawn has moved
         self.returning: int | None = None  # the loser waiting for its spawn to clear
         self.last_combat: tuple[int, int, int, int] | None = None  # attacker, defender, rolls
+        self.last_claim: tuple[int, int, int, bool] | None = None  # claimer, building, roll, won
         self.winners: list[int] = []
         self.final_scores: list[int] = []
 
@@ -718,9 +719,11 @@ class TakeoverState(GameState):
                 assert self.target is not None
                 building = self.buildings[self.target]
                 building.points -= value  # HT-5: damage stays on the building
-                if building.points <= 0:
+                claimed = building.points <= 0
+                if claimed:
                     building.owner = self.player
                     building.points = FULL_POINTS[building.size]
+                self.last_claim = (self.player, self.target, value, claimed)
                 self.target = None
                 self._next_turn()
             case Phase.ATTACK_ROLL:
@@ -1001,6 +1004,8 @@ class TakeoverGame(Game):
           None until rolled), else None (HT-5).
         - returning: the loser whose pawn waits for its spawn to be cleared, else None (HT-5).
         - last_combat: the latest combat, {"attacker", "defender", "rolls"}, or None (HT-5).
+        - last_claim: the latest claim roll, {"player", "building", "roll", "claimed"} (claimed:
+          the building became the player's), or None (HT-5).
         """
         s = TakeoverState.of(state)
         names = s.grid.names
@@ -1056,6 +1061,15 @@ class TakeoverGame(Game):
                 "defender": COLOURS[s.last_combat[1]],
                 "rolls": list(s.last_combat[2:]),
             },
+            "last_claim": None
+            if s.last_claim is None
+            else dict(
+                zip(
+                    ("player", "building", "roll", "claimed"),
+                    (COLOURS[s.last_claim[0]], *s.last_claim[1:]),
+                    strict=True,
+                )
+            ),
         }
 
     def result(self, state: GameState) -> JSON | None:
