@@ -34,7 +34,7 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
-from controller.rules.game_type import GameType, IconDice, Option, Role
+from controller.rules.game_type import Detail, GameType, IconDice, Option, Role
 
 COLOURS = ("red", "blue", "green", "yellow")
 TILES = 20  # HT-1
@@ -839,6 +839,94 @@ class TakeoverGame(Game):
         ),
         dice_kinds=("d12",),
         icon_dice=(IconDice("d12", tuple(str(n) for n in range(1, 13))),),
+        # Every public fact of the state, in JSON: the tracking sheet, the map and set-up. Players
+        # go by colour, cells by name ("r0c0"), buildings by number in placing order.
+        details=(
+            Detail(
+                "turn",
+                "turns played so far in play (1 for the first), 0 during set-up.",
+            ),
+            Detail(
+                "phase",
+                '"first_roll", "tiles", "buildings", "spawns", "turn", "claim_roll", '
+                '"attack_roll", "defend_roll", "displace" or "over".',
+            ),
+            Detail(
+                "to_move",
+                "the player to decide, or None at a roll or the end.",
+            ),
+            Detail(
+                "rolling",
+                "whose d12 the roll at hand is, or None.",
+            ),
+            Detail(
+                "first_player",
+                "the player who rolled highest and so starts, None before.",
+            ),
+            Detail(
+                "first_rolls",
+                "each round of rolls for the first player, {player: roll}; a tie rolls again,"
+                " and the round under way, if any, is last.",
+            ),
+            Detail(
+                "map_size",
+                "cells along a side of the grid.",
+            ),
+            Detail(
+                "tiles",
+                "the top-left cell of each 2x2 tile, in placing order (HT-1).",
+            ),
+            Detail(
+                "tiles_placed",
+                "how many tiles are down, of 20 (HT-1).",
+            ),
+            Detail(
+                "buildings_to_place",
+                'the unclaimed buildings still to place, {"small", "large"} (HT-2).',
+            ),
+            Detail(
+                "spawns",
+                "each player's spawn cell, None before it is placed (HT-4).",
+            ),
+            Detail(
+                "lives",
+                "each player's lives left (HT-6).",
+            ),
+            Detail(
+                "pawns",
+                "each player's pawn cell, None before its spawn or once out (HT-4, HT-6).",
+            ),
+            Detail(
+                "scores",
+                "buildings' points; at the end, with the last player's bonus (HT-6).",
+            ),
+            Detail(
+                "buildings",
+                "each one's id, size, cells, owner (None unclaimed) and points left (HT-5).",
+            ),
+            Detail(
+                "claim",
+                'the claim being rolled, {"player", "building"}, else None (HT-5).',
+            ),
+            Detail(
+                "fight",
+                'the combat being rolled, {"attacker", "defender", "attack_roll"} (the last '
+                "None until rolled), else None (HT-5).",
+            ),
+            Detail(
+                "returning",
+                "the loser whose pawn waits for its spawn to be cleared, else None (HT-5).",
+            ),
+            Detail(
+                "last_combat",
+                'the latest combat, {"attacker", "defender", "rolls"}, or None (HT-5).',
+            ),
+            Detail(
+                "last_claim",
+                'the latest claim roll, {"player", "building", "roll", "claimed"} (claimed: '
+                "the building became the player's), or None (HT-5).",
+            ),
+        ),
     )
     action_types: ClassVar[tuple[type[Action], ...]] = (
         Roll,
@@ -978,35 +1066,7 @@ class TakeoverGame(Game):
         return None
 
     def describe(self, state: GameState) -> JSON:
-        """Every public fact of the state, in JSON: the tracking sheet, the map and set-up.
-
-        Players go by colour, cells by name ("r0c0"), buildings by number in placing order.
-
-        - turn: turns played so far in play (1 for the first), 0 during set-up.
-        - phase: "first_roll", "tiles", "buildings", "spawns", "turn", "claim_roll",
-          "attack_roll", "defend_roll", "displace" or "over".
-        - to_move: the player to decide, or None at a roll or the end.
-        - rolling: whose d12 the roll at hand is, or None.
-        - first_player: the player who rolled highest and so starts, None before.
-        - first_rolls: each round of rolls for the first player, {player: roll}; a tie rolls
-          again, and the round under way, if any, is last.
-        - map_size: cells along a side of the grid.
-        - tiles: the top-left cell of each 2x2 tile, in placing order (HT-1).
-        - tiles_placed: how many tiles are down, of 20 (HT-1).
-        - buildings_to_place: the unclaimed buildings still to place, {"small", "large"} (HT-2).
-        - spawns: each player's spawn cell, None before it is placed (HT-4).
-        - lives: each player's lives left (HT-6).
-        - pawns: each player's pawn cell, None before its spawn or once out (HT-4, HT-6).
-        - scores: buildings' points; at the end, with the last player's bonus (HT-6).
-        - buildings: each one's id, size, cells, owner (None unclaimed) and points left (HT-5).
-        - claim: the claim being rolled, {"player", "building"}, else None (HT-5).
-        - fight: the combat being rolled, {"attacker", "defender", "attack_roll"} (the last
-          None until rolled), else None (HT-5).
-        - returning: the loser whose pawn waits for its spawn to be cleared, else None (HT-5).
-        - last_combat: the latest combat, {"attacker", "defender", "rolls"}, or None (HT-5).
-        - last_claim: the latest claim roll, {"player", "building", "roll", "claimed"} (claimed:
-          the building became the player's), or None (HT-5).
-        """
+        """The public facts of the position: the fields of `info.details`, in that order."""
         s = TakeoverState.of(state)
         names = s.grid.names
         roller = s.roller()
