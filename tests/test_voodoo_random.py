@@ -23,7 +23,9 @@ from controller.rules.voodoo import (
 )
 from controller.simulate import random_step
 
-GAMES = 2000
+# Games a configuration: enough for the rare steps to come up many times over, few enough for
+# the suite to stay within CI's budget on two slow cores.
+GAMES = 1000
 DICE = 48
 
 # The most actions a game can take, from the rules alone. Set-up lays each die once: one chance
@@ -119,16 +121,12 @@ def test_random_games_keep_every_invariant(name: str, half: int) -> None:
 
 
 def test_random_games_end_within_the_bound_the_rules_set() -> None:
-    """No game runs on: every one ends within MOST_ACTIONS (worked out from BV-4 to BV-11 above),
-    with either set-up, for every seating."""
+    """No game runs on: every one ends within MOST_ACTIONS (worked out from BV-4 to BV-11 above).
+    The random games of every seating check it (`_check_end`); these, set up by placing."""
     rng = random.Random("voodoo bound")
-    longest = 0
-    for options in [*CONFIGS.values(), {"players": 4, "setup": "place"}]:
-        for _ in range(100):
-            state = play(options, rng)
-            _check_end(state)
-            longest = max(longest, len(state.actions()))
-    assert longest <= MOST_ACTIONS
+    for _ in range(60):
+        state = play({"players": 4, "setup": "place"}, rng)
+        _check_end(state)
 
 
 def test_random_games_end_by_either_trigger() -> None:

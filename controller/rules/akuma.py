@@ -113,6 +113,22 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
+# Phases whose acting side is fixed, whichever side's turn it is; the others act for `side`.
+_ACTING = {
+    Phase.PLACE_TRAP: HAWK_MOTH,  # AK-4: whichever side rolled the 10 or 12
+    Phase.CHOOSE_DEEVILIZE: LADYBUG,  # AK-4: whichever side rolled the 11
+    Phase.VOYAGE: LADYBUG,  # AK-7: only in Ladybug's turn
+    Phase.MIRACULOUS: LADYBUG,  # AK-6: only in Ladybug's turn
+}
+# current_player() by phase, None for the side whose turn it is.
+_PLAYER: dict[Phase, int | None] = {
+    **_ACTING,
+    Phase.ROLL: CHANCE,
+    Phase.MIRACULOUS: CHANCE,
+    Phase.OVER: TERMINAL,
+}
+
+
 def _two_dice_odds(total: int) -> float:
     return (6 - abs(7 - total)) / 36
 
@@ -154,25 +170,12 @@ class AkumaState(GameState):
     def acting_side(self) -> int | None:
         """The side that acts now: the one deciding, or at a chance node the one whose dice are
         rolled; None once the game is over. `current_player` and `describe` both use it."""
-        match self.phase:
-            case Phase.OVER:
-                return None
-            case Phase.PLACE_TRAP:
-                return HAWK_MOTH  # AK-4: whichever side rolled the 10 or 12
-            case Phase.CHOOSE_DEEVILIZE:
-                return LADYBUG  # AK-4: whichever side rolled the 11
-            case Phase.VOYAGE | Phase.MIRACULOUS:
-                return LADYBUG  # AK-6 / AK-7: only in Ladybug's turn
-            case Phase.CHOOSE_DICE | Phase.ROLL:
-                return self.side
+        return _ACTING.get(self.phase, self.side) if self.phase is not Phase.OVER else None
 
     def current_player(self) -> int:
-        side = self.acting_side()
-        if side is None:
-            return TERMINAL
-        if self.phase in (Phase.ROLL, Phase.MIRACULOUS):
-            return CHANCE
-        return side
+        # Asked several times an action: one look-up, not a chain of comparisons.
+        player = _PLAYER.get(self.phase)
+        return self.side if player is None else player
 
     def trap_targets(self) -> list[int]:
         # AK-4 / AK-8: a civilian with no trap, and only while the supply lasts.
