@@ -8,10 +8,11 @@ Takeover's cells) shows both in three characters: "large:red" is LR, "small:none
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from controller.lights import rank, role_colour
-from controller.rules import palette_roles
+from controller.rules import GAMES, palette_roles
 from controller.rules.api import CAMERA, REED, Game, GameState
 from controller.session import View
 from hardware.leds import RGB
@@ -24,10 +25,15 @@ TABLE_MARKS = {"candidate": "?", "fix": "!", "changed": "~", "legal": "o", "land
 
 def mark(role: str) -> str:
     """The mark of a square lit with `role` (a space if it has none)."""
-    if role in TABLE_MARKS:
-        return TABLE_MARKS[role]
-    declared = palette_roles().get(role)
-    return declared.mark if declared is not None and declared.mark else " "
+    return _marks(tuple(GAMES)).get(role) or " "
+
+
+@functools.cache
+def _marks(games: tuple[str, ...]) -> dict[str, str]:
+    """Every role's mark, built once for the games registered (a square per call would
+    otherwise rebuild it)."""
+    declared = {name: role.mark for name, role in palette_roles().items() if role.mark}
+    return declared | TABLE_MARKS
 
 
 def _bg(rgb: RGB) -> str:
