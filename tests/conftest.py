@@ -12,6 +12,7 @@ from typing import Any
 import dice_race
 import pytest
 from browser import launch
+from hypothesis import HealthCheck, settings
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from controller import rules
@@ -20,6 +21,16 @@ from controller.rules.api import Game
 from controller.startup import RunOptions
 
 RunOptionsMaker = Callable[..., RunOptions]
+
+# The fuzz tests of the parsers: enough examples to find a traceback, few enough for CI's two
+# cores; no deadline, since a loaded CI machine is slow at random moments.
+settings.register_profile(
+    "smartboard",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("smartboard")
 
 
 QUICK_CAMERA: dict[str, Any] = {"camera_fps": 200, "stable_frames": 2}
