@@ -414,7 +414,16 @@ class Daemon:
             "message": session.message,
             "paused": self.paused,
         }
-        return out | self._parts.camera_status(now, self.unsure)
+        return out | self._parts.camera_status(now, self.unsure) | {"alerts": self.alerts()}
+
+    def alerts(self) -> list[str]:
+        """The table's own trouble in a sentence each, for `status` and atop the dashboard:
+        what a player must know even when the game itself is fine."""
+        alerts = []
+        camera = self.table_camera
+        if camera is not None and camera.status.state == "retrying":
+            alerts.append(f"the camera is not answering: {camera.status.reason}")
+        return alerts
 
     def snapshot(self, now: float, view: View | None = None) -> JSON:
         """What the dashboard shows: the game, the table's lights and sensors, the camera.
@@ -426,6 +435,7 @@ class Daemon:
         out["paused"] = self.paused
         out["sim"] = self.simulated
         out["trouble"] = self._trouble()
+        out["alerts"] = self.alerts()
         return (
             out
             | {"camera": None, "dice_seen": [], "dice_unsure": None}

@@ -271,8 +271,16 @@ function chosenOptions() {
 
 // -- wiring ----------------------------------------------------------------------------
 
+// The table's own trouble (a dead link, a damaged journal, a full disk): above everything.
+function drawAlerts() {
+  const alerts = snap.alerts || [];
+  $("alerts").replaceChildren(...alerts.map((text) => el("li", {}, text)));
+  $("alerts").hidden = alerts.length === 0;
+}
+
 function render() {
   if (!snap) return;
+  drawAlerts();
   drawTurn();
   drawBoard();
   drawResult();
