@@ -74,6 +74,7 @@ def main() -> None:
         )
         try:
             assert daemon.stdout is not None
+            daemon.stdout.readline()  # the address; the next line has it with its token
             url = daemon.stdout.readline().split()[-1]
             with sync_playwright() as playwright:
                 browser = launch(playwright)

@@ -1,95 +1,167 @@
 """The local control interface: JSON lines over a Unix socket.
 
-Each request is one JSON object with an "op"; each reply one JSON object with "ok". The ops, their
-arguments and replies are declared in `controller/operations.py`. Requests are handed to the
-daemon's loop, which alone touches the session.
+Each request is one JSON object with an "op" (and a "request_id": controller/requests.py); each
+reply one JSON object with "ok". The ops, their arguments and replies are declared in
+`controller/operations.py`. Requests are handed to the daemon's loop, which alone touches the
+session. The socket is served by one asyncio thread: a line is read within its limit (a longer
+one is refused without being held), connections are capped and closed when idle.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 import os
-import queue
+import secrets
 import socket
-import socketserver
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller.loop_thread import LoopThread
+from controller.requests import (
+    MAX_REQUEST,
+    REPLY_TIMEOUT_S,
+    RequestError,
+    Submit,
+    ask,
+    parse_request,
+)
 from controller.rules.api import JSON
 
-Handler = Callable[[JSON], JSON]
-MAX_LINE = 64 * 1024
+log = logging.getLogger(__name__)
+
+MAX_CONNECTIONS = 64
+"""Commands open one connection each and close it: more at once is a runaway script."""
+IDLE_TIMEOUT_S = 60.0
+BACKLOG = 128
+"""Connections the kernel holds until they are accepted: a burst of commands is not refused."""
+ATTEMPTS = 3
+"""How often a command sends its request before it says it does not know what happened."""
 
 
 class ControlError(RuntimeError):
-    """The daemon cannot be reached or refused the request."""
+    """The daemon cannot be reached or refused the request. `unknown`: the request was sent but
+    no answer came, so it may have been applied."""
+
+    def __init__(self, message: str, unknown: bool = False) -> None:
+        super().__init__(message)
+        self.unknown = unknown
 
 
 class ControlServer:
-    """Serves the socket on its own threads; `submit` queues each request for the main loop."""
+    """Serves the socket on its own asyncio thread; each request goes to the loop by `submit`."""
 
-    def __init__(self, path: Path, submit: Callable[[JSON, queue.Queue[JSON]], None]) -> None:
+    def __init__(self, path: Path, submit: Submit) -> None:
         self.path = path
         if path.exists() or path.is_symlink():
             path.unlink()  # left by a killed daemon; the journal, not the socket, holds the game
-        outer = self
-
-        class Connection(socketserver.StreamRequestHandler):
-            def handle(self) -> None:
-                for line in self.rfile:
-                    reply = outer._answer(line)
-                    self.wfile.write(json.dumps(reply).encode() + b"\n")
-
         self._submit = submit
-        self._server = socketserver.ThreadingUnixStreamServer(str(path), Connection)
-        self._server.daemon_threads = True
+        self._connections = 0
+        self._thread = LoopThread("control")
+        try:
+            self._server = self._thread.run(self._start())
+        except BaseException:
+            self._thread.stop()
+            raise
         os.chmod(path, 0o660)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
 
-    def _answer(self, line: bytes) -> JSON:
-        if len(line) > MAX_LINE:
-            return {"ok": False, "error": "request too long"}
+    async def _start(self) -> asyncio.Server:
+        # The limit bounds what a connection may buffer: one request and its newline.
+        return await asyncio.start_unix_server(
+            self._serve, str(self.path), limit=MAX_REQUEST + 1, backlog=BACKLOG
+        )
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connections += 1
         try:
-            request = json.loads(line)
-        except ValueError as error:
-            return {"ok": False, "error": f"not JSON: {error}"}
-        if not isinstance(request, dict) or not isinstance(request.get("op"), str):
-            return {"ok": False, "error": 'a request is an object with an "op"'}
-        reply: queue.Queue[JSON] = queue.Queue(maxsize=1)
-        self._submit(request, reply)
+            if self._connections > MAX_CONNECTIONS:
+                await _send(writer, {"ok": False, "error": "too many connections: try again"})
+                return
+            while True:
+                try:
+                    line = await asyncio.wait_for(reader.readline(), IDLE_TIMEOUT_S)
+                except (ValueError, asyncio.LimitOverrunError):
+                    too_long = f"a request is one line of at most {MAX_REQUEST} bytes"
+                    await _send(writer, {"ok": False, "error": too_long})
+                    return  # the rest of that line cannot be told from the next request
+                if not line:
+                    return
+                await _send(writer, await self._answer(line))
+        except (TimeoutError, ConnectionError):
+            pass  # an idle client, or one that went away: nothing to answer
+        finally:
+            self._connections -= 1
+            writer.close()
+
+    async def _answer(self, line: bytes) -> JSON:
         try:
-            return reply.get(timeout=10)
-        except queue.Empty:
-            return {"ok": False, "error": "the daemon did not answer in 10 s"}
+            request = parse_request(line)
+        except RequestError as error:
+            return {"ok": False, "error": str(error)}
+        return await ask(self._submit, request)
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        async def stop() -> None:
+            self._server.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+
+        self._thread.run(stop())
+        self._thread.stop()
         self.path.unlink(missing_ok=True)
 
 
-def request(path: Path, message: JSON, timeout: float = 15.0) -> JSON:
-    """Send one request to a running daemon and return its reply."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
+async def _send(writer: asyncio.StreamWriter, reply: JSON) -> None:
+    writer.write(json.dumps(reply).encode() + b"\n")
+    await writer.drain()
+
+
+def request(
+    path: Path, message: JSON, timeout: float = REPLY_TIMEOUT_S + 5.0, attempts: int = ATTEMPTS
+) -> JSON:
+    """Send one request to a running daemon and return its reply. The request carries an id:
+    when no answer comes, it is sent again with the same id, which the daemon answers with its
+    first reply rather than applying it twice."""
+    message = {"request_id": secrets.token_hex(8)} | message
+    line = json.dumps(message).encode() + b"\n"
+    for _ in range(attempts):
+        reply = _exchange(path, line, timeout)
+        if reply is not None and not reply.get("unknown"):
+            return reply
+    raise ControlError(
+        f"the daemon at {path} did not answer: the request may still be applied; "
+        "check `smartboard status`",
+        unknown=True,
+    )
+
+
+def _exchange(path: Path, line: bytes, timeout: float) -> JSON | None:
+    """The reply to `line`; None when it was sent (or may have been) but no reply came."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
             sock.connect(str(path))
-            sock.sendall(json.dumps(message).encode() + b"\n")
-            data = b""
+        except FileNotFoundError:
+            raise ControlError(
+                f"no daemon is listening at {path}: is `smartboard run` running?"
+            ) from None
+        except OSError as error:  # nothing was sent: nothing happened
+            raise ControlError(f"cannot talk to the daemon at {path}: {error}") from error
+        data = b""
+        try:
+            sock.sendall(line)
             while not data.endswith(b"\n"):
                 chunk = sock.recv(65536)
                 if not chunk:
                     break
                 data += chunk
-    except FileNotFoundError:
-        raise ControlError(
-            f"no daemon is listening at {path}: is `smartboard run` running?"
-        ) from None
-    except OSError as error:
-        raise ControlError(f"cannot talk to the daemon at {path}: {error}") from error
+        except OSError as error:
+            log.info("no answer from the daemon at %s: %s", path, error)
+            return None
+    if not data:
+        return None
     try:
         reply: Any = json.loads(data)
     except ValueError as error:

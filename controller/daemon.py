@@ -26,7 +26,8 @@ from controller.game_vision import board_contents
 from controller.journal import Journal, JournalError
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
-from controller.operations import OPERATIONS
+from controller.operations import OPERATIONS, Operation
+from controller.requests import ANSWER_WITHIN_S, Answered
 from controller.rules import get_game
 from controller.rules.api import (
     JSON,
@@ -60,6 +61,8 @@ class Publisher(Protocol):
 
     def publish(self, snapshot: JSON) -> None: ...
 
+    def url(self, with_token: bool = False) -> str: ...
+
 
 class Daemon:
     def __init__(self, config: Config, options: RunOptions) -> None:
@@ -75,6 +78,7 @@ class Daemon:
         self._last_drawn: object = None
         self.web: Publisher | None = None
         self._published: object = None
+        self.answered = Answered()
         self._version = 0
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
@@ -320,8 +324,8 @@ class Daemon:
             elif status.state == "ended":
                 self.session.message = f"{status.reason}: type the rolls with `smartboard roll`"
         elif kind == "control":
-            _, request, reply = event
-            reply.put(self._control(request, now))
+            _, request, reply, came = event
+            reply.put(self._control(request, now, time.monotonic() - came))
         elif kind == "stop":
             self.stopping = True
 
@@ -337,12 +341,27 @@ class Daemon:
             self.session.message = f"dice not applied: {error}"
             log.warning("%s", self.session.message)
 
-    def _control(self, request: JSON, now: float) -> JSON:
-        """A control request, answered by its operation (controller/operations.py)."""
+    def _control(self, request: JSON, now: float, waited: float = 0.0) -> JSON:
+        """A control request, answered by its operation (controller/operations.py); a changing
+        one at most once by its id, and not at all once its server may have given up on it."""
         name = request.get("op")
         op = OPERATIONS.get(name) if isinstance(name, str) else None
         if op is None:
             return {"ok": False, "error": f"unknown op {name!r}; known: {', '.join(OPERATIONS)}"}
+        if not op.changes:
+            return self._answer(op, request, now)
+        request_id = request.get("request_id")
+        earlier = self.answered.get(request_id)
+        if earlier is not None:
+            return earlier | {"repeated": True}
+        if waited > ANSWER_WITHIN_S:
+            # Not kept by its id: a retry is a new chance.
+            return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
+        answer = self._answer(op, request, now)
+        self.answered.keep(request_id, answer)
+        return answer
+
+    def _answer(self, op: Operation, request: JSON, now: float) -> JSON:
         if self.paused and op.refused_paused:
             return {"ok": False, "error": "the game is paused: resume it first"}
         if op.sim_only and not self.simulated:

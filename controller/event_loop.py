@@ -8,10 +8,12 @@ until the next event or deadline (a debounce, the settle time, a blink, a watchd
 from __future__ import annotations
 
 import queue
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from controller.notify import notify, watchdog_interval
+from controller.requests import Reply
 from controller.rules.api import JSON
 from vision.board_camera import Board
 from vision.camera_watch import CameraStatus
@@ -48,9 +50,10 @@ class Events:
         """A roll of the bots' virtual dice."""
         self._queue.put(("dice", reading))
 
-    def submit_control(self, request: JSON, reply: queue.Queue[JSON]) -> None:
-        """A control request, from the socket or the dashboard: its answer is put on `reply`."""
-        self._queue.put(("control", request, reply))
+    def submit_control(self, request: JSON, reply: Reply) -> None:
+        """A control request, from the socket or the dashboard: its answer is put on `reply`.
+        Stamped with when it came, so that the loop can refuse what waited too long."""
+        self._queue.put(("control", request, reply, time.monotonic()))
 
     def stop(self) -> None:
         self._queue.put(("stop",))

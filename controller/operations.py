@@ -51,6 +51,11 @@ class Operation:
     sim_only: bool
     """Only on the simulated table (--sim): on a real table hands do it."""
 
+    @property
+    def changes(self) -> bool:
+        """It may change the table (what the page must POST): applied at most once by its id."""
+        return self.dashboard == "post"
+
 
 OPERATIONS: dict[str, Operation] = {}
 
@@ -89,6 +94,13 @@ def _status(daemon: Daemon, request: JSON, now: float) -> JSON:
 @operation("snapshot", "everything the dashboard shows (controller/snapshot.py)", dashboard="get")
 def _snapshot(daemon: Daemon, request: JSON, now: float) -> JSON:
     return {"ok": True, **daemon.snapshot(now)}
+
+
+@operation("dashboard", "the dashboard's address with its token, for a browser on this machine")
+def _dashboard(daemon: Daemon, request: JSON, now: float) -> JSON:
+    if daemon.web is None:
+        return {"ok": False, "error": "this table serves no dashboard: start it with --web"}
+    return {"ok": True, "url": daemon.web.url(with_token=True)}
 
 
 @operation("record", "the game record: game, options, history", dashboard="get")

@@ -1,4 +1,4 @@
-"""The dashboard: a web page of the live table, served by the daemon on its own threads.
+"""The dashboard: a web page of the live table, served by aiohttp on an asyncio thread of its own.
 
 The server never touches the session. Each request becomes a control request handed to the
 daemon's loop (`submit`, as the Unix socket does) and waits for its reply; the loop `publish`es
@@ -12,47 +12,56 @@ every new snapshot, pushed to the open pages with server-sent events.
   POST /api/<op>          a changing control request, its JSON body the request's arguments
                           (the ops of controller/operations.py that the dashboard may POST)
 
-A GET never changes the game. Off loopback every request needs the token: `?token=` (which sets
-an HttpOnly, SameSite=Strict cookie), the cookie or an `X-Smartboard-Token` header. A POST must
-also be JSON: a cross-site form cannot send that without a preflight, which is never granted.
+A GET never changes the game. Every request needs the token, on loopback too (any local user can
+reach 127.0.0.1): `?token=` (which sets an HttpOnly, SameSite=Strict cookie), the cookie or an
+`X-Smartboard-Token` header; `smartboard dashboard` prints the page's address with it. A POST
+must also be JSON: a cross-site form cannot send that without a preflight, which is never
+granted. Connections are capped, closed when idle, and bodies bounded, so that a flood of idle
+connections can neither starve the table of files nor keep the page from answering.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import json
 import logging
 import os
-import queue
 import secrets
-import socket
-import threading
-from collections.abc import Callable
-from http import HTTPStatus
-from http.cookies import CookieError, SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
+from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+
+from controller.loop_thread import LoopThread
 from controller.operations import dashboard_ops
+from controller.requests import MAX_REQUEST, RequestError, Submit, ask, parse_request
 from controller.rules.api import JSON
-from controller.web_access import check_token, is_loopback, parse_listen
+from controller.web_access import check_token, parse_listen
 
 log = logging.getLogger(__name__)
 
-Submit = Callable[[JSON, "queue.Queue[JSON]"], None]
 CameraView = Callable[[], bytes | None]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # The control ops a page may send with POST: each may change the game.
 POST_OPS = dashboard_ops("post")
 TOKEN_FILE = "web_token"
 COOKIE = "smartboard_token"
 COOKIE_AGE_S = 365 * 24 * 3600  # a phone by the table stays signed in
-MAX_BODY = 64 * 1024
-REPLY_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 256
+"""Open connections at most, well under systemd's 1,024 files: the oldest idle one makes way."""
+MAX_STREAMS = 32
+"""Pages following the events at once: the oldest stream makes way (its page reconnects)."""
+IDLE_TIMEOUT_S = 5.0
+"""A connection that sends no request (or no complete one) for this long is closed."""
+MAX_HEADER = 8190
+BACKLOG = 128
 # A comment line on an idle event stream, so that a page whose connection died finds out.
 KEEPALIVE_S = 15.0
 STATIC_TYPES = {
@@ -61,6 +70,7 @@ STATIC_TYPES = {
     ".css": "text/css; charset=utf-8",
     ".svg": "image/svg+xml",
 }
+HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 
 
 class WebError(RuntimeError):
@@ -100,56 +110,84 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     return files
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+def _reply(status: int, data: JSON, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response(data, status=status, headers=HEADERS | (headers or {}))
 
-    def __init__(self, address: tuple[str, int], dashboard: Dashboard) -> None:
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
-        self.dashboard = dashboard
-        super().__init__(address, _Handler)
+
+def _fail(status: int, error: str) -> web.Response:
+    return _reply(status, {"ok": False, "error": error})
+
+
+class _Refused(asyncio.Protocol):
+    """A connection beyond the cap while every other one is busy: closed at once."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.close()
 
 
 class Dashboard:
-    """The web server: started at once on its own threads, stopped by `close`."""
+    """The web server: started at once on its own thread, stopped by `close`."""
 
     def __init__(
         self,
         listen: str,
         submit: Submit,
         camera: CameraView,
-        token: str | None = None,
+        token: str,
+        max_connections: int = MAX_CONNECTIONS,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
     ) -> None:
         self.host, port = parse_listen(listen)
         self.token = token
+        self.max_connections = max_connections
         self._submit = submit
         self._camera = camera
         self.static = _static_files()
-        self._lock = threading.Lock()
         self._latest: bytes | None = None
-        self._streams: set[queue.Queue[bytes | None]] = set()
-        try:
-            self._server = _Server((self.host, port), self)
-        except OSError as error:
-            raise WebError(f"the dashboard cannot listen on {listen}: {error.strerror}") from error
-        self.port = self._server.server_address[1]
-        # Shutting down waits for the loop to look up: soon, so that closing is quick.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.1,), name="dashboard", daemon=True
+        self._streams: OrderedDict[asyncio.Queue[bytes | None], None] = OrderedDict()
+        self._busy: dict[RequestHandler, int] = {}
+        app = web.Application(client_max_size=MAX_REQUEST, middlewares=[self._guard])
+        app.add_routes(
+            [
+                web.get("/", self._index),
+                web.get("/static/{name}", self._static),
+                web.get("/api/snapshot", self._snapshot),
+                web.get("/api/record.json", self._record),
+                web.get("/api/camera.jpg", self._camera_jpg),
+                web.get("/api/events", self._events),
+                web.post("/api/{op}", self._post),
+            ]
         )
-        self._thread.start()
+        self._runner = web.AppRunner(
+            app,
+            handle_signals=False,
+            access_log=None,
+            keepalive_timeout=idle_timeout_s,
+            max_line_size=MAX_HEADER,
+            max_field_size=MAX_HEADER,
+        )
+        self._thread = LoopThread("dashboard")
+        try:
+            self._server = self._thread.run(self._start(port))
+        except OSError as error:
+            self._thread.stop()
+            raise WebError(f"the dashboard cannot listen on {listen}: {error.strerror}") from error
+        self.port: int = self._server.sockets[0].getsockname()[1]
+
+    async def _start(self, port: int) -> asyncio.Server:
+        await self._runner.setup()
+        return await asyncio.get_running_loop().create_server(
+            self._connection, self.host, port, backlog=BACKLOG, reuse_address=True
+        )
 
     @classmethod
     def open(
         cls, listen: str, config_token: str, state_dir: Path, submit: Submit, camera: CameraView
     ) -> Dashboard:
-        """The dashboard of `smartboard run`: off loopback with a token, the configured one or
-        one kept in the state directory, whose URL is printed once, when it is made."""
-        host, _ = parse_listen(listen)
-        token: str | None = config_token or None
-        new = False
-        if token is None and not is_loopback(host):
-            token, new = load_token(state_dir)
+        """The dashboard of `smartboard run`, with the configured token or one kept in the state
+        directory. Its address with the token is printed when the token is made, and to a
+        person at a terminal; else `smartboard dashboard` prints it."""
+        token, new = (config_token, False) if config_token else load_token(state_dir)
         dashboard = cls(listen, submit, camera, token)
         log.info("dashboard: %s", dashboard.url())
         print(f"dashboard: {dashboard.url()}", flush=True)
@@ -157,255 +195,194 @@ class Dashboard:
             shown = dashboard.url(with_token=True)
             log.info("dashboard token made, kept in %s: %s", state_dir / TOKEN_FILE, shown)
             print(f"dashboard token (shown once, kept in {state_dir / TOKEN_FILE}): {shown}")
-        elif token is not None:
-            print("dashboard: open it with ?token=... (the token of the config or the state dir)")
+        elif sys.stdout.isatty():
+            print(f"dashboard, open: {dashboard.url(with_token=True)}")
+        else:
+            print("dashboard: `smartboard dashboard` prints its address with the token")
+        sys.stdout.flush()
         return dashboard
 
     def url(self, with_token: bool = False) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        query = f"?token={self.token}" if with_token and self.token else ""
+        query = f"?token={self.token}" if with_token else ""
         return f"http://{host}:{self.port}/{query}"
+
+    def connections(self) -> int:
+        """The connections open now."""
+        server = self._runner.server
+        return 0 if server is None else len(server.connections)
 
     # -- the daemon's side ----------------------------------------------------------------
 
     def publish(self, snapshot: JSON) -> None:
         """A new snapshot, pushed to every open page; any thread."""
         data = json.dumps(snapshot, separators=(",", ":")).encode()
-        with self._lock:
-            self._latest = data
-            for stream in self._streams:
-                _replace(stream, data)
+        self._thread.call(self._deliver, data)
 
     def close(self) -> None:
-        with self._lock:
-            for stream in self._streams:
-                _replace(stream, None)
-        self._server.shutdown()
-        self._server.server_close()
+        async def stop() -> None:
+            self._deliver(None)
+            self._server.close()
+            await self._runner.cleanup()
 
-    # -- the handlers' side ---------------------------------------------------------------
+        with contextlib.suppress(TimeoutError):
+            self._thread.run(stop(), timeout=5.0)
+        self._thread.stop()
 
-    def ask(self, request: JSON) -> tuple[HTTPStatus, JSON]:
-        """A control request answered by the daemon's loop, with the HTTP status to send."""
-        reply: queue.Queue[JSON] = queue.Queue(maxsize=1)
-        self._submit(request, reply)
+    # -- on the server's loop -------------------------------------------------------------
+
+    def _deliver(self, data: bytes | None) -> None:
+        """Only the newest snapshot matters to a slow page; None closes every stream."""
+        if data is not None:
+            self._latest = data
+        for stream in self._streams:
+            _replace(stream, data)
+
+    def _connection(self) -> asyncio.Protocol:
+        """A new connection, after the oldest idle ones if the cap is reached. A burst of new
+        connections is accepted before any is listed, so the cap holds from the next one on."""
+        server = self._runner.server
+        assert server is not None
+        # Closed ones stay listed until their loss is handled.
+        live = [c for c in server.connections if c.transport is not None]
+        idle = (c for c in live if c not in self._busy)
+        for _ in range(len(live) - self.max_connections + 1):
+            oldest = next(idle, None)
+            if oldest is None:
+                return _Refused()
+            oldest.force_close()
+        return server()
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Every request: the token checked, marked busy while answered, errors as JSON."""
+        protocol = request.protocol
+        self._busy[protocol] = self._busy.get(protocol, 0) + 1
         try:
-            answer = reply.get(timeout=REPLY_TIMEOUT_S)
-        except queue.Empty:
-            error = f"the table did not answer in {REPLY_TIMEOUT_S:g} s: is its loop stuck?"
-            return HTTPStatus.SERVICE_UNAVAILABLE, {"ok": False, "error": error}
-        return (HTTPStatus.OK if answer.get("ok") else HTTPStatus.CONFLICT), answer
+            if not self._allowed(request):
+                return _fail(401, "this dashboard needs its token: `smartboard dashboard`")
+            return await handler(request)
+        except web.HTTPException as error:
+            if error.status < 400:
+                raise
+            why = {404: f"no such page: {request.path}", 405: "GET or POST only"}
+            return _fail(error.status, why.get(error.status, error.reason))
+        finally:
+            self._busy[protocol] -= 1
+            if not self._busy[protocol]:
+                del self._busy[protocol]
 
-    def subscribe(self) -> queue.Queue[bytes | None]:
-        stream: queue.Queue[bytes | None] = queue.Queue(maxsize=1)
-        with self._lock:
-            if self._latest is not None:
-                stream.put(self._latest)
-            self._streams.add(stream)
-        return stream
-
-    def unsubscribe(self, stream: queue.Queue[bytes | None]) -> None:
-        with self._lock:
-            self._streams.discard(stream)
-
-    def camera_view(self) -> bytes | None:
-        return self._camera()
-
-
-def _replace(stream: queue.Queue[bytes | None], item: bytes | None) -> None:
-    """Only the newest snapshot matters to a slow page."""
-    with contextlib.suppress(queue.Empty):
-        stream.get_nowait()
-    stream.put_nowait(item)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-    server_version = "smartboard"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s %s", self.address_string(), format % args)
-
-    @property
-    def dashboard(self) -> Dashboard:
-        return self.server.dashboard
-
-    # -- checks ---------------------------------------------------------------------------
-
-    def _given_token(self) -> str | None:
-        query = parse_qs(urlsplit(self.path).query).get("token")
-        if query:
-            return query[0]
-        header = self.headers.get("X-Smartboard-Token")
-        if header:
-            return header
-        try:
-            morsel = SimpleCookie(self.headers.get("Cookie", "")).get(COOKIE)
-        except CookieError:
-            return None
-        return None if morsel is None else morsel.value
-
-    def _allowed(self) -> bool:
-        """The token checked; on loopback without one, the Host checked instead, so that a
-        web site cannot reach the table through a name rebound to 127.0.0.1."""
-        token = self.dashboard.token
-        if token is None:
-            host = urlsplit(f"//{self.headers.get('Host', '')}").hostname or ""
-            if not is_loopback(host):
-                self._fail(HTTPStatus.FORBIDDEN, "unknown Host: open the page by its address")
-                return False
-            return True
-        given = self._given_token()
-        if given is None or not hmac.compare_digest(given.encode(), token.encode()):
-            self._fail(HTTPStatus.UNAUTHORIZED, "this dashboard needs its token: ?token=...")
-            return False
-        return True
-
-    # -- replies --------------------------------------------------------------------------
-
-    def _send(
-        self, status: HTTPStatus, body: bytes, kind: str, headers: dict[str, str] | None = None
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _json(self, status: HTTPStatus, data: JSON, headers: dict[str, str] | None = None) -> None:
-        self._send(status, json.dumps(data).encode(), "application/json", headers)
-
-    def _fail(self, status: HTTPStatus, error: str) -> None:
-        self._json(status, {"ok": False, "error": error})
+    def _allowed(self, request: web.Request) -> bool:
+        given = (
+            request.query.get("token")
+            or request.headers.get("X-Smartboard-Token")
+            or request.cookies.get(COOKIE)
+        )
+        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
 
     # -- GET ------------------------------------------------------------------------------
 
-    def do_GET(self) -> None:
-        if not self._allowed():
-            return
-        url = urlsplit(self.path)
-        path = url.path
-        token = self.dashboard.token
-        if path == "/" and token is not None and "token=" in url.query:
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        if "token" in request.query:
             # The token goes into a cookie and out of the address bar (and its history).
-            cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={COOKIE_AGE_S}"
-            headers = {"Location": "/", "Set-Cookie": cookie}
-            self._send(HTTPStatus.SEE_OTHER, b"", "text/plain", headers)
-        elif path == "/":
-            self._static("index.html")
-        elif path.startswith("/static/"):
-            self._static(path.removeprefix("/static/"))
-        elif path == "/api/snapshot":
-            status, reply = self.dashboard.ask({"op": "snapshot"})
-            if status == HTTPStatus.OK:
-                del reply["ok"]
-            self._json(status, reply)
-        elif path == "/api/record.json":
-            self._record()
-        elif path == "/api/camera.jpg":
-            frame = self.dashboard.camera_view()
-            if frame is None:
-                self._fail(HTTPStatus.NOT_FOUND, "no camera picture on this table")
-            else:
-                self._send(HTTPStatus.OK, frame, "image/jpeg")
-        elif path == "/api/events":
-            self._events()
-        else:
-            self._fail(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+            cookie = (
+                f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={COOKIE_AGE_S}"
+            )
+            return web.Response(
+                status=303, headers=HEADERS | {"Location": "/", "Set-Cookie": cookie}
+            )
+        return self._file("index.html")
 
-    def _static(self, name: str) -> None:
-        found = self.dashboard.static.get(name)
+    async def _static(self, request: web.Request) -> web.StreamResponse:
+        return self._file(request.match_info["name"])
+
+    def _file(self, name: str) -> web.StreamResponse:
+        found = self.static.get(name)
         if found is None:
-            self._fail(HTTPStatus.NOT_FOUND, f"no such file: {name}")
-        else:
-            self._send(HTTPStatus.OK, *found)
+            return _fail(404, f"no such file: {name}")
+        body, kind = found
+        return web.Response(body=body, headers=HEADERS | {"Content-Type": kind})
 
-    def _record(self) -> None:
-        status, reply = self.dashboard.ask({"op": "record"})
-        if status != HTTPStatus.OK:
-            self._json(status, reply)
-            return
-        record = reply["record"]
+    async def _ask(self, request: JSON) -> web.Response:
+        """A control request answered by the daemon's loop, with its HTTP status."""
+        answer = await ask(self._submit, request)
+        status = 200 if answer.get("ok") else 503 if answer.get("unknown") else 409
+        return _reply(status, answer)
+
+    async def _snapshot(self, request: web.Request) -> web.StreamResponse:
+        answer = await ask(self._submit, {"op": "snapshot"})
+        if not answer.pop("ok", False):
+            return _reply(503, {"ok": False, **answer})
+        return _reply(200, answer)
+
+    async def _record(self, request: web.Request) -> web.StreamResponse:
+        answer = await ask(self._submit, {"op": "record"})
+        if not answer.get("ok"):
+            return _reply(503, answer)
+        record = answer["record"]
         name = f"{record.get('game', 'game')}-record.json"
-        self._send(
-            HTTPStatus.OK,
-            json.dumps(record, indent=1).encode(),
-            "application/json",
-            {"Content-Disposition": f'attachment; filename="{name}"'},
+        return web.Response(
+            body=json.dumps(record, indent=1).encode(),
+            headers=HEADERS
+            | {
+                "Content-Type": "application/json",
+                "Content-Disposition": f'attachment; filename="{name}"',
+            },
         )
 
-    def _events(self) -> None:
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.close_connection = True
-        stream = self.dashboard.subscribe()
+    async def _camera_jpg(self, request: web.Request) -> web.StreamResponse:
+        # Encoding a frame takes milliseconds: off the loop, which serves every other page.
+        frame = await asyncio.get_running_loop().run_in_executor(None, self._camera)
+        if frame is None:
+            return _fail(404, "no camera picture on this table")
+        return web.Response(body=frame, headers=HEADERS | {"Content-Type": "image/jpeg"})
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers=HEADERS | {"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        stream: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=1)
+        if self._latest is not None:
+            stream.put_nowait(self._latest)
+        self._streams[stream] = None
+        if len(self._streams) > MAX_STREAMS:
+            _replace(next(iter(self._streams)), None)
         try:
-            self.wfile.write(b"retry: 1000\n\n")
-            self.wfile.flush()
+            await response.write(b"retry: 1000\n\n")
             while True:
                 try:
-                    data = stream.get(timeout=KEEPALIVE_S)
-                except queue.Empty:
-                    self.wfile.write(b": keep-alive\n\n")
-                else:
-                    if data is None:
-                        return  # the dashboard is closing
-                    self.wfile.write(b"data: " + data + b"\n\n")
-                self.wfile.flush()
-        except OSError:
-            pass  # the page went away
+                    data = await asyncio.wait_for(stream.get(), KEEPALIVE_S)
+                except TimeoutError:
+                    await response.write(b": keep-alive\n\n")
+                    continue
+                if data is None:
+                    break  # the dashboard is closing, or the stream made way
+                await response.write(b"data: " + data + b"\n\n")
+        except (ConnectionError, RuntimeError):
+            pass  # the page went away (aiohttp says so with either)
         finally:
-            self.dashboard.unsubscribe(stream)
+            self._streams.pop(stream, None)
+        return response
 
     # -- POST -----------------------------------------------------------------------------
 
-    def do_POST(self) -> None:
-        if not self._allowed():
-            return
-        path = urlsplit(self.path).path
-        op = path.removeprefix("/api/")
-        length_text = self.headers.get("Content-Length") or "0"
-        length = int(length_text) if length_text.isdigit() else MAX_BODY + 1
-        if length > MAX_BODY:
-            self.close_connection = True
-            self._fail(
-                HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a request is at most {MAX_BODY} bytes"
-            )
-            return
-        body = self.rfile.read(length)
-        origin = self.headers.get("Origin")
-        kind = self.headers.get("Content-Type", "").split(";")[0].strip()
-        if not path.startswith("/api/") or op not in POST_OPS:
+    async def _post(self, request: web.Request) -> web.StreamResponse:
+        op = request.match_info["op"]
+        origin = request.headers.get("Origin")
+        if op not in POST_OPS:
             known = ", ".join(POST_OPS)
-            self._fail(
-                HTTPStatus.NOT_FOUND, f"unknown request {path}: POST /api/<op>, op one of {known}"
-            )
-        elif origin is not None and urlsplit(origin).netloc != self.headers.get("Host"):
-            self._fail(HTTPStatus.FORBIDDEN, "a request from another site's page is refused")
-        elif kind != "application/json":
-            self._fail(
-                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
-                "a request that changes the game must be sent as application/json",
-            )
-        else:
-            try:
-                request = json.loads(body or b"{}")
-            except ValueError as error:
-                self._fail(HTTPStatus.BAD_REQUEST, f"not JSON: {error}")
-                return
-            if isinstance(request, dict):
-                self._json(*self.dashboard.ask({**request, "op": op}))
-            else:
-                self._fail(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
+            return _fail(404, f"unknown request {request.path}: POST /api/<op>, op one of {known}")
+        if origin is not None and origin.partition("://")[2] != request.headers.get("Host"):
+            return _fail(403, "a request from another site's page is refused")
+        if request.content_type != "application/json":
+            return _fail(415, "a request that changes the game must be sent as application/json")
+        try:
+            control = parse_request(await request.read(), op)
+        except RequestError as error:
+            return _fail(400, str(error))
+        return await self._ask(control)
 
-    def do_PUT(self) -> None:
-        self._fail(HTTPStatus.METHOD_NOT_ALLOWED, "GET or POST only")
 
-    do_DELETE = do_PATCH = do_PUT
+def _replace(stream: asyncio.Queue[bytes | None], item: bytes | None) -> None:
+    with contextlib.suppress(asyncio.QueueEmpty):
+        stream.get_nowait()
+    stream.put_nowait(item)

@@ -5,8 +5,6 @@ Apart from the web server, so that the config can check its `[web]` section with
 
 from __future__ import annotations
 
-import ipaddress
-
 
 def parse_listen(text: str) -> tuple[str, int]:
     """`HOST:PORT` (`[::1]:PORT` for IPv6), or a bare `PORT` on 127.0.0.1."""
@@ -17,15 +15,6 @@ def parse_listen(text: str) -> tuple[str, int]:
     if not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ValueError(f"listen address must be HOST:PORT, such as 127.0.0.1:8080, not {text!r}")
     return host, int(port_text)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to any interface
 
 
 def check_token(token: str) -> None:

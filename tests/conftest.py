@@ -23,12 +23,13 @@ from controller.startup import RunOptions
 RunOptionsMaker = Callable[..., RunOptions]
 
 # The fuzz tests of the parsers: enough examples to find a traceback, few enough for CI's two
-# cores; no deadline, since a loaded CI machine is slow at random moments.
+# cores; no deadline, since a loaded CI machine is slow at random moments. A fixture (a server)
+# is shared by the examples of a test on purpose.
 settings.register_profile(
     "smartboard",
     max_examples=300,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 settings.load_profile("smartboard")
 

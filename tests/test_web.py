@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import http.client
 import json
-import queue
+import socket
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from web_daemon import dashboard, fetch, first_event
+from hypothesis import given
+from hypothesis import strategies as st
+from web_daemon import Fetched, dashboard, fetch, first_event
 
-from controller import web
+from controller import requests
 from controller.config import ConfigError, load_config
 from controller.operations import dashboard_ops
 from controller.rules.api import JSON
-from controller.web import Dashboard, WebError, load_token
+from controller.web import CameraView, Dashboard, WebError, load_token
 from controller.web_access import parse_listen
 
 SNAPSHOT: JSON = {"version": 3, "game": "akuma", "log": ["choose dice: 2"]}
 RECORD: JSON = {"game": "akuma", "options": {"traps": 5}, "history": [{"type": "ChooseDice"}]}
+
+
+TOKEN = "test-token-0123456789"
+KEY = {"X-Smartboard-Token": TOKEN}
 
 
 class FakeTable:
@@ -29,7 +36,7 @@ class FakeTable:
     def __init__(self) -> None:
         self.requests: list[JSON] = []
 
-    def submit(self, request: JSON, reply: queue.Queue[JSON]) -> None:
+    def submit(self, request: JSON, reply: requests.Reply) -> None:
         self.requests.append(request)
         op = request["op"]
         if op == "snapshot":
@@ -47,11 +54,20 @@ def table() -> FakeTable:
     return FakeTable()
 
 
+def serve(table: FakeTable, camera: CameraView = lambda: None, **limits: Any) -> Dashboard:
+    return Dashboard("127.0.0.1:0", table.submit, camera, TOKEN, **limits)
+
+
 @pytest.fixture
 def served(table: FakeTable) -> Iterator[Dashboard]:
-    dash = Dashboard("127.0.0.1:0", table.submit, lambda: None)
+    dash = serve(table)
     yield dash
     dash.close()
+
+
+def get(url: str, body: object = None, headers: dict[str, str] | None = None) -> Fetched:
+    """`fetch` with the token."""
+    return fetch(url, body, KEY | (headers or {}))
 
 
 def test_listen_addresses() -> None:
@@ -78,47 +94,52 @@ def test_changing_requests_reach_the_table_and_refusals_come_back(
     served: Dashboard, table: FakeTable
 ) -> None:
     api = served.url() + "api/"
-    reply = fetch(api + "act", {"id": "choose_dice:2"})
+    reply = get(api + "act", {"id": "choose_dice:2", "request_id": "r1"})
     assert (reply.status, reply.json()["applied"]) == (200, ["choose_dice:2"])
-    assert table.requests == [{"id": "choose_dice:2", "op": "act"}]
-    refused = fetch(api + "act", {"id": "fly"})
+    assert table.requests == [{"id": "choose_dice:2", "request_id": "r1", "op": "act"}]
+    refused = get(api + "act", {"id": "fly"})
     assert (refused.status, refused.json()["error"]) == (409, "no action 'fly'")
     table.requests.clear()
     json_type = {"Content-Type": "application/json"}
     bad = {
-        "bad JSON": (400, fetch(api + "act", b"{not json", json_type)),
-        "not an object": (400, fetch(api + "act", [1, 2])),
-        "unknown op": (404, fetch(api + "fly", {})),
-        "a GET op": (404, fetch(api + "snapshot", {})),
-        "a form's post": (415, fetch(api + "act", b"id=x", {"Content-Type": "text/plain"})),
-        "another site": (403, fetch(api + "act", {"id": "x"}, {"Origin": "http://evil.example"})),
+        "bad JSON": (400, get(api + "act", b"{not json", json_type)),
+        "not an object": (400, get(api + "act", [1, 2])),
+        "nested too deep": (400, get(api + "act", b"[" * 60_000, json_type)),
+        "an object too deep": (400, get(api + "act", {"id": {"a": [[[[[[[[1]]]]]]]]}})),
+        "a bad request id": (400, get(api + "act", {"request_id": "a b"})),
+        "too big": (413, get(api + "act", {"id": "x" * 70_000})),
+        "unknown op": (404, get(api + "fly", {})),
+        "a GET op": (404, get(api + "snapshot", {})),
+        "a form's post": (415, get(api + "act", b"id=x", {"Content-Type": "text/plain"})),
+        "another site": (403, get(api + "act", {"id": "x"}, {"Origin": "http://evil.example"})),
     }
     for name, (status, reply) in bad.items():
         assert reply.status == status, name
         assert reply.json()["error"], name
+    assert "nested" in bad["nested too deep"][1].json()["error"]
     assert table.requests == []
 
 
 def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     base = served.url()
-    page = fetch(base)
+    page = get(base)
     assert page.status == 200 and b'src="/static/app.js"' in page.body
-    assert fetch(base + "static/app.js").headers["Content-Type"].startswith("text/javascript")
-    assert fetch(base + "static/../web.py").status == 404
-    assert fetch(base + "api/snapshot").json() == SNAPSHOT
-    record = fetch(base + "api/record.json")
+    assert get(base + "static/app.js").headers["Content-Type"].startswith("text/javascript")
+    assert get(base + "static/../web.py").status == 404
+    assert get(base + "api/snapshot").json() == SNAPSHOT
+    record = get(base + "api/record.json")
     assert record.json() == RECORD
     assert record.headers["Content-Disposition"] == 'attachment; filename="akuma-record.json"'
-    assert fetch(base + "api/camera.jpg").status == 404  # no camera
-    assert fetch(base + "api/act?id=choose_dice:2").status == 404
+    assert get(base + "api/camera.jpg").status == 404  # no camera
+    assert get(base + "api/act?id=choose_dice:2").status == 405
     assert [r["op"] for r in table.requests] == ["snapshot", "record"]
     assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
 
 
 def test_the_camera_picture(table: FakeTable) -> None:
-    dash = Dashboard("127.0.0.1:0", table.submit, lambda: b"\xff\xd8jpeg")
+    dash = serve(table, lambda: b"\xff\xd8jpeg")
     try:
-        reply = fetch(dash.url() + "api/camera.jpg")
+        reply = get(dash.url() + "api/camera.jpg")
     finally:
         dash.close()
     assert (reply.status, reply.headers["Content-Type"], reply.body) == (
@@ -128,26 +149,41 @@ def test_the_camera_picture(table: FakeTable) -> None:
     )
 
 
-def test_on_loopback_another_host_name_is_refused(served: Dashboard) -> None:
-    """A web site whose name is rebound to 127.0.0.1 must not reach the table."""
-    reply = fetch(served.url() + "api/snapshot", headers={"Host": f"evil.example:{served.port}"})
-    assert reply.status == 403
-    assert fetch(served.url().replace("127.0.0.1", "localhost") + "api/snapshot").status == 200
+def test_on_loopback_too_every_request_needs_the_token(served: Dashboard) -> None:
+    """Any local user can reach 127.0.0.1: the address proves nothing (issue 19)."""
+    base = served.url()
+    for path in ("", "static/app.js", "api/snapshot", "api/record.json", "api/events", "nowhere"):
+        assert fetch(base + path).status == 401, path
+        assert fetch(base + path, headers={"Cookie": "smartboard_token=wrong"}).status == 401
+    assert fetch(base + "api/act", {"id": "choose_dice:2"}).status == 401
+    assert first_event(base + "api/events")[0] == 401
+    assert fetch(base + "api/snapshot", headers={"X-Smartboard-Token": TOKEN[:-1]}).status == 401
+    # The token in the address becomes a cookie the page's own requests carry.
+    entry = fetch(served.url(with_token=True))
+    assert (entry.status, entry.headers["Location"]) == (303, "/")
+    cookie = entry.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    carried = {"Cookie": cookie.split(";")[0]}
+    assert fetch(base, headers=carried).status == 200
+    served.publish(SNAPSHOT)
+    assert first_event(base + "api/events", carried) == (200, SNAPSHOT)
 
 
 def test_a_table_that_does_not_answer_gives_503(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web, "REPLY_TIMEOUT_S", 0.05)
-    dash = Dashboard("127.0.0.1:0", lambda request, reply: None, lambda: None)
+    monkeypatch.setattr(requests, "REPLY_TIMEOUT_S", 0.05)
+    dash = Dashboard("127.0.0.1:0", lambda request, reply: None, lambda: None, TOKEN)
     try:
-        reply = fetch(dash.url() + "api/act", {"id": "x"})
+        reply = get(dash.url() + "api/act", {"id": "x"})
     finally:
         dash.close()
-    assert reply.status == 503 and "did not answer" in reply.json()["error"]
+    answer = reply.json()
+    assert reply.status == 503 and answer["unknown"] is True
+    assert "did not answer" in answer["error"] and "same id" in answer["error"]
 
 
 def test_published_snapshots_are_pushed_to_open_pages(served: Dashboard) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=5)
-    connection.request("GET", "/api/events")
+    connection.request("GET", "/api/events", headers=KEY)
     stream = connection.getresponse()
     assert stream.headers["Content-Type"] == "text/event-stream"
     assert stream.readline() == b"retry: 1000\n"
@@ -159,12 +195,69 @@ def test_published_snapshots_are_pushed_to_open_pages(served: Dashboard) -> None
         assert json.loads(line.removeprefix(b"data: "))["version"] == version
     connection.close()
     # A page that opens later gets the latest at once.
-    assert first_event(served.url() + "api/events")[1]["version"] == 2
+    assert first_event(served.url() + "api/events", KEY)[1]["version"] == 2
 
 
 def test_a_port_in_use_is_a_clear_error(served: Dashboard, table: FakeTable) -> None:
     with pytest.raises(WebError, match=f"cannot listen on 127.0.0.1:{served.port}"):
-        Dashboard(f"127.0.0.1:{served.port}", table.submit, lambda: None)
+        Dashboard(f"127.0.0.1:{served.port}", table.submit, lambda: None, TOKEN)
+
+
+def test_idle_connections_make_way_and_the_page_still_answers(table: FakeTable) -> None:
+    """Issue 19: 1,100 idle connections took every file and every thread. Now the oldest idle
+    connection makes way for a new one, so the connections stay within the cap."""
+    dash = serve(table, max_connections=20)
+    idle = [socket.create_connection(("127.0.0.1", dash.port)) for _ in range(60)]
+    try:
+        for _ in range(3):
+            assert get(dash.url() + "api/snapshot").json() == SNAPSHOT
+        assert dash.connections() <= 20
+        # The oldest of the idle connections were closed by the server.
+        idle[0].settimeout(5)
+        assert idle[0].recv(1) == b""
+    finally:
+        for sock in idle:
+            sock.close()
+        dash.close()
+
+
+def test_a_connection_that_sends_nothing_is_closed(table: FakeTable) -> None:
+    dash = serve(table, idle_timeout_s=0.1)
+    try:
+        with socket.create_connection(("127.0.0.1", dash.port)) as silent:
+            silent.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the end of it
+            silent.settimeout(10)
+            assert silent.recv(100) == b""
+    finally:
+        dash.close()
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_get_an_answer_and_the_server_goes_on(served: Dashboard, data: bytes) -> None:
+    """Raw bytes on the socket, as a broken or hostile client sends them: an HTTP error or a
+    closed connection, never a server that stops serving."""
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(data + b"\r\n\r\n")
+        sock.shutdown(socket.SHUT_WR)
+        answer = b"".join(iter(lambda: sock.recv(65536), b""))
+    assert answer == b"" or answer.startswith(b"HTTP/1.")
+    assert get(served.url() + "api/snapshot").status == 200
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner),
+            max_leaves=20,
+        ).map(lambda value: json.dumps(value).encode()),
+    )
+)
+def test_any_posted_body_gets_a_clear_reply(served: Dashboard, body: bytes) -> None:
+    reply = get(served.url() + "api/act", body, {"Content-Type": "application/json"})
+    assert reply.status in (200, 400, 409)
+    assert isinstance(reply.json()["error" if reply.status != 200 else "ok"], str | bool)
 
 
 def test_the_token_is_made_once_and_kept_private(tmp_path: Path) -> None:
@@ -177,35 +270,22 @@ def test_the_token_is_made_once_and_kept_private(tmp_path: Path) -> None:
         load_token(tmp_path)
 
 
-def test_off_loopback_every_request_needs_the_token(tmp_path: Path) -> None:
+def test_the_daemon_says_where_its_token_is_and_a_post_with_it_plays(tmp_path: Path) -> None:
     with dashboard(tmp_path, "--game", "akuma", listen="0.0.0.0:0") as table:
         shown = table.printed[1]
         assert "shown once" in shown and str(tmp_path / "web_token") in shown
-        token = (tmp_path / "web_token").read_text().strip()
-        assert shown.rstrip().endswith(f"/?token={token}")
+        assert shown.rstrip().endswith(f"/?token={table.token}")
         base = table.url
-        for path in ("", "static/app.js", "api/snapshot", "api/record.json", "api/events"):
-            assert fetch(base + path).status == 401, path
-            assert fetch(base + path, headers={"Cookie": "smartboard_token=wrong"}).status == 401
-        assert fetch(base + "api/act", {"id": "choose_dice:2"}).status == 401
-        assert first_event(base + "api/events")[0] == 401
-
-        # The token in the address becomes a cookie the page's own requests carry.
-        entry = fetch(f"{base}?token={token}")
-        assert (entry.status, entry.headers["Location"]) == (303, "/")
-        cookie = entry.headers["Set-Cookie"]
-        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-        carried = {"Cookie": cookie.split(";")[0]}
-        assert fetch(base, headers=carried).status == 200
-        status, snapshot = first_event(base + "api/events", carried)
-        assert (status, snapshot["game"], snapshot["to_move"]) == (200, "akuma", "hawkmoth")
-
         # A GET never changes the game, whatever it asks for; a POST with the token does.
-        before = fetch(base + "api/snapshot", headers=carried).json()
+        before = fetch(base + "api/snapshot", headers=table.key).json()
         for path in ("", "api/record.json", "api/camera.jpg", "api/act?id=choose_dice:2"):
-            fetch(base + path, headers=carried)
-        assert fetch(base + "api/snapshot", headers=carried).json() == before
-        header = {"X-Smartboard-Token": token}
-        assert fetch(base + "api/act", {"id": "choose_dice:2"}, header).status == 200
-        after = fetch(base + "api/snapshot", headers=header).json()
+            fetch(base + path, headers=table.key)
+        assert fetch(base + "api/snapshot", headers=table.key).json() == before
+        assert fetch(base + "api/act", {"id": "choose_dice:2"}, table.key).status == 200
+        after = fetch(base + "api/snapshot", headers=table.key).json()
         assert after["log"] == [*before["log"], "choose dice: 2"]
+    # Started again, it only says how to get the address with the token.
+    with dashboard(tmp_path, "--game", "akuma") as table:
+        assert table.printed[1].strip() == (
+            "dashboard: `smartboard dashboard` prints its address with the token"
+        )

@@ -23,6 +23,20 @@ class Served:
     printed: list[str]  # what the daemon printed when it started
     state_dir: Path
 
+    @property
+    def token(self) -> str:
+        return (self.state_dir / "web_token").read_text().strip()
+
+    @property
+    def page(self) -> str:
+        """The address a person opens: the token goes into a cookie."""
+        return f"{self.url}?token={self.token}"
+
+    @property
+    def key(self) -> dict[str, str]:
+        """The header with the token, for the tests' own requests."""
+        return {"X-Smartboard-Token": self.token}
+
 
 @contextmanager
 def dashboard(state_dir: Path, *args: str, listen: str = "127.0.0.1:0") -> Iterator[Served]:
@@ -42,8 +56,7 @@ def dashboard(state_dir: Path, *args: str, listen: str = "127.0.0.1:0") -> Itera
             proc.kill()
             raise AssertionError(f"no dashboard: {printed[0]!r} {proc.stderr.read()}")
         port = printed[0].rstrip().rstrip("/").rpartition(":")[2]
-        if not listen.startswith("127."):
-            printed.append(proc.stdout.readline())
+        printed.append(proc.stdout.readline())  # where the token is
         yield Served(f"http://127.0.0.1:{port}/", printed, state_dir)
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -63,7 +76,7 @@ _OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 @dataclass(frozen=True)
-class Reply:
+class Fetched:
     status: int
     headers: dict[str, str]
     body: bytes
@@ -72,7 +85,7 @@ class Reply:
         return json.loads(self.body)
 
 
-def fetch(url: str, body: object = None, headers: dict[str, str] | None = None) -> Reply:
+def fetch(url: str, body: object = None, headers: dict[str, str] | None = None) -> Fetched:
     """One HTTP request: a GET, or a POST of `body`, as JSON unless it is bytes already."""
     sent: dict[str, str] = {}
     if body is None or isinstance(body, bytes):
@@ -83,9 +96,9 @@ def fetch(url: str, body: object = None, headers: dict[str, str] | None = None) 
     request = urllib.request.Request(url, data, {**sent, **(headers or {})})
     try:
         with _OPENER.open(request, timeout=15) as response:
-            return Reply(response.status, dict(response.headers), response.read())
+            return Fetched(response.status, dict(response.headers), response.read())
     except urllib.error.HTTPError as error:
-        return Reply(error.code, dict(error.headers), error.read())
+        return Fetched(error.code, dict(error.headers), error.read())
 
 
 def first_event(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:

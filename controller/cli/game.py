@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 
 from controller.cli.arguments import Commands, add_game_options, add_state_dir, game_options
-from controller.cli.errors import EX_DATAERR, EX_USAGE, CommandError, failing
+from controller.cli.errors import EX_DATAERR, EX_TEMPFAIL, EX_USAGE, CommandError, failing
 from controller.control import ControlError, request
 from controller.journal import Journal, JournalError
 from controller.operations import OPERATIONS, Argument
@@ -47,6 +48,8 @@ def add_commands(commands: Commands) -> None:
     actions.add_argument("--json", action="store_true")
     for name in _SAID:
         _op_command(commands, name, _said)
+    dashboard = _op_command(commands, "dashboard", _dashboard)
+    dashboard.add_argument("--open", action="store_true", help="open it in this machine's browser")
     add_game_options(_op_command(commands, "new", _new))
 
 
@@ -93,8 +96,10 @@ def _message(args: argparse.Namespace) -> JSON:
 def _call(args: argparse.Namespace, message: JSON) -> JSON:
     """The running daemon's reply to `message`; the command fails if no daemon answers or the
     daemon refuses."""
-    with failing(1, ControlError):
+    try:
         reply = request(client_socket_path(args.state_dir), message)
+    except ControlError as error:
+        raise CommandError(str(error), EX_TEMPFAIL if error.unknown else 1) from None
     if not reply.get("ok"):
         raise CommandError(str(reply.get("error", "refused")))
     return reply
@@ -112,6 +117,14 @@ def _new(args: argparse.Namespace) -> int:
     elif args.players is not None or args.teams or args.option:
         raise CommandError("game options need --game (the same game keeps its own)", EX_USAGE)
     print(f"new {_call(args, message)['game']} game started")
+    return 0
+
+
+def _dashboard(args: argparse.Namespace) -> int:
+    url = str(_call(args, _message(args))["url"])
+    print(url)
+    if args.open and not webbrowser.open(url):
+        raise CommandError("no browser to open here: open the address above by hand")
     return 0
 
 
@@ -170,7 +183,7 @@ def _status(args: argparse.Namespace) -> int:
 def _live_status(state_dir: Path | None) -> JSON | None:
     """The running daemon's status, with what its sensors see; None if no daemon answers."""
     try:
-        reply = request(client_socket_path(state_dir), {"op": "status"}, timeout=3.0)
+        reply = request(client_socket_path(state_dir), {"op": "status"}, timeout=3.0, attempts=1)
     except ControlError:
         return None
     if not reply.pop("ok", False):

@@ -29,21 +29,36 @@ function showError(text) {
   box.hidden = !text;
 }
 
+// A random id sent with a request, so that sending it again is never applied twice.
+function requestId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 async function post(op, body = {}) {
   showError("");
-  try {
-    const response = await fetch(`/api/${op}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const reply = await response.json();
-    if (!reply.ok) showError(reply.error);
-    return reply;
-  } catch (error) {
-    showError(String(error));
-    return { ok: false };
+  const sent = JSON.stringify({ ...body, request_id: requestId() });
+  let failure = "";
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const response = await fetch(`/api/${op}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: sent,
+      });
+      const reply = await response.json();
+      if (reply.unknown) {
+        failure = reply.error; // the table was slow: the same id again gets its first answer
+        continue;
+      }
+      if (!reply.ok) showError(reply.error);
+      return reply;
+    } catch (error) {
+      failure = String(error);
+    }
   }
+  showError(failure);
+  return { ok: false };
 }
 
 // -- the board -------------------------------------------------------------------------
