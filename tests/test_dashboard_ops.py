@@ -31,6 +31,9 @@ class Page:
     def publish(self, snapshot: JSON) -> None:
         self.seen.append(snapshot)
 
+    def url(self, with_token: bool = False) -> str:
+        return "http://127.0.0.1:8080/" + ("?token=secret-secret-secret" if with_token else "")
+
     def wait_for(self, test: Any, timeout: float = 5.0) -> JSON:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -124,6 +127,17 @@ def test_clicks_alone_de_evilize_on_the_simulated_table(running: Daemon) -> None
 def test_an_unknown_op_is_answered_with_the_ops_there_are(running: Daemon) -> None:
     refused = call(running, op="fly")
     assert refused == {"ok": False, "error": f"unknown op 'fly'; known: {', '.join(OPERATIONS)}"}
+
+
+def test_smartboard_dashboard_prints_the_address_with_its_token(
+    running: Daemon, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The token is needed on loopback too: a member of the socket's group gets it this way."""
+    assert main(["dashboard", "--state-dir", str(running.options.state_dir)]) == 0
+    assert capsys.readouterr().out == "http://127.0.0.1:8080/?token=secret-secret-secret\n"
+    running.web = None
+    assert main(["dashboard", "--state-dir", str(running.options.state_dir)]) == 1
+    assert "serves no dashboard" in capsys.readouterr().err
 
 
 def test_a_paused_game_ignores_the_table_and_refuses_moves(running: Daemon, page: Page) -> None:
