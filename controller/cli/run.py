@@ -67,8 +67,8 @@ def add_commands(commands: Commands) -> None:
         "--web",
         type=listen_address,
         metavar="HOST:PORT",
-        help="serve the dashboard there (default: [web] listen of the config; off loopback it "
-        "needs a token, printed once at first start)",
+        help="serve the dashboard there (default: [web] listen of the config); it needs a "
+        "token, printed at first start, and by `smartboard dashboard`",
     )
     run.add_argument(
         "--show",
