@@ -132,7 +132,7 @@ def test_the_sixth_game_plays_from_the_page(
     palette = {role: hex_colour(rgb) for role, rgb in load_config(None).palette.items()}
     with serving(config, run_options(seed=1)) as daemon:
         assert daemon.web is not None
-        page.goto(f"http://127.0.0.1:{daemon.web.port}/")  # type: ignore[attr-defined]
+        page.goto(daemon.web.url(with_token=True))
         root = page.locator("html")
         expect(root).to_have_attribute("data-game", "dice_race")
         squares = page.locator("#board > [data-spot]")
