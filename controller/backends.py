@@ -24,6 +24,7 @@ from controller.rules import icon_dice
 from controller.rules.api import JSON, Game
 from controller.startup import StartupError, UnavailableError
 from hardware.leds import LedStrip, NeoPixelStrip, SimStrip
+from hardware.link_state import LinkState
 from hardware.profile import BoardProfile
 from hardware.reeds import ReedBank, gpio_factories, mock_factories
 from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
@@ -112,6 +113,10 @@ class TableBackends:
             )
         self._opened.append(reeds)
         return reeds
+
+    def link_state(self) -> LinkState | None:
+        """The microcontroller's link, if the table has one."""
+        return None if self._link is None else self._link.state()
 
     def _serial_link(self) -> SerialLink:
         """The profile's microcontroller, shared by the reeds and the LEDs it serves."""

@@ -433,6 +433,8 @@ class Daemon:
             "message": session.message,
             "paused": self.paused,
         }
+        link = self._parts.link_state()
+        out["link"] = None if link is None else link.to_json()
         return out | self._parts.camera_status(now, self.unsure) | {"alerts": self.alerts()}
 
     def alerts(self) -> list[str]:
@@ -442,6 +444,10 @@ class Daemon:
         camera = self.table_camera
         if camera is not None and camera.status.state == "retrying":
             alerts.append(f"the camera is not answering: {camera.status.reason}")
+        link = self._parts.link_state()
+        trouble = None if link is None else link.trouble()
+        if trouble is not None:
+            alerts.append(trouble)
         return alerts
 
     def snapshot(self, now: float, view: View | None = None) -> JSON:
@@ -455,6 +461,9 @@ class Daemon:
         out["sim"] = self.simulated
         out["trouble"] = self._trouble()
         out["alerts"] = self.alerts()
+        link = self._parts.link_state()
+        # Whole seconds: the dashboard is sent a snapshot whenever one changes.
+        out["link"] = None if link is None else link.to_json(digits=0)
         return (
             out
             | {"camera": None, "dice_seen": [], "dice_unsure": None}

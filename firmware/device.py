@@ -10,6 +10,7 @@ from firmware.eventqueue import EventQueue
 from firmware.matrix import Matrix
 from firmware.protocol import (
     ACK,
+    ACK_GAP,
     EVENT_SIZE,
     EVENTS,
     HELLO,
@@ -98,6 +99,8 @@ class Device:
             if kind == ACK:
                 if len(payload) >= 6 and get_u16(payload, 0) == self.boot_id:
                     self.queue.ack(get_u32(payload, 2))
+                    if len(payload) >= 7 and payload[6] & ACK_GAP:
+                        self.queue.resend_now()
             elif kind == LEDS:
                 if len(payload) == 2 + 3 * self.led_count:
                     frame_id = get_u16(payload, 0)

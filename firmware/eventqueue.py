@@ -31,6 +31,11 @@ class EventQueue:
         if i:
             self.pending = pending[i:]
 
+    def resend_now(self):
+        """The host missed one: every unacknowledged event goes out again at the next poll."""
+        for e in self.pending:
+            e[4] = None
+
     def clear(self):
         """A snapshot was sent: it stands for every event so far."""
         self.pending = []

@@ -23,7 +23,8 @@ MAX_PAYLOAD = 1024
 
 # Host to firmware.
 HELLO = 0x01  # ask for INFO
-ACK = 0x02  # boot (u16), next event id expected (u32): every event before it is received
+ACK = 0x02  # boot (u16), next event id expected (u32): every event before it is received;
+# then, optionally, flags (1 byte): ACK_GAP asks for the unacknowledged events again now
 SNAP_REQ = 0x03  # ask for a SNAPSHOT
 LEDS = 0x04  # frame id (u16), then R, G, B for each LED
 PING = 0x05  # keep-alive; the firmware answers PONG
@@ -35,6 +36,9 @@ LED_ACK = 0x84  # frame id (u16) shown
 PONG = 0x85
 
 EVENT_SIZE = 7
+# The host saw an event after the one it expects: a frame was lost, so waiting for `resend_ms`
+# would only hold up every event behind it.
+ACK_GAP = 0x01
 KINDS = (HELLO, ACK, SNAP_REQ, LEDS, PING, INFO, EVENTS, SNAPSHOT, LED_ACK, PONG)
 
 
@@ -123,6 +127,7 @@ class Decoder:
         self.buffer = bytearray()
         self.last_seq = -1
         self.bad = 0  # bytes skipped while looking for a frame
+        self.crc_errors = 0  # frames dropped by their CRC
         self.duplicates = 0
         self.gaps = 0  # frames missing, as the sequence numbers show
 
@@ -152,6 +157,7 @@ class Decoder:
                 break
             if crc16(memoryview(buf)[1 : end - 2]) != get_u16(buf, end - 2):
                 self.bad += 1
+                self.crc_errors += 1
                 buf = buf[1:]
                 continue
             seq = buf[3]

@@ -11,6 +11,7 @@ from firmware.eventqueue import EventQueue
 from firmware.matrix import Matrix
 from firmware.protocol import (
     ACK,
+    ACK_GAP,
     EVENTS,
     HELLO,
     INFO,
@@ -197,6 +198,22 @@ def test_device_events_acked():
     dec.feed(dev.poll(61))
     dev.receive(host.frame(ACK, u16(0x9999) + u32(2)), 62)
     assert dec.feed(dev.poll(90))[0][1] == EVENTS
+
+
+def test_device_resends_at_once_when_the_host_saw_a_gap():
+    dev, raw, _shown = _device()
+    dev.poll(0)
+    host = Encoder()
+    raw[0] = 1
+    dev.scan(lambda r: raw[r])
+    dev.scan(lambda r: raw[r])
+    dec = Decoder()
+    assert dec.feed(dev.poll(10))[0][1] == EVENTS  # event 0, lost on its way, say
+    dev.receive(host.frame(ACK, u16(0x1234) + u32(0)), 11)
+    assert dec.feed(dev.poll(12)) == []  # a plain ACK: the resend waits for resend_ms
+    dev.receive(host.frame(ACK, u16(0x1234) + u32(0) + bytes((ACK_GAP,))), 13)
+    frames = dec.feed(dev.poll(13))
+    assert frames[0][1] == EVENTS and get_u32(frames[0][2], 2) == 0, frames
 
 
 def test_device_leds_and_host_lost():

@@ -3,8 +3,9 @@
 `SimTable.start()` spawns the process. It runs firmware/device.py as the Pico would, scanning a
 simulated reed matrix every `scan_ms`, and talks over a pseudo-terminal (`os.openpty`) whose
 slave is reachable at a stable symlink, as udev gives a real Pico. Through a control pipe the
-parent toggles reeds, resets the firmware, unplugs and replugs the port, and reads what the LEDs
-show. Faults are injected on the wire, both ways: corrupted bytes, dropped and duplicated frames.
+parent toggles reeds, resets the firmware, unplugs and replugs the port, has the firmware send a
+frame of its choosing, and reads what the LEDs show. Faults are injected on the wire, both ways:
+corrupted bytes, dropped and duplicated frames.
 """
 
 from __future__ import annotations
@@ -187,6 +188,10 @@ def _serve(conn: Connection, link: str, config: dict[str, Any], faults: Faults, 
                 conn.send(shown[0])
             elif op == "matrix":
                 conn.send(list(matrix))
+            elif op == "send":
+                _, kind, payload = command
+                device.out.append(device.encoder.frame(kind, payload))  # numbered as its own
+                conn.send("sent")
             elif op == "faults":
                 wire.faults = command[1]
                 conn.send("faults")
@@ -242,6 +247,10 @@ class SimTable:
 
     def matrix(self) -> list[int]:
         return list(self._call("matrix"))
+
+    def send(self, kind: int, payload: bytes) -> None:
+        """Have the firmware send a frame of any type and payload, with a good CRC."""
+        self._call("send", kind, payload)
 
     def set_faults(self, faults: Faults) -> None:
         self._call("faults", faults)

@@ -3,8 +3,11 @@
 `SerialLink` opens the port by a stable path (a udev symlink, see hardware/udev/), checks the
 firmware's version and configuration hash, asks for a snapshot, then acknowledges the firmware's
 input events in order. After an unplug or a firmware reset it reconnects with backoff and asks for
-a snapshot again, so the table's state is re-read, never guessed. `SerialReedBank` and
-`SerialStrip` give it the interfaces of `hardware/reeds.py` and `hardware/leds.py`.
+a snapshot again, so the table's state is re-read, never guessed. A frame whose CRC holds but
+whose content does not fit its type is counted and skipped; any other error in the link's thread
+restarts the link (reopen, resynchronise), so sensing never stops silently. `state()` tells how
+the link fares. `SerialReedBank` and `SerialStrip` give it the interfaces of `hardware/reeds.py`
+and `hardware/leds.py`.
 
 The framing is the firmware's own, imported from `firmware.protocol`.
 """
@@ -21,6 +24,7 @@ from typing import Any
 
 from firmware import protocol
 from hardware.leds import RGB, Frame
+from hardware.link_state import LinkState
 from hardware.profile import Channel
 
 log = logging.getLogger(__name__)
@@ -28,6 +32,20 @@ log = logging.getLogger(__name__)
 
 class LinkError(RuntimeError):
     """The link cannot serve the table: a firmware of another version or configuration."""
+
+
+class MalformedFrame(ValueError):
+    """A frame whose CRC holds but whose content does not fit its type."""
+
+
+KIND_NAMES = {
+    protocol.INFO: "INFO",
+    protocol.EVENTS: "EVENTS",
+    protocol.SNAPSHOT: "SNAPSHOT",
+    protocol.LED_ACK: "LED_ACK",
+    protocol.PONG: "PONG",
+}
+"""The frames the firmware sends; any other type arriving at the host is malformed."""
 
 
 ChangeHandler = Callable[[int, int, bool, float], None]
@@ -67,6 +85,14 @@ class SerialLink:
         self.snapshots = 0
         self.recovered = 0  # changes learnt from a snapshot rather than from an event
         self.in_snapshot = False  # True while on_change reports changes a snapshot showed
+        self.resyncs = 0
+        self.malformed = 0
+        self.recoveries = 0
+        self.last_error: str | None = None
+        self._crc_errors_before = 0  # those of the decoders of earlier connections
+        self._heard_at: float | None = None  # the last well-formed frame
+        self._unsynced_since: float | None = clock()
+        self._recovered_at: float | None = None
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._port: Any = None
@@ -84,7 +110,8 @@ class SerialLink:
         self.frame_acks: list[tuple[int, float]] = []  # (frame id, seconds from show to ack)
         self._ready = threading.Event()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="serial-link", daemon=True)
+        self._decoder = protocol.Decoder()
+        self._thread = self._reader()
 
     # -- public ----------------------------------------------------------------------------
 
@@ -102,6 +129,24 @@ class SerialLink:
     def synced(self) -> bool:
         return self._synced
 
+    def state(self) -> LinkState:
+        """How the link fares, as plain values. Safe from any thread."""
+        now = self.clock()
+        heard, unsynced, recovered = self._heard_at, self._unsynced_since, self._recovered_at
+        return LinkState(
+            port=self.path,
+            connected=self._port is not None,
+            synced=self._synced,
+            unsynced_s=None if self._synced or unsynced is None else now - unsynced,
+            last_frame_age_s=None if heard is None else now - heard,
+            resyncs=self.resyncs,
+            crc_errors=self._crc_errors_before + self._decoder.crc_errors,
+            malformed=self.malformed,
+            recoveries=self.recoveries,
+            since_recovery_s=None if recovered is None else now - recovered,
+            last_error=self.error or self.last_error,
+        )
+
     def occupied(self, row: int, col: int) -> bool:
         return self.cells[row * self.cols + col]
 
@@ -118,29 +163,72 @@ class SerialLink:
 
     def close(self) -> None:
         self._stop.set()
-        if self._thread.is_alive():
+        thread = self._thread
+        thread.join(2)
+        if self._thread is not thread:  # restarted as it was stopping
             self._thread.join(2)
         self._close_port()
 
     # -- the link's thread -------------------------------------------------------------------
 
+    def _reader(self) -> threading.Thread:
+        return threading.Thread(target=self._guarded_run, name="serial-link", daemon=True)
+
+    def _guarded_run(self) -> None:
+        try:
+            self._run()
+        except BaseException as error:  # SystemExit from a callback, say: it ends a thread
+            if self._stop.is_set():
+                return
+            self._recover(error)
+            self._stop.wait(self.backoff[0])
+            self._thread = self._reader()  # a thread of its own, since this one ends
+            self._thread.start()
+
     def _run(self) -> None:
         delay = self.backoff[0]
         while not self._stop.is_set():
             try:
-                self._open()
-            except (OSError, ValueError) as error:
-                log.debug("cannot open %s: %s", self.path, error)
+                opened = self._connect()
+            except Exception as error:  # a bug or a frame nobody foresaw: sensing goes on
+                self._recover(error)
+                opened = False
+            finally:
+                self._close_port()
+            if opened:
+                delay = self.backoff[0]
+            else:
                 self._stop.wait(delay)
                 delay = min(delay * 2, self.backoff[1])
-                continue
-            delay = self.backoff[0]
-            self.connects += 1
-            try:
-                self._serve()
-            except (OSError, ValueError) as error:
-                log.info("lost the table's microcontroller on %s: %s", self.path, error)
-            self._close_port()
+
+    def _connect(self) -> bool:
+        """Open the port and serve it until it fails; False if it cannot be opened."""
+        try:
+            self._open()
+        except (OSError, ValueError) as error:
+            self.last_error = f"cannot open it: {error}"
+            log.debug("cannot open %s: %s", self.path, error)
+            return False
+        self.connects += 1
+        try:
+            self._serve()
+        except (OSError, ValueError) as error:
+            self.last_error = f"lost it: {error}"
+            log.warning("lost the table's microcontroller on %s: %s", self.path, error)
+        return True
+
+    def _recover(self, error: BaseException) -> None:
+        """An error the link did not foresee: counted and kept; the link starts afresh."""
+        self.recoveries += 1
+        self._recovered_at = self.clock()
+        self.last_error = f"its reader failed ({type(error).__name__}: {error}) and was restarted"
+        log.error("the link to %s failed; restarting it", self.path, exc_info=error)
+
+    def _lose_sync(self) -> None:
+        if self._synced:
+            self.resyncs += 1
+            self._unsynced_since = self.clock()
+        self._synced = False
 
     def _open(self) -> None:
         import serial
@@ -151,13 +239,14 @@ class SerialLink:
             raise OSError(str(error)) from error
         port.reset_input_buffer()
         self._port = port
+        self._crc_errors_before += self._decoder.crc_errors
         self._decoder = protocol.Decoder()
-        self._synced = False
+        self._lose_sync()
         self._boot = None
 
     def _close_port(self) -> None:
         port, self._port = self._port, None
-        self._synced = False
+        self._lose_sync()
         if port is not None:
             # A port that vanished may fail to close; it is gone either way.
             with contextlib.suppress(Exception):
@@ -200,7 +289,9 @@ class SerialLink:
             if now - heard > self.silence_s:
                 heard = now
                 self._boot = None  # silent: introduce ourselves again
-                self._synced = False
+                if self._synced:
+                    self.last_error = f"no frame for {self.silence_s:g} s"
+                self._lose_sync()
             if now - pinged >= self.ping_s:
                 pinged = now
                 self._write(protocol.PING)
@@ -220,11 +311,43 @@ class SerialLink:
             if not data:
                 raise OSError("the port was closed")
             at = self.clock()
-            for _seq, kind, payload in self._decoder.feed(data):
+            if self._receive(data, at):
                 heard = at
+
+    def _receive(self, data: bytes, at: float) -> bool:
+        """Bytes from the port: each frame handled, a malformed one counted and skipped. True if
+        a well-formed frame came."""
+        heard = False
+        for _seq, kind, payload in self._decoder.feed(data):
+            try:
                 self._handle(kind, payload, at)
+            except MalformedFrame as error:
+                self._count_malformed(str(error))
+                continue
+            heard = True
+            self._heard_at = at
+        return heard
+
+    def _count_malformed(self, why: str) -> None:
+        self.malformed += 1
+        self.last_error = f"a malformed frame was skipped: {why}"
+        if self.malformed & (self.malformed - 1) == 0:  # the 1st, 2nd, 4th...: a flood is rare
+            log.warning("%s: %s (%d so far)", self.path, self.last_error, self.malformed)
 
     def _handle(self, kind: int, payload: bytes, at: float) -> None:
+        """One frame that passed its CRC; MalformedFrame if it does not fit its type."""
+        name = KIND_NAMES.get(kind)
+        if name is None:
+            raise MalformedFrame(f"type 0x{kind:02x}, which the firmware does not send")
+        sizes = {
+            protocol.INFO: len(payload) >= 8,
+            protocol.SNAPSHOT: len(payload) == 6 + (self.rows * self.cols + 7) // 8,
+            protocol.EVENTS: len(payload) >= 2 and (len(payload) - 2) % protocol.EVENT_SIZE == 0,
+            protocol.LED_ACK: len(payload) == 2,
+            protocol.PONG: not payload,
+        }
+        if not sizes[kind]:
+            raise MalformedFrame(f"{name} with a payload of {len(payload)} bytes")
         if kind == protocol.INFO:
             self._on_info(payload)
         elif kind == protocol.SNAPSHOT:
@@ -254,11 +377,12 @@ class SerialLink:
             log.error("%s", self.error)
             self._ready.set()
             return
+        self.error = None  # the firmware was copied again while plugged in
         if boot != self._boot:
             if self._boot is not None:
                 log.info("the microcontroller restarted: reading the table again")
             self._boot = boot
-            self._synced = False
+            self._lose_sync()
             self._write(protocol.SNAP_REQ)
 
     def _on_snapshot(self, payload: bytes, at: float) -> None:
@@ -268,14 +392,13 @@ class SerialLink:
         next_id = protocol.get_u32(payload, 2)
         changes = []
         for i, bit in enumerate(protocol.unpack_bits(payload[6:], self.rows * self.cols)):
-            value = bool(bit)
-            if value != self.cells[i]:
-                self.cells[i] = value
-                changes.append((i, value))
+            if bool(bit) != self.cells[i]:
+                changes.append((i, bool(bit)))
         self._next_id = next_id
         self._write(protocol.ACK, protocol.u16(boot) + protocol.u32(next_id))
         was_synced = self._synced
         self._synced = True
+        self._unsynced_since = None
         self.snapshots += 1
         self.recovered += len(changes)
         self.in_snapshot = True
@@ -295,27 +418,36 @@ class SerialLink:
         if boot != self._boot:
             # Events from a firmware we have not been introduced to: it restarted.
             self._boot = None
-            self._synced = False
+            self._lose_sync()
             return
         if not self._synced:
             return
-        for start in range(2, len(payload) - protocol.EVENT_SIZE + 1, protocol.EVENT_SIZE):
+        gap = False
+        for start in range(2, len(payload), protocol.EVENT_SIZE):
             event_id = protocol.get_u32(payload, start)
             if event_id != self._next_id:
-                continue  # a resend of one we have, or one after a gap: it comes again
+                # A resend of one we have, or one after a lost frame: it comes again, and at
+                # once for a gap, as the ACK below asks.
+                gap = gap or event_id > self._next_id
+                continue
             row, col, state = payload[start + 4], payload[start + 5], payload[start + 6]
             self._next_id += 1
             if row >= self.rows or col >= self.cols:
+                # Acknowledged all the same: refused, it would be resent for ever.
+                self._count_malformed(f"an event at {row}:{col}, outside the matrix")
                 continue
             i = row * self.cols + col
             if self.cells[i] != bool(state):
-                self.cells[i] = bool(state)
                 self._emit(i, bool(state), at)
-        self._write(protocol.ACK, protocol.u16(boot) + protocol.u32(self._next_id))
+        flags = bytes((protocol.ACK_GAP,)) if gap else b""
+        self._write(protocol.ACK, protocol.u16(boot) + protocol.u32(self._next_id) + flags)
 
     def _emit(self, i: int, value: bool, at: float) -> None:
+        """Report a change, then keep it: one whose report failed differs from the next
+        snapshot, which reports it again."""
         if self.on_change is not None:
             self.on_change(i // self.cols, i % self.cols, value, at)
+        self.cells[i] = value
 
 
 class SerialReedBank:

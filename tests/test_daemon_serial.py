@@ -11,8 +11,10 @@ import pytest
 from conftest import wait_for
 from daemon_run import call, serving
 
-from controller.config import load_config
+from controller.cli import main
+from controller.config import Config, load_config
 from controller.daemon import Daemon, RunOptions
+from controller.rules.api import JSON
 from controller.startup import StartupError
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
@@ -22,6 +24,7 @@ from vision.calibration import Calibration
 
 ROWS = COLS = 8  # Akuma's 45 reeds on an 8 x 8 matrix
 LEDS = 63
+Cell = tuple[int, int]
 
 
 def serial_profile(folder: Path, port: Path) -> tuple[Path, dict[str, tuple[int, int]]]:
@@ -58,16 +61,21 @@ def pico(tmp_path: Path) -> Iterator[SimTable]:
     sim.close()
 
 
-def test_a_serial_profile_plays_through_the_microcontroller(tmp_path: Path, pico: SimTable) -> None:
-    profile, cells = serial_profile(tmp_path, pico.link)
-    # Real backends (not --sim): the profile's link serves both the reeds and the LEDs. The
-    # camera over the cards is unplugged: it is retried while the reeds play on.
-    camera = {"camera_source": "opencv", "camera_device": str(tmp_path / "unplugged")}
+def serial_table(folder: Path, pico: SimTable) -> tuple[Config, RunOptions, dict[str, Cell]]:
+    """Real backends (not --sim): the profile's link serves both the reeds and the LEDs. The
+    camera over the cards is unplugged: it is retried while the reeds play on."""
+    profile, cells = serial_profile(folder, pico.link)
+    camera = {"camera_source": "opencv", "camera_device": str(folder / "unplugged")}
     config = replace(load_config(None), profile=profile, dice_source="virtual", **camera)
     half = ((0.5, 0.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 1.0))
     name = "Capture the Akuma, 3x3 board"
-    Calibration(name, (1280, 960), half, (0, 1, 2, 3), 0.3).save(tmp_path / "calibration.json")
-    run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
+    Calibration(name, (1280, 960), half, (0, 1, 2, 3), 0.3).save(folder / "calibration.json")
+    run = RunOptions(state_dir=folder, socket_path=folder / "control.sock", game="akuma")
+    return config, run, cells
+
+
+def test_a_serial_profile_plays_through_the_microcontroller(tmp_path: Path, pico: SimTable) -> None:
+    config, run, cells = serial_table(tmp_path, pico)
     with serving(config, run) as daemon:
         assert isinstance(daemon.reeds, SerialReedBank)
         assert isinstance(daemon.strip, SerialStrip)
@@ -83,6 +91,41 @@ def test_a_serial_profile_plays_through_the_microcontroller(tmp_path: Path, pico
             return last is not None and pico.leds() == bytes(v for rgb in last for v in rgb)
 
         wait_for(shown)
+
+
+class Published:
+    """The dashboard's end: the snapshots the daemon publishes."""
+
+    def __init__(self) -> None:
+        self.latest: JSON = {}
+
+    def publish(self, snapshot: JSON) -> None:
+        self.latest = snapshot
+
+
+def test_an_unplugged_microcontroller_shows_in_status_and_on_the_dashboard(
+    tmp_path: Path, pico: SimTable, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, run, _cells = serial_table(tmp_path, pico)
+    web = Published()
+    with serving(config, run, web) as daemon:
+        link = call(daemon, op="status")["link"]
+        assert (link["port"], link["connected"], link["synced"]) == (str(pico.link), True, True)
+        assert {"resyncs", "crc_errors", "malformed", "recoveries", "last_frame_age_s"} <= set(link)
+        pico.unplug(60)
+        alert = f"the reed controller (Pico) is not answering on {pico.link}: "
+
+        def alerted() -> bool:
+            return any(a.startswith(alert) for a in web.latest.get("alerts", []))
+
+        wait_for(alerted, what="the dashboard's alert")
+        assert web.latest["link"]["connected"] is False
+        status = call(daemon, op="status")
+        assert not status["link"]["synced"] and status["link"]["resyncs"] >= 1
+        assert any(a.startswith(alert) for a in status["alerts"])
+        capsys.readouterr()
+        assert main(["status", "--state-dir", str(tmp_path)]) == 0
+        assert f"link on {pico.link}: down;" in capsys.readouterr().out
 
 
 def test_no_microcontroller_on_the_port_is_a_clear_start_up_error(tmp_path: Path) -> None:

@@ -212,9 +212,26 @@ def _table_lines(summary: JSON) -> list[str]:
             lines.append(f"board read unsure at: {', '.join(summary['board_unsure'])}")
     for kind, why in summary.get("dice_typed", {}).items():
         lines.append(f"{kind} dice {why}")
+    link = summary.get("link")
+    if link is not None:
+        lines.append(_link_text(link))
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
     return lines
+
+
+def _link_text(link: JSON) -> str:
+    """The reed controller's link: its state, its counters, and its latest trouble."""
+    state = "synced" if link["synced"] else "connected, not synced" if link["connected"] else "down"
+    text = (
+        f"link on {link['port']}: {state}; {link['resyncs']} resyncs, {link['crc_errors']} CRC "
+        f"errors, {link['malformed']} malformed frames, {link['recoveries']} restarts"
+    )
+    if link["last_frame_age_s"] is not None:
+        text += f"; last frame {link['last_frame_age_s']} s ago"
+    if link["last_error"]:
+        text += f"; last trouble: {link['last_error']}"
+    return text
 
 
 def _row_text(row: dict[str, object]) -> str:
