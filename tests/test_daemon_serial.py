@@ -125,7 +125,8 @@ def test_an_unplugged_microcontroller_shows_in_status_and_on_the_dashboard(
         assert any(a.startswith(alert) for a in status["alerts"])
         capsys.readouterr()
         assert main(["status", "--state-dir", str(tmp_path)]) == 0
-        assert f"link on {pico.link}: down;" in capsys.readouterr().out
+        shown = capsys.readouterr().out
+        assert f"link on {pico.link}: down;" in shown and f"alert: {alert}" in shown
 
 
 def test_no_microcontroller_on_the_port_is_a_clear_start_up_error(tmp_path: Path) -> None:

@@ -217,6 +217,7 @@ def _table_lines(summary: JSON) -> list[str]:
         lines.append(_link_text(link))
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
+    lines.extend(f"alert: {alert}" for alert in summary.get("alerts", []))
     return lines
 
 
