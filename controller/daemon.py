@@ -477,7 +477,7 @@ class Daemon:
         cause = "disk full" if error.disk_full else "the game journal cannot be written"
         self.journal_fault = f"{cause}: the game is paused ({error})"
         self._journal_retry = now + JOURNAL_RETRY_S
-        log.error("%s; trying again every %.0f s", self.journal_fault, JOURNAL_RETRY_S)
+        log.error("%s; trying again every %g s", self.journal_fault, JOURNAL_RETRY_S)
 
     def _retry_journal(self, now: float) -> None:
         """Once the journal can be written again, the game goes on from the table as it lies."""
