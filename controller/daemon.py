@@ -14,7 +14,8 @@ import logging
 import random
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from controller.backends import TableBackends, close_all
@@ -23,7 +24,7 @@ from controller.config import Config
 from controller.control import ControlServer
 from controller.event_loop import Event, Events, Watchdog
 from controller.game_vision import board_contents
-from controller.journal import Journal, JournalError
+from controller.journal import Journal, JournalError, JournalWriteError
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
 from controller.operations import OPERATIONS, Operation
@@ -55,6 +56,9 @@ log = logging.getLogger(__name__)
 EX_TEMPFAIL = 75
 """The daemon's exit status when its table cannot be reopened: the service restarts it."""
 
+JOURNAL_RETRY_S = 5.0
+"""How often a journal that could not be written (a full disk) is tried again."""
+
 
 class Publisher(Protocol):
     """Whoever shows the table elsewhere (the dashboard): handed each new snapshot."""
@@ -80,6 +84,8 @@ class Daemon:
         self._published: object = None
         self.answered = Answered()
         self._version = 0
+        self.journal_fault: str | None = None  # why the journal cannot be written, if it cannot
+        self._journal_retry = 0.0  # when to try it again
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
 
@@ -224,17 +230,20 @@ class Daemon:
             now = self.clock()
             next_ping = watchdog.ping(now)
             for event in self.events.take(self._timeout(now, next_ping)):
-                self._handle(event)
+                with self._recording():
+                    self._handle(event)
                 if self.stopping:
                     break
             if self.stopping:
                 break
             now = self.clock()
+            self._retry_journal(now)
             changes = self.debouncer.poll(now)
-            if changes and not self.paused:
-                self.session.on_layout(self.sensed(), now)
-            if self.bots is not None and not self.paused:
-                self.bots.step(now, self._table_busy())
+            with self._recording():
+                if changes and not self.halted:
+                    self.session.on_layout(self.sensed(), now)
+                if self.bots is not None and not self.halted:
+                    self.bots.step(now, self._table_busy())
             self._want_dice()
             self._show(now)
         return self.exit_code
@@ -285,6 +294,8 @@ class Daemon:
             deadlines.append(now + 0.5 / self.config.blink_hz)
         if self._trouble() is not None:
             deadlines.append(next_flash_edge(now))
+        if self.journal_fault is not None:
+            deadlines.append(self._journal_retry)
         if self.bots is not None and not self._table_busy():
             # While busy, the bots wait for the table: its events and deadlines wake the loop.
             deadlines.append(self.bots.next_step)
@@ -300,7 +311,7 @@ class Daemon:
             settled = self.settler.feed(event[1])
             if settled is not None:
                 self.camera_board = settled
-                if not self.paused:
+                if not self.halted:
                     self.session.on_layout(self.sensed(), now)
         elif kind == "dice":
             self._apply_dice(event[1], now)
@@ -332,8 +343,9 @@ class Daemon:
     def _apply_dice(self, reading: DiceReading, now: float) -> None:
         """A roll read or rolled: applied if the game wants it, else a message says why not."""
         self.unsure = None
-        if self.paused:
-            self.session.message = "dice not applied: the game is paused"
+        if self.halted:
+            why = self.journal_fault or "the game is paused"
+            self.session.message = f"dice not applied: {why}"
             return
         try:
             self.session.on_dice(reading.values, now)
@@ -348,6 +360,9 @@ class Daemon:
         op = OPERATIONS.get(name) if isinstance(name, str) else None
         if op is None:
             return {"ok": False, "error": f"unknown op {name!r}; known: {', '.join(OPERATIONS)}"}
+        if self.journal_fault is not None and (op.changes_game or op.refused_paused):
+            # Not kept by its id: once space is back, the same request applies.
+            return {"ok": False, "error": self.journal_fault}
         if not op.changes:
             return self._answer(op, request, now)
         request_id = request.get("request_id")
@@ -358,7 +373,8 @@ class Daemon:
             # Not kept by its id: a retry is a new chance.
             return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
         answer = self._answer(op, request, now)
-        self.answered.keep(request_id, answer)
+        if self.journal_fault is None:
+            self.answered.keep(request_id, answer)
         return answer
 
     def _answer(self, op: Operation, request: JSON, now: float) -> JSON:
@@ -368,6 +384,9 @@ class Daemon:
             return {"ok": False, "error": "on a real table the pieces are placed by hand"}
         try:
             answer = op.handler(self, request, now)
+        except JournalWriteError as error:
+            self._journal_failed(error, now)
+            return {"ok": False, "error": f"{self.journal_fault}: not applied"}
         except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError
             return {"ok": False, "error": str(error)}
         if answer["ok"] and op.changes_game:
@@ -398,6 +417,9 @@ class Daemon:
             options = self.session.state.options
         state = game.new_initial_state(options)
         if game is self.game:
+            # Journalled first: a full disk leaves the game as it was, and what the table shows
+            # of the new game is recorded in its own journal.
+            self.journal.start(game.name, state.options)
             self.session = Session(game, state, self.journal, self.config.settle_s)
             self.session.on_layout(self.sensed(), now)
             if self.bots is not None:
@@ -408,19 +430,28 @@ class Daemon:
             try:
                 self._open_table(game, state)
             except StartupError as error:
-                try:
-                    self._open_table(*playing)  # the table goes on with the game it had
-                except StartupError as again:
-                    # The journal still holds the old game: a restart by the service resumes it.
-                    self.stopping = True
-                    self.exit_code = EX_TEMPFAIL
-                    raise StartupError(
-                        f"{error}; then reopening the table for {playing[0].name} failed too "
-                        f"({again}): the daemon stops for its service to restart it on that game"
-                    ) from again
+                self._reopen(playing, error)
+                raise
+            try:
+                self.journal.start(game.name, state.options)
+            except JournalWriteError as error:
+                self._close_table()
+                self._reopen(playing, error)
                 raise
         self.paused = False
-        self.journal.start(game.name, state.options)
+
+    def _reopen(self, playing: tuple[Game, GameState], error: Exception) -> None:
+        """After `error` opening another game, the table goes on with the game it had."""
+        try:
+            self._open_table(*playing)
+        except StartupError as again:
+            # The journal still holds the old game: a restart by the service resumes it.
+            self.stopping = True
+            self.exit_code = EX_TEMPFAIL
+            raise StartupError(
+                f"{error}; then reopening the table for {playing[0].name} failed too "
+                f"({again}): the daemon stops for its service to restart it on that game"
+            ) from again
 
     def status(self, now: float) -> JSON:
         session = self.session
@@ -448,7 +479,48 @@ class Daemon:
         trouble = None if link is None else link.trouble()
         if trouble is not None:
             alerts.append(trouble)
+        if self.journal_fault is not None:
+            alerts.append(self.journal_fault)
+        if self.journal.damage is not None:
+            alerts.append(self.journal.damage.sentence())
         return alerts
+
+    # -- a journal that cannot be written -------------------------------------------------
+
+    @property
+    def halted(self) -> bool:
+        """The table's changes are not read: the game is paused, or cannot be journalled."""
+        return self.paused or self.journal_fault is not None
+
+    @contextmanager
+    def _recording(self) -> Iterator[None]:
+        """A change to the game whose journal write fails is not made, and the game halts."""
+        try:
+            yield
+        except JournalWriteError as error:
+            self._journal_failed(error, self.clock())
+
+    def _journal_failed(self, error: JournalWriteError, now: float) -> None:
+        cause = "disk full" if error.disk_full else "the game journal cannot be written"
+        self.journal_fault = f"{cause}: the game is paused ({error})"
+        self._journal_retry = now + JOURNAL_RETRY_S
+        log.error("%s; trying again every %g s", self.journal_fault, JOURNAL_RETRY_S)
+
+    def _retry_journal(self, now: float) -> None:
+        """Once the journal can be written again, the game goes on from the table as it lies."""
+        if self.journal_fault is None or now < self._journal_retry:
+            return
+        try:
+            self.journal.probe()
+        except JournalWriteError:
+            self._journal_retry = now + JOURNAL_RETRY_S
+            return
+        log.info("the game journal can be written again: the game goes on")
+        self.journal_fault = None
+        self.session.message = "the journal can be written again: the game goes on"
+        if not self.paused:
+            with self._recording():
+                self.session.on_layout(self.sensed(), now)
 
     def snapshot(self, now: float, view: View | None = None) -> JSON:
         """What the dashboard shows: the game, the table's lights and sensors, the camera.
@@ -495,7 +567,7 @@ class Daemon:
 
     def _show(self, now: float) -> None:
         view = self.session.view(now)
-        frame = table_frame(view, self.profile, self.config, now, self._trouble(), self.paused)
+        frame = table_frame(view, self.profile, self.config, now, self._trouble(), self.halted)
         if frame != self._last_frame:
             self.strip.show(frame)
             self._last_frame = frame

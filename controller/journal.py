@@ -2,18 +2,24 @@
 
 One JSON object per line, each with a CRC-32 of its body, so that a record torn by a power cut
 is told apart from one that was written whole. The first record names the game and options.
+
+A record that does not read back is never dropped silently: an incomplete last line (a write cut
+short, never acknowledged) is cut off; whole records that fail their check are kept aside in
+`journal.damaged-<time>` before the journal is cut back to the last good one, and the daemon says
+so. A write that fails (a full disk) leaves the journal as it was, and the game unchanged.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
 import os
 import time
 import zlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +29,40 @@ log = logging.getLogger(__name__)
 
 JOURNAL = "journal.jsonl"
 
+PROBE_BYTES = 4096
+"""What a probe for free space writes: a block, more than any record needs."""
+
 
 class JournalError(ValueError):
     """A journal that cannot be trusted past some record, with where and why."""
+
+
+class EmptyJournalError(JournalError):
+    """A journal file with no whole record: a power cut right after it was created."""
+
+
+class JournalWriteError(Exception):
+    """A record that could not be written (a full disk, a quota, an I/O error): the journal is
+    as it was before the write."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"cannot write {path}: {error.strerror or error}")
+        self.disk_full = error.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+@dataclass(frozen=True)
+class Damage:
+    """Whole records at the journal's end that do not read back: a flipped byte, a bad sector."""
+
+    reason: str  # where the first of them is, and what is wrong with it
+    records: int  # how many lines, from that one on
+    kept: Path | None = None  # where `Journal.recover` kept them
+
+    def sentence(self) -> str:
+        """What the players are told: the game went back to before these records."""
+        lost = "the last move" if self.records == 1 else f"the last {self.records} moves"
+        where = f"kept in {self.kept}" if self.kept is not None else self.reason
+        return f"{lost} could not be read back ({where}); check the board"
 
 
 @dataclass
@@ -35,7 +72,8 @@ class Record:
     game: str
     options: dict[str, Any]
     entries: list[JSON] = field(default_factory=list)
-    torn: bool = False
+    torn: bool = False  # an incomplete last line followed the entries
+    damage: Damage | None = None  # whole records that did not read back followed them
 
     def history(self) -> list[JSON]:
         """The applied actions, after the retractions of misread dice."""
@@ -62,9 +100,10 @@ def _decode(line: bytes, number: int, path: Path) -> JSON:
         record = json.loads(line)
         body = record["body"]
         crc = record["crc"]
-    except (ValueError, KeyError, TypeError) as error:
+        text = json.dumps(body, separators=(",", ":"), sort_keys=True)
+    # RecursionError: a line of a thousand nested brackets.
+    except (ValueError, KeyError, TypeError, IndexError, RecursionError) as error:
         raise JournalError(f"{path}:{number}: unreadable record ({error})") from error
-    text = json.dumps(body, separators=(",", ":"), sort_keys=True)
     if zlib.crc32(text.encode()) != crc:
         raise JournalError(f"{path}:{number}: checksum mismatch")
     if not isinstance(body, dict):
@@ -73,32 +112,51 @@ def _decode(line: bytes, number: int, path: Path) -> JSON:
 
 
 def read_journal(path: Path) -> tuple[Record, int]:
-    """Parse a journal; returns the record and the byte length of its good prefix.
+    """Parse a journal; returns the record of its good prefix and that prefix's byte length.
 
-    Only the last record may be torn: it is dropped with a warning. Damage anywhere else is an
-    error, because dropping it would silently lose applied moves.
+    The good prefix ends at the first line that does not read back; what follows is the
+    record's `damage` (whole lines) or makes it `torn` (an incomplete last line). A journal
+    whose first record does not read back is an error: there is no game to go back to.
     """
-    data = path.read_bytes()
-    complete, _, tail = data.rpartition(b"\n")
-    lines = complete.split(b"\n") if complete else []
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise JournalError(f"cannot read the journal {path}: {error.strerror or error}") from None
+    lines = data.split(b"\n")
+    tail = lines.pop()  # what follows the last newline: empty, or a record cut short
+    if not lines:
+        raise EmptyJournalError(f"{path} holds no whole record")
     bodies: list[JSON] = []
     good_length = 0
-    torn = bool(tail)
+    damage = None
     for number, line in enumerate(lines, start=1):
         try:
             bodies.append(_decode(line, number, path))
-        except JournalError:
-            if number < len(lines) or tail:
-                raise
-            torn = True
+        except JournalError as error:
+            damage = Damage(str(error), len(lines) - number + 1)
             break
         good_length += len(line) + 1
-    if torn:
-        log.warning("%s: dropping a torn last record (%d bytes)", path, len(data) - good_length)
-    if not bodies or "game" not in bodies[0]:
-        raise JournalError(f"{path}: the first record does not name a game")
+    if damage is not None and not bodies:
+        raise JournalError(
+            f"{damage.reason}: the first record, naming the game, does not read back"
+        )
+    if tail and damage is None:
+        log.warning("%s: dropping a torn last record (%d bytes)", path, len(tail))
     head = bodies[0]
-    return Record(str(head["game"]), dict(head.get("options", {})), bodies[1:], torn), good_length
+    game, options = head.get("game"), head.get("options", {})
+    if not isinstance(game, str):
+        raise JournalError(f"{path}: the first record does not name a game")
+    if not isinstance(options, dict):
+        raise JournalError(f"{path}: the first record's options are not an object")
+    return Record(game, dict(options), bodies[1:], bool(tail), damage), good_length
+
+
+def write_durably(fd: int, data: bytes) -> None:
+    """Write all of `data` to `fd` and fsync it: the one way records reach the disk."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
 
 
 class Journal:
@@ -107,12 +165,20 @@ class Journal:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / JOURNAL
         self._file: Any = None
+        self._size = 0  # the journal's length after its last whole write
         self._lock: Any = None
+        self.damage: Damage | None = None
+        """What `recover` found damaged and kept aside, until the next record is written."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = (self.path.parent / "daemon.lock").open("w")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = (self.path.parent / "daemon.lock").open("w")
+        except OSError as error:
+            raise JournalError(
+                f"cannot use {self.path.parent}: {error.strerror or error}"
+            ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -128,45 +194,102 @@ class Journal:
         return record
 
     def recover(self) -> Record:
-        """Read for resuming: a torn last record is cut off the file, so appends stay whole."""
+        """Read for resuming: damaged records are kept aside, then the journal is cut back to its
+        good prefix (a torn last record too), so that appends stay whole."""
         record, good_length = read_journal(self.path)
-        if record.torn:
+        if record.damage is not None:
+            record.damage = replace(record.damage, kept=self._keep_aside(good_length))
+            log.warning("%s; %s", record.damage.reason, record.damage.sentence())
+        if record.torn or record.damage is not None:
             with self.path.open("r+b") as handle:
                 handle.truncate(good_length)
                 os.fsync(handle.fileno())
-        self._file = self.path.open("ab")
+        self._open(good_length)
+        self.damage = record.damage
         return record
 
+    def _keep_aside(self, good_length: int) -> Path:
+        """Copy what follows the good prefix beside the journal, before it is cut off."""
+        kept = _free_name(self.path, "journal.damaged-{}")
+        try:
+            with kept.open("xb", buffering=0) as handle:
+                write_durably(handle.fileno(), self.path.read_bytes()[good_length:])
+            _fsync_dir(self.path.parent)
+        except OSError as error:
+            kept.unlink(missing_ok=True)
+            raise JournalWriteError(kept, error) from error
+        return kept
+
     def start(self, game: str, options: Mapping[str, Any]) -> None:
-        """Begin a new game; a finished game's journal is kept beside it under a dated name."""
+        """Begin a new game; a finished game's journal is kept beside it under a dated name. If
+        the first record cannot be written, the journal is left as it was, still open."""
+        kept = None
+        if self.path.exists() and self.path.stat().st_size > 0:
+            kept = _free_name(self.path, "journal-{}.jsonl")
+            self.path.rename(kept)
+        head = _encode({"game": game, "options": dict(options), "started": time.time()})
+        handle = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = self.path.open("ab", buffering=0)  # appending: a write cut back ends it
+            write_durably(handle.fileno(), head)
+            _fsync_dir(self.path.parent)
+        except OSError as error:
+            if handle is not None:
+                handle.close()
+            self.path.unlink(missing_ok=True)
+            if kept is not None:
+                kept.rename(self.path)
+            raise JournalWriteError(self.path, error) from error
         if self._file is not None:
             self._file.close()
-        if self.path.exists():
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            kept = self.path.with_name(f"journal-{stamp}.jsonl")
-            serial = 1
-            while kept.exists():  # never overwrite an earlier game
-                serial += 1
-                kept = self.path.with_name(f"journal-{stamp}-{serial}.jsonl")
-            self.path.rename(kept)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("ab")
-        self._write({"game": game, "options": dict(options), "started": time.time()})
-        _fsync_dir(self.path.parent)
+        self._file, self._size = handle, len(head)
+        self.damage = None
 
     def append_action(self, action: JSON) -> None:
-        self._write({"action": action})
+        self.append_actions([action])
 
-    def append_retraction(self, count: int) -> None:
-        """Undo the last `count` actions: a misread roll being corrected."""
-        self._write({"retract": count})
+    def append_actions(self, actions: Sequence[JSON], retract: int = 0) -> None:
+        """Record `actions` applied, after retracting the last `retract` (a misread roll being
+        corrected): all of them or, if the write fails, none."""
+        bodies = ([{"retract": retract}] if retract else []) + [{"action": a} for a in actions]
+        self._write(b"".join(_encode(body) for body in bodies))
 
-    def _write(self, body: Mapping[str, Any]) -> None:
+    def probe(self) -> None:
+        """Whether a record could be written now: a block written, fsynced and removed beside
+        the journal. JournalWriteError if not."""
+        probe = self.path.with_name("journal.probe")
+        try:
+            try:
+                with probe.open("wb", buffering=0) as handle:
+                    write_durably(handle.fileno(), bytes(PROBE_BYTES))
+            finally:
+                probe.unlink(missing_ok=True)
+        except OSError as error:
+            raise JournalWriteError(self.path, error) from error
+
+    def _open(self, size: int) -> None:
+        self._file = self.path.open("ab", buffering=0)
+        self._size = size
+
+    def _write(self, data: bytes) -> None:
         if self._file is None:
             raise RuntimeError("journal is not open")
-        self._file.write(_encode(body))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        fd = self._file.fileno()
+        try:
+            if os.fstat(fd).st_size != self._size:
+                os.ftruncate(fd, self._size)  # what a failed write left, if cutting it failed
+            write_durably(fd, data)
+        except OSError as error:
+            try:
+                os.ftruncate(fd, self._size)  # a part written before the disk filled up
+            except OSError as again:
+                log.error(
+                    "%s: cannot cut back a failed write (%s): cut before the next", self.path, again
+                )
+            raise JournalWriteError(self.path, error) from error
+        self._size += len(data)
+        self.damage = None
 
     def close(self) -> None:
         if self._file is not None:
@@ -175,6 +298,17 @@ class Journal:
         if self._lock is not None:
             self._lock.close()
             self._lock = None
+
+
+def _free_name(journal: Path, pattern: str) -> Path:
+    """A dated name beside the journal, `pattern` filled in, that no file has yet."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = journal.with_name(pattern.format(stamp))
+    serial = 1
+    while name.exists():  # never overwrite an earlier file
+        serial += 1
+        name = journal.with_name(pattern.format(f"{stamp}-{serial}"))
+    return name
 
 
 def _fsync_dir(path: Path) -> None:

@@ -85,9 +85,7 @@ class Session:
         trial = earlier.clone()
         for action in actions:
             trial.apply(action)
-        self.journal.append_retraction(count)
-        for action in actions:
-            self.journal.append_action(action.to_json())
+        self.journal.append_actions([a.to_json() for a in actions], retract=count)
         self.state = trial
         self._last_reading = (before, len(actions))
         self._changed()
@@ -374,8 +372,7 @@ class Session:
         trial = self.state.clone()
         for action in actions:
             trial.apply(action)
-        for action in actions:
-            self.journal.append_action(action.to_json())
+        self.journal.append_actions([a.to_json() for a in actions])
         self.state = trial
         self._last_reading = None
         for action in actions:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.config import Config
-from controller.journal import Journal, JournalError
+from controller.journal import EmptyJournalError, Journal, JournalError, JournalWriteError
 from controller.rules import get_game
 from controller.rules.api import Game, GameState, HistoryError
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
@@ -45,8 +45,14 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
     --game or the config's, journalled."""
     chosen = options.game or config.game
     try:
+        record = None
         if journal.exists() and not options.new_game:
-            record = journal.recover()
+            try:
+                record = journal.recover()
+            except EmptyJournalError as error:
+                # A power cut right after the journal was created: no game was played yet.
+                log.warning("%s: starting a new game", error)
+        if record is not None:
             if options.game and record.game != options.game:
                 raise StartupError(
                     f"{journal.path} holds a {record.game} game; finish it, or use "
@@ -67,7 +73,7 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
         state = game.new_initial_state(options.options)
         journal.start(game.name, state.options)
         return game, state
-    except (JournalError, HistoryError, ValueError, OSError) as error:
+    except (JournalError, HistoryError, ValueError, OSError, JournalWriteError) as error:
         raise StartupError(f"cannot open the game journal: {error}") from error
 
 

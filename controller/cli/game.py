@@ -13,7 +13,7 @@ from pathlib import Path
 from controller.cli.arguments import Commands, add_game_options, add_state_dir, game_options
 from controller.cli.errors import EX_DATAERR, EX_TEMPFAIL, EX_USAGE, CommandError, failing
 from controller.control import ControlError, request
-from controller.journal import Journal, JournalError
+from controller.journal import EmptyJournalError, Journal, JournalError
 from controller.operations import OPERATIONS, Argument
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
@@ -146,10 +146,15 @@ def _status(args: argparse.Namespace) -> int:
         if not journal.exists():
             raise CommandError(f"no game journal in {journal.path.parent}")
         with failing(EX_DATAERR, JournalError, HistoryError, ValueError):
-            record = journal.read()
+            try:
+                record = journal.read()
+            except EmptyJournalError as error:
+                raise CommandError(f"no game recorded yet: {error}") from None
             game = get_game(record.game)
             state = game.replay(record.history(), record.options)
         summary = describe_state(game, state)
+        # The daemon keeps damaged records aside when it starts; until then, they are there.
+        summary["alerts"] = [record.damage.sentence()] if record.damage is not None else []
     if args.json:
         print(json.dumps(summary))
     else:

@@ -19,7 +19,7 @@ from controller.cli.arguments import (
 )
 from controller.cli.errors import EX_CONFIG, EX_DATAERR, EX_USAGE, CommandError
 from controller.config import ConfigError
-from controller.journal import JournalError
+from controller.journal import JournalError, JournalWriteError
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
 from controller.rules.api import HistoryError
@@ -140,10 +140,14 @@ def _run(args: argparse.Namespace) -> int:
 
 def _startup_status(error: Exception) -> int:
     """A journal that does not replay is EX_DATAERR; what this table or its config cannot do
-    (a sensor it cannot read, a backend that cannot open here) is EX_CONFIG; else a failure
-    that a restart may mend."""
+    (a sensor it cannot read, a backend that cannot open here) is EX_CONFIG; a journal that
+    cannot be written (a full disk) is EX_TEMPFAIL; else a failure that a restart may mend."""
     if not isinstance(error, StartupError) or isinstance(error, UnavailableError):
         return EX_CONFIG
+    if isinstance(error.__cause__, JournalWriteError):
+        from controller.daemon import EX_TEMPFAIL  # loaded already, by `_run`
+
+        return EX_TEMPFAIL
     return EX_DATAERR if isinstance(error.__cause__, JournalError | HistoryError) else 1
 
 
