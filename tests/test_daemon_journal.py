@@ -147,7 +147,8 @@ def test_a_full_disk_pauses_the_game_and_it_goes_on_once_freed(
     running: Daemon, disk: FullDisk, tmp_path: Path
 ) -> None:
     disk.full = True
-    refused = call(running, op="roll", values=[5, 5])
+    # The same request, by its id, is refused now and applied once the disk is freed.
+    refused = call(running, op="roll", values=[5, 5], request_id="full-1")
     assert not refused["ok"]
     assert str(refused["error"]).startswith("disk full: the game is paused (cannot write ")
     assert str(refused["error"]).endswith("No space left on device): not applied")
@@ -162,7 +163,8 @@ def test_a_full_disk_pauses_the_game_and_it_goes_on_once_freed(
 
     disk.full = False
     wait_for(lambda: call(running, op="status")["alerts"] == [], what="the game going on")
-    assert call(running, op="roll", values=[5, 5])["applied"] == ["choose_dice:2", "roll:10"]
+    applied = call(running, op="roll", values=[5, 5], request_id="full-1")
+    assert applied["applied"] == ["choose_dice:2", "roll:10"] and "repeated" not in applied
 
     # A move sensed while the disk is full is read once it is freed: nothing is lost.
     disk.full = True
