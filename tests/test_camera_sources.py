@@ -574,7 +574,7 @@ def test_a_damaged_photo_is_skipped_never_a_reason_to_replay_from_the_start(
     assert frames == [40, 40, 120, 120]  # each photo in its turn, none of them twice over
     assert all(status.state != "retrying" for status in statuses)
     status = camera.status
-    assert (status.state, status.failures, status.skipped) == ("ended", 0, 2)
+    assert (status.state, status.failures, status.skipped) == ("ended", 0, 1)  # read twice
     assert status.to_json(clock.now)["last_skipped"] == (
         f"cannot read image {folder / 'frame-1.jpg'}: not an image that OpenCV reads "
         "(PNG, JPEG ...)"
@@ -598,7 +598,10 @@ def test_any_bytes_as_a_photo_are_a_frame_or_skipped_never_a_traceback(content: 
         replay = ReplaySource(folder, fps=1, clock=clock)
         # Whatever the bytes decode to is shown, even a flat picture: this is about reading.
         camera = WatchedCamera(replay, frames.append, 1, min_mean=0, min_spread=0, clock=clock)
-        while (delay := camera.step()) is not None:
+        for _ in range(10):  # a replay that started over at each failure would never end
+            delay = camera.step()
+            if delay is None:
+                break
             clock.now += delay
         status = camera.status
         assert (status.state, status.failures) == ("ended", 0)

@@ -147,7 +147,7 @@ def test_a_damaged_photo_is_skipped_each_photo_one_roll(tmp_path: Path) -> None:
     rolls, camera = camera_rolls(ReplaySource(damaged_folder(tmp_path), 0.5, clock=clock), clock)
     assert [tuple(sorted(roll.values)) for roll in rolls] == [photo_rolls()[i] for i in range(4)]
     status = camera.status
-    assert (status.state, status.failures, status.skipped) == ("ended", 0, 4)
+    assert (status.state, status.failures, status.skipped) == ("ended", 0, 1)
     assert "c.jpg" in status.skipped_reason
 
 
@@ -159,8 +159,8 @@ def test_a_camera_back_from_a_failure_reads_no_roll_twice(tmp_path: Path) -> Non
     # has been read as a roll, fails; the camera is opened again half a second later.
     replay = LooseCable(ReplaySource(folder, 0.5, clock=clock), fail_at=7)
     rolls, camera = camera_rolls(replay, clock)
-    assert camera.status.failures == 1
     assert [tuple(sorted(roll.values)) for roll in rolls] == [photo_rolls()[i] for i in range(4)]
+    assert camera.status.failures == 1
 
 
 def test_the_table_plays_each_photo_once_past_a_damaged_one(tmp_path: Path) -> None:
@@ -170,7 +170,7 @@ def test_the_table_plays_each_photo_once_past_a_damaged_one(tmp_path: Path) -> N
     with serving(config, options(tmp_path, bots=True, pace=0.0, seed=3)) as daemon:
         wait_for(lambda: call(daemon, op="status")["camera"]["state"] == "ended", timeout=30)
         camera = call(daemon, op="status")["camera"]
-    assert camera["frames_skipped"] >= 1 and "c.jpg" in camera["last_skipped"]
+    assert camera["frames_skipped"] == 1 and "c.jpg" in camera["last_skipped"]
     assert "failures" not in camera  # a damaged photo is no failure of the camera
     history = GAME.replay(Journal(tmp_path).read().history(), {}).actions()
     played = [action.total for action in history if isinstance(action, Roll)]

@@ -31,7 +31,8 @@ class CameraStatus:
     """`starting` until the first good frame; `ok`; `retrying` after a failure, with its reason,
     how many failures in a row (`attempt`), and when (on the camera's clock) the next attempt
     is; `ended` once a replay that does not loop is over. Whatever the state: the failures since
-    the camera was made, and the frames skipped as unreadable, with the last one's reason."""
+    the camera was made, and the frames skipped as unreadable (one due for several reads counted
+    once), with the last one's reason."""
 
     state: State
     reason: str = ""
@@ -108,6 +109,7 @@ class WatchedCamera:
         self._lock = threading.Lock()
         self._open = False
         self._slot = float("-inf")  # when the last good frame was due
+        self._skipping: str | None = None  # why the frame due is being skipped, if it is
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -153,6 +155,7 @@ class WatchedCamera:
         blank = blank_reason(frame, self.min_mean, self.min_spread)
         if blank is not None:
             return self._fail(blank)
+        self._skipping = None
         status = self.status
         if status.state != "ok":
             log.info("camera: ok")
@@ -170,10 +173,11 @@ class WatchedCamera:
         return max(0.0, self._slot + self.period - self.clock())
 
     def _skip(self, now: float, reason: str) -> float:
-        status = self.status
-        if reason != status.skipped_reason:  # once a damaged frame, not at every read of it
+        if reason != self._skipping:  # a damaged frame, not another read of the one still due
+            self._skipping = reason
             log.warning("camera: %s; skipped", reason)
-        self._set(replace(status, skipped=status.skipped + 1, skipped_reason=reason))
+            status = self.status
+            self._set(replace(status, skipped=status.skipped + 1, skipped_reason=reason))
         return self._next_beat(now)
 
     def _fail(self, reason: str) -> float:
