@@ -197,7 +197,7 @@ class WatchedCamera:
             )
         )
         log.warning(
-            "camera: %s; attempt %d (%d failures in all), retrying in %.1f s",
+            "camera: %s; attempt %d (failures in all: %d), retrying in %.1f s",
             reason,
             attempt,
             status.failures + 1,
