@@ -331,7 +331,11 @@ class Daemon:
             if status.state == "retrying" and status.attempt == 1:
                 self.session.message = f"camera failing: {status.reason}; retrying"
             elif status.state == "ok" and self.session.message.startswith("camera failing"):
-                self.session.message = "camera working again"
+                # TrayDice takes the dice lying still as it comes back as no new roll.
+                self.session.message = (
+                    "camera working again; dice that came to rest while it was out are not read: "
+                    "throw them again or type the roll with `smartboard roll`"
+                )
             elif status.state == "ended":
                 self.session.message = f"{status.reason}: type the rolls with `smartboard roll`"
         elif kind == "control":
@@ -473,8 +477,12 @@ class Daemon:
         what a player must know even when the game itself is fine."""
         alerts = []
         camera = self.table_camera
-        if camera is not None and camera.status.state == "retrying":
-            alerts.append(f"the camera is not answering: {camera.status.reason}")
+        status = None if camera is None else camera.status
+        if status is not None and status.state == "retrying":
+            alerts.append(
+                f"the camera is not answering: {status.reason} "
+                f"(attempt {status.attempt}; failures in all: {status.failures})"
+            )
         link = self._parts.link_state()
         trouble = None if link is None else link.trouble()
         if trouble is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import threading
 import types
 from pathlib import Path
@@ -11,12 +12,16 @@ from typing import Any, ClassVar
 import cv2
 import numpy as np
 import pytest
+from dice_photos import photos
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vision.camera_watch import CameraStatus, WatchedCamera, blank_reason
 from vision.frame_sources import (
     BackendMissingError,
     CameraError,
     EndOfFrames,
+    FrameSkipped,
     Image,
     OpenCvSource,
     Picamera2Source,
@@ -97,15 +102,17 @@ def test_looping_replay_starts_over(folder: Path) -> None:
     assert shown == [40, 80, 120, 40, 80, 120, 40, 80]
 
 
-def test_reopening_a_replay_starts_from_the_first_frame(folder: Path) -> None:
+def test_reopening_a_replay_goes_on_where_it_was(folder: Path) -> None:
+    # As a camera that reconnects: never back to frames already shown (issue 19).
     clock = Clock()
     replay = ReplaySource(folder, fps=2, clock=clock)
     replay.open()
     clock.now += 0.6
     assert level(replay.read()) == 80
     replay.close()
+    clock.now += 0.5  # closed while the next frame was due: missed, as by a live camera
     replay.open()
-    assert level(replay.read()) == 40
+    assert level(replay.read()) == 120
 
 
 def test_replay_of_nothing_is_a_camera_error(tmp_path: Path) -> None:
@@ -118,13 +125,35 @@ def test_replay_of_nothing_is_a_camera_error(tmp_path: Path) -> None:
         ReplaySource(tmp_path, fps=0)
 
 
-def test_an_unreadable_image_is_a_camera_error(tmp_path: Path) -> None:
-    path = tmp_path / "a.png"
-    assert cv2.imwrite(str(path), picture(60))
-    replay = ReplaySource(tmp_path, fps=1)
+JPEG_START = b"\xff\xd8\xff\xe0"
+"""What OpenCV looks for to list a file as a JPEG image."""
+
+DICE_PHOTO = photos("nell")[0]
+
+
+def test_an_unreadable_image_is_skipped_and_the_replay_goes_on(folder: Path) -> None:
+    (folder / "frame-1.png").unlink()
+    (folder / "frame-1.jpg").write_bytes(JPEG_START + b"garbage")
+    assert cv2.imwrite(str(folder / "frame-3.png"), picture(160))
+    clock = Clock()
+    replay = ReplaySource(folder, fps=2, clock=clock)
     replay.open()
-    path.write_bytes(path.read_bytes()[:40])  # truncated after the listing
-    with pytest.raises(CameraError, match=r"cannot read image .*a\.png"):
+    (folder / "frame-3.png").unlink()  # listed, then gone before its turn
+    shown: list[int | str] = []
+    for _ in range(4):
+        try:
+            shown.append(level(replay.read()))
+        except FrameSkipped as skipped:
+            shown.append(str(skipped))
+        clock.now += 0.5
+    assert shown == [
+        40,
+        f"cannot read image {folder / 'frame-1.jpg'}: not an image that OpenCV reads "
+        "(PNG, JPEG ...)",
+        120,
+        f"cannot read image {folder / 'frame-3.png'}: No such file or directory",
+    ]
+    with pytest.raises(EndOfFrames):
         replay.read()
 
 
@@ -465,7 +494,7 @@ def test_black_and_blank_frames_are_failures_and_never_handed_on() -> None:
     assert watched.camera.status.attempt == 2
     assert device.opened == 2  # each failure closes the camera, each retry opens it again
     watched.step()
-    assert watched.camera.status == CameraStatus("ok")
+    assert watched.camera.status == CameraStatus("ok", failures=2)
     assert len(watched.frames) == 1
 
 
@@ -505,6 +534,84 @@ def test_a_replay_that_ends_ends_the_camera(folder: Path) -> None:
     assert frames == [40, 40, 80, 80, 120, 120]
     assert camera.status == CameraStatus("ended", f"replay of {folder} is over")
     assert replay._frames is None  # closed
+
+
+def test_status_counts_failures_in_a_row_and_in_all() -> None:
+    # A camera failing now and then: `attempt` counts the failures since its last good frame,
+    # `failures` every one, never stuck at 1 (issue 19).
+    device = FakeDevice(picture(100), None, picture(100), None, None, picture(100))
+    watched = Watched(device, retry_s=0.1)
+    for _ in range(6):
+        watched.wait(watched.step())
+    assert [(s.state, s.attempt, s.failures) for s in watched.statuses] == [
+        ("ok", 0, 0),
+        ("retrying", 1, 1),
+        ("ok", 0, 1),
+        ("retrying", 1, 2),
+        ("retrying", 2, 3),
+        ("ok", 0, 3),
+    ]
+    assert watched.camera.status.to_json(watched.clock.now) == {"state": "ok", "failures": 3}
+
+
+def test_a_damaged_photo_is_skipped_never_a_reason_to_replay_from_the_start(
+    folder: Path,
+) -> None:
+    (folder / "frame-1.png").unlink()
+    (folder / "frame-1.jpg").write_bytes(JPEG_START + bytes(range(256)) * 4)
+    clock = Clock()
+    frames: list[int] = []
+    statuses: list[CameraStatus] = []
+    replay = ReplaySource(folder, fps=2, clock=clock)
+    camera = WatchedCamera(
+        replay, lambda f: frames.append(level(f)), fps=4, on_status=statuses.append, clock=clock
+    )
+    for _ in range(50):  # a replay that started over at each failure would never end
+        delay = camera.step()
+        if delay is None:
+            break
+        clock.now += delay
+    assert frames == [40, 40, 120, 120]  # each photo in its turn, none of them twice over
+    assert all(status.state != "retrying" for status in statuses)
+    status = camera.status
+    assert (status.state, status.failures, status.skipped) == ("ended", 0, 1)  # read twice
+    assert status.to_json(clock.now)["last_skipped"] == (
+        f"cannot read image {folder / 'frame-1.jpg'}: not an image that OpenCV reads "
+        "(PNG, JPEG ...)"
+    )
+
+
+@given(
+    content=st.one_of(
+        st.binary(max_size=2048),
+        st.binary(max_size=2048).map(lambda data: JPEG_START + data),
+        st.integers(0, 4000).map(lambda size: DICE_PHOTO.read_bytes()[:size]),
+    )
+)
+def test_any_bytes_as_a_photo_are_a_frame_or_skipped_never_a_traceback(content: bytes) -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        assert cv2.imwrite(str(folder / "a.png"), picture(100))
+        (folder / "b.jpg").write_bytes(content)
+        clock = Clock()
+        frames: list[Image] = []
+        replay = ReplaySource(folder, fps=1, clock=clock)
+        # Whatever the bytes decode to is shown, even a flat picture: this is about reading.
+        camera = WatchedCamera(replay, frames.append, 1, min_mean=0, min_spread=0, clock=clock)
+        for _ in range(10):  # a replay that started over at each failure would never end
+            delay = camera.step()
+            if delay is None:
+                break
+            clock.now += delay
+        status = camera.status
+        assert (status.state, status.failures) == ("ended", 0)
+        # The good frame, then the bytes: not listed as an image, an image, or skipped.
+        assert (len(frames), status.skipped) in ((1, 0), (2, 0), (1, 1))
+        if status.skipped:
+            assert status.skipped_reason == (
+                f"cannot read image {folder / 'b.jpg'}: not an image that OpenCV reads "
+                "(PNG, JPEG ...)"
+            )
 
 
 def test_status_as_json() -> None:
@@ -549,6 +656,6 @@ def test_thread_delivers_frames_survives_an_unplug_and_closes_the_camera() -> No
     camera.start()
     assert got.wait(5)
     camera.close()
-    assert camera.status == CameraStatus("ok")
+    assert camera.status == CameraStatus("ok", failures=1)
     assert device.opened == 2
     assert device.released == 2  # after the failed read, and on close

@@ -26,7 +26,7 @@ from vision.calibration import Calibration
 from vision.dice_reader import DiceReader
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.dice_sources import DiceReading
-from vision.frame_sources import ReplaySource
+from vision.frame_sources import CameraError, Image, ReplaySource
 from vision.table_camera import TableCamera, TrayDice
 
 TRAY = PHOTOS / "nell" / "images"  # one or two dice in each: Akuma's rolls
@@ -79,6 +79,104 @@ def test_a_photo_held_still_is_one_roll_left_to_right() -> None:
     assert [roll.values for roll in rolls] == [tuple(label.value for label in left_to_right)]
     assert rolls[0].certain and rolls[0].reading.source == "camera"
     assert len(camera.seen) == len(truth)
+
+
+# Phantom rolls (issue 19): a damaged photo, a camera that fails and comes back.
+
+DAMAGED = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 8
+"""Garbage behind a JPEG's first bytes: listed as an image, unreadable."""
+
+
+def damaged_folder(tmp_path: Path) -> Path:
+    """The first four photos, with a damaged one between the second and the third."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for name, photo in zip("abde", photos("nell")[:4], strict=True):
+        (folder / f"{name}.jpg").write_bytes(photo.read_bytes())
+    (folder / "c.jpg").write_bytes(DAMAGED)
+    return folder
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class LooseCable:
+    """A replay whose `fail_at`-th read fails, once, as a camera on a loose cable does."""
+
+    def __init__(self, replay: ReplaySource, fail_at: int) -> None:
+        self.replay = replay
+        self.fail_at = fail_at
+        self.reads = 0
+
+    def open(self) -> None:
+        self.replay.open()
+
+    def read(self) -> Image:
+        self.reads += 1
+        if self.reads == self.fail_at:
+            raise CameraError("camera unplugged")
+        return self.replay.read()
+
+    def close(self) -> None:
+        self.replay.close()
+
+
+def camera_rolls(
+    source: ReplaySource | LooseCable, clock: Clock
+) -> tuple[list[SettledRoll], TableCamera]:
+    """The rolls read in the tray as the camera steps through `source` (2 frames a second) on
+    `clock`, until the replay ends (a replay that started over would not end)."""
+    rolls: list[SettledRoll] = []
+    tray = TrayDice({"d6": DiceReader("top")}, lambda: DiceSettler(2, 0.0, 8), rolls.append)
+    camera = TableCamera(source, lambda status: None, 2, 0.5, 1.0, dice=tray, clock=clock)
+    for _ in range(40):
+        delay = camera.camera.step()
+        if delay is None:
+            break
+        clock.now += delay
+    return rolls, camera
+
+
+def test_a_damaged_photo_is_skipped_each_photo_one_roll(tmp_path: Path) -> None:
+    clock = Clock()
+    rolls, camera = camera_rolls(ReplaySource(damaged_folder(tmp_path), 0.5, clock=clock), clock)
+    assert [tuple(sorted(roll.values)) for roll in rolls] == [photo_rolls()[i] for i in range(4)]
+    status = camera.status
+    assert (status.state, status.failures, status.skipped) == ("ended", 0, 1)
+    assert "c.jpg" in status.skipped_reason
+
+
+def test_a_camera_back_from_a_failure_reads_no_roll_twice(tmp_path: Path) -> None:
+    clock = Clock()
+    folder = damaged_folder(tmp_path)
+    (folder / "c.jpg").unlink()
+    # Each photo is due for 2 s, read every 0.5 s: the 7th read, of the second photo once it
+    # has been read as a roll, fails; the camera is opened again half a second later.
+    replay = LooseCable(ReplaySource(folder, 0.5, clock=clock), fail_at=7)
+    rolls, camera = camera_rolls(replay, clock)
+    assert [tuple(sorted(roll.values)) for roll in rolls] == [photo_rolls()[i] for i in range(4)]
+    assert camera.status.failures == 1
+
+
+def test_the_table_plays_each_photo_once_past_a_damaged_one(tmp_path: Path) -> None:
+    folder = damaged_folder(tmp_path)
+    config = camera_config(replay_loop=False, replay_fps=1.5, camera_fps=10.0)
+    config = replace(config, camera_device=str(folder))
+    with serving(config, options(tmp_path, bots=True, pace=0.0, seed=3)) as daemon:
+        wait_for(lambda: call(daemon, op="status")["camera"]["state"] == "ended", timeout=30)
+        camera = call(daemon, op="status")["camera"]
+    assert camera["frames_skipped"] == 1 and "c.jpg" in camera["last_skipped"]
+    assert "failures" not in camera  # a damaged photo is no failure of the camera
+    history = GAME.replay(Journal(tmp_path).read().history(), {}).actions()
+    played = [action.total for action in history if isinstance(action, Roll)]
+    shown = [sum(photo_rolls()[i]) for i in range(4)]  # 4, 3, 8, 10: told apart by their totals
+    # Each photo's roll at most once (one the game did not want then is not applied), in order.
+    assert played and played == [total for total in shown if total in played]
 
 
 def test_bots_play_akuma_with_rolls_read_from_replayed_photos(tmp_path: Path) -> None:
@@ -140,6 +238,15 @@ def test_a_failing_camera_flashes_and_leaves_the_game_alone(tmp_path: Path) -> N
         assert "no folder or video file" in status["camera"]["reason"]
         assert status["message"].startswith("camera failing")
         wait_for(lambda: flashed(daemon, "camera_fault"))
+        # Each retry counted: in a row, and in all (issue 19).
+        wait_for(lambda: call(daemon, op="status")["camera"].get("attempt", 0) >= 2)
+        status = call(daemon, op="status")
+        assert status["camera"]["failures"] >= status["camera"]["attempt"] >= 2
+        assert status["alerts"] == [
+            f"the camera is not answering: {status['camera']['reason']} "
+            f"(attempt {status['camera']['attempt']}; failures in all: "
+            f"{status['camera']['failures']})"
+        ]
         assert call(daemon, op="roll", values=[3])["ok"]  # typed rolls still play
         assert len(daemon.session.state.actions()) == len(before) + 2
 

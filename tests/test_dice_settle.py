@@ -130,6 +130,50 @@ def test_a_settled_roll_is_not_changed_by_values_flickering_in_place() -> None:
     assert len(reports(settle, [*[ROLL] * 2, *[shadowed] * 5, *[ROLL] * 3])) == 1
 
 
+# After the camera lost sight of the tray (a failure, a reconnect; issue 19).
+
+SHIFTED = [die(3, 110, 108), die(5, 310, 108)]  # ROLL, seen by a camera that moved a little
+
+
+def test_dice_lying_still_after_a_reconnect_are_no_new_roll() -> None:
+    settle = settler(2)
+    assert len(reports(settle, [ROLL] * 3)) == 1
+    settle.lost_sight()
+    assert reports(settle, [SHIFTED] * 5) == []
+    settle.lost_sight()  # the tray emptied and dice thrown while it was blind: typed in
+    assert reports(settle, [[die(6, 200)]] * 5) == []
+
+
+def test_values_flickering_in_place_after_a_reconnect_are_no_new_roll() -> None:
+    settle = settler(2)
+    assert len(reports(settle, [ROLL] * 2)) == 1
+    settle.lost_sight()
+    shadowed = [die(3, 110, 108), die(6, 310, 108)]
+    assert reports(settle, [SHIFTED, shadowed, SHIFTED, shadowed, *[SHIFTED] * 3]) == []
+
+
+def test_an_uncertain_roll_after_a_reconnect_does_not_firm_up_into_a_roll() -> None:
+    settle = settler(2)
+    unsure = [die(3, 100), die(5, 300, confidence=0.6)]
+    assert [r.certain for r in reports(settle, [unsure] * 2)] == [False]
+    settle.lost_sight()
+    assert reports(settle, [ROLL] * 4) == []
+
+
+def test_after_a_reconnect_a_change_in_the_tray_makes_the_next_roll_news() -> None:
+    settle = settler(2)
+    assert len(reports(settle, [ROLL] * 2)) == 1
+    settle.lost_sight()
+    # Dice moving as the camera comes back: a throw it sees land.
+    assert reports(settle, [*tumbling(3), *[SHIFTED] * 3]) == [
+        SettledRoll((3, 5), 0.99, certain=True)
+    ]
+    settle.lost_sight()
+    # Lying still, then taken away and thrown again.
+    frames = [*[SHIFTED] * 3, [], [], *[[die(2, 50)]] * 2]
+    assert reports(settle, frames) == [SettledRoll((2,), 0.99, certain=True)]
+
+
 def test_an_uncertain_roll_is_shown_then_reported_once_it_firms_up() -> None:
     settle = settler(2)
     unsure = [die(3, 100), die(5, 300, confidence=0.6)]

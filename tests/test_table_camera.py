@@ -33,12 +33,21 @@ from vision.board_camera import Board
 from vision.calibration import Calibration
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.die import Die
+from vision.frame_sources import CameraError
 from vision.icon_dice import IconDie
 from vision.icon_model import DiceKind
 from vision.table_camera import BoardFrames, TableCamera, TrayDice
 from vision.table_reader import BoardReading
 
 BOX = (10, 10, 30, 30)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 class Scripted:
@@ -77,6 +86,24 @@ def test_the_tray_is_read_with_the_kind_the_game_wants_its_faces_as_the_game_nam
     tray.want("miraculous", ("venom", "voyage"))  # no reader: typed in, the tray not read
     feed(tray, 3)
     assert (d6.reads, d12.reads, tray.seen, len(rolls)) == (2, 2, [], 2)
+
+
+def test_dice_left_lying_while_another_kind_is_wanted_are_not_read_again() -> None:
+    # Akuma: the d6 read, the Miraculous die typed, the d6 wanted again for the next throw
+    # while the last one still lies in the tray (issue 19).
+    d6 = Scripted([Die(4, BOX, 0.95)])
+    rolls: list[SettledRoll] = []
+    tray = TrayDice({"d6": d6}, settler, rolls.append)
+    tray.want("d6", range(1, 7))
+    feed(tray, 3)
+    tray.want("miraculous", ("venom", "voyage"))
+    feed(tray, 2)
+    tray.want("d6", range(1, 7))
+    feed(tray, 3)
+    assert [r.values for r in rolls] == [(4,)]
+    d6.dice = [Die(4, (80, 10, 30, 30), 0.95)]  # thrown again: the same face, elsewhere
+    feed(tray, 2)
+    assert [r.values for r in rolls] == [(4,), (4,)]
 
 
 def test_a_face_the_game_does_not_name_is_no_die_of_it() -> None:
@@ -153,6 +180,62 @@ def test_one_source_feeds_the_tray_and_the_board() -> None:
     latest = camera.latest
     assert latest is not None and latest[0].shape == (48, 64, 3)
     assert [die.value for die in latest[1]] == [2] and camera.dice_kinds == ("d6",)
+
+
+class Reconnecting(CountingSource):
+    """A live camera that fails on its `fail_at`-th read, and comes back aimed a little aside."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__()
+        self.fail_at = fail_at
+        self.reads = 0
+
+    def read(self) -> np.ndarray:
+        self.reads += 1
+        if self.reads == self.fail_at:
+            raise CameraError("VIDIOC_DQBUF: No such device")
+        return self.frame
+
+
+class Aside(Scripted):
+    """The tray's dice, seen 10 pixels further right after each reconnect of `source`."""
+
+    def __init__(self, source: Reconnecting, dice: Sequence[Die]) -> None:
+        super().__init__(dice)
+        self.source = source
+
+    def read(self, image: np.ndarray, region: ArrayLike | None = None) -> list[Die]:
+        shift = 10 * (self.source.opened - 1)
+        return [Die(d.value, (d.box[0] + shift, *d.box[1:]), d.confidence) for d in self.dice]
+
+
+def test_a_camera_that_reconnects_mid_roll_reads_the_dice_lying_there_once() -> None:
+    source = Reconnecting(fail_at=4)
+    reader = Aside(source, [Die(2, BOX, 0.9), Die(5, (60, 10, 30, 30), 0.9)])
+    rolls: list[SettledRoll] = []
+    statuses: list[str] = []
+    clock = Clock()
+    camera = TableCamera(
+        source,
+        lambda status: statuses.append(status.state),
+        10,
+        0.5,
+        1.0,
+        dice=TrayDice({"d6": reader}, settler, rolls.append),
+        clock=clock,
+    )
+    for _ in range(10):
+        clock.now += camera.camera.step() or 0.0
+    assert source.opened == 2 and "retrying" in statuses
+    assert [roll.values for roll in rolls] == [(2, 5)]  # once, not again once it is back
+    # Then the dice are picked up and thrown again: a new roll.
+    reader.dice = []
+    for _ in range(3):
+        clock.now += camera.camera.step() or 0.0
+    reader.dice = [Die(6, BOX, 0.9)]
+    for _ in range(3):
+        clock.now += camera.camera.step() or 0.0
+    assert [roll.values for roll in rolls] == [(2, 5), (6,)]
 
 
 # -- the daemon ---------------------------------------------------------------------------------

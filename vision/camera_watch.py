@@ -3,8 +3,9 @@
 `WatchedCamera` reads a `FrameSource` from its own thread and hands each good frame to a handler
 (the daemon puts it on its queue). A camera that fails — it does not open, gives no frame,
 raises, or gives a black or blank frame — is closed and opened again after a delay that doubles
-up to a ceiling. Nothing of that reaches the caller: it shows in `status`, for `smartboard
-status` and the table's lights, and the game simply gets no frames meanwhile.
+up to a ceiling. A frame that cannot be read (`FrameSkipped`) is no failure: it is counted and
+skipped, the camera kept open. Nothing of that reaches the caller: it shows in `status`, for
+`smartboard status` and the table's lights, and the game simply gets no frames meanwhile.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import cv2
 
-from vision.frame_sources import CameraError, EndOfFrames, FrameSource, Image
+from vision.frame_sources import CameraError, EndOfFrames, FrameSkipped, FrameSource, Image
 
 log = logging.getLogger(__name__)
 
@@ -28,13 +29,18 @@ State = Literal["starting", "ok", "retrying", "ended"]
 @dataclass(frozen=True)
 class CameraStatus:
     """`starting` until the first good frame; `ok`; `retrying` after a failure, with its reason,
-    how many failures in a row, and when (on the camera's clock) the next attempt is; `ended`
-    once a replay that does not loop is over."""
+    how many failures in a row (`attempt`), and when (on the camera's clock) the next attempt
+    is; `ended` once a replay that does not loop is over. Whatever the state: the failures since
+    the camera was made, and the frames skipped as unreadable (one due for several reads counted
+    once), with the last one's reason."""
 
     state: State
     reason: str = ""
     attempt: int = 0
     retry_at: float | None = None
+    failures: int = 0
+    skipped: int = 0
+    skipped_reason: str = ""
 
     def to_json(self, now: float) -> dict[str, str | int | float]:
         out: dict[str, str | int | float] = {"state": self.state}
@@ -43,6 +49,11 @@ class CameraStatus:
         if self.retry_at is not None:
             out["attempt"] = self.attempt
             out["retry_in_s"] = round(max(0.0, self.retry_at - now), 3)
+        if self.failures:
+            out["failures"] = self.failures
+        if self.skipped:
+            out["frames_skipped"] = self.skipped
+            out["last_skipped"] = self.skipped_reason
         return out
 
 
@@ -98,6 +109,7 @@ class WatchedCamera:
         self._lock = threading.Lock()
         self._open = False
         self._slot = float("-inf")  # when the last good frame was due
+        self._skipping: str | None = None  # why the frame due is being skipped, if it is
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -132,32 +144,65 @@ class WatchedCamera:
             frame = self.source.read()
         except EndOfFrames as end:
             self._close_source()
-            self._set(CameraStatus("ended", str(end)))
+            self._set(replace(self.status, state="ended", reason=str(end), retry_at=None))
             log.info("camera: %s", end)
             return None
+        except FrameSkipped as skipped:
+            return self._skip(now, str(skipped))
         except Exception as error:  # any failure of a camera is retried, never raised
             reason = str(error) if isinstance(error, CameraError) else repr(error)
             return self._fail(reason)
         blank = blank_reason(frame, self.min_mean, self.min_spread)
         if blank is not None:
             return self._fail(blank)
-        if self.status.state != "ok":
+        self._skipping = None
+        status = self.status
+        if status.state != "ok":
             log.info("camera: ok")
-            self._set(CameraStatus("ok"))
+            self._set(replace(status, state="ok", reason="", attempt=0, retry_at=None))
         try:
             self.on_frame(frame)
         except Exception:  # a handler's bug must not stop the camera
             log.exception("camera frame handler")
-        # Keep to the beat; a read more than a period late (a slow handler, a retry) starts anew.
+        return self._next_beat(now)
+
+    def _next_beat(self, now: float) -> float:
+        """Keep to the beat; a read more than a period late (a slow handler, a retry) starts
+        anew."""
         self._slot = self._slot + self.period if now - self._slot < 2 * self.period else now
         return max(0.0, self._slot + self.period - self.clock())
 
+    def _skip(self, now: float, reason: str) -> float:
+        if reason != self._skipping:  # a damaged frame, not another read of the one still due
+            self._skipping = reason
+            log.warning("camera: %s; skipped", reason)
+            status = self.status
+            self._set(replace(status, skipped=status.skipped + 1, skipped_reason=reason))
+        return self._next_beat(now)
+
     def _fail(self, reason: str) -> float:
         self._close_source()
-        attempt = self.status.attempt + 1
+        status = self.status
+        attempt = status.attempt + 1
         delay = min(self.retry_s * 2.0 ** (attempt - 1), self.retry_max_s)
-        self._set(CameraStatus("retrying", reason, attempt, self.clock() + delay))
-        log.warning("camera: %s; attempt %d, retrying in %.1f s", reason, attempt, delay)
+        retry_at = self.clock() + delay
+        self._set(
+            replace(
+                status,
+                state="retrying",
+                reason=reason,
+                attempt=attempt,
+                retry_at=retry_at,
+                failures=status.failures + 1,
+            )
+        )
+        log.warning(
+            "camera: %s; attempt %d (failures in all: %d), retrying in %.1f s",
+            reason,
+            attempt,
+            status.failures + 1,
+            delay,
+        )
         return delay
 
     def _set(self, status: CameraStatus) -> None:

@@ -9,7 +9,11 @@ its own box in the frame before. Then:
   again, settled;
 - dice that stay where they were reported (or some of them, after others were taken away) are
   the same roll, never reported twice, even if their values flicker;
-- an empty tray is not a roll, but it ends the last one: dice put back are a new roll.
+- an empty tray is not a roll, but it ends the last one: dice put back are a new roll;
+- after the camera lost sight of the tray (a failure, a reconnect), dice found lying still are
+  no new roll: they may be the roll reported before, seen anew by a camera that moved a little,
+  or one thrown unseen, which the players type in. Only once the tray has changed (dice moved,
+  taken away) is the next roll news.
 """
 
 from __future__ import annotations
@@ -64,22 +68,39 @@ class DiceSettler:
         self._run = 0
         self._reported: list[SeenDie] | None = None
         self._reported_certain = False
+        self._waking = False  # sight lost, and the tray not seen to change since
+
+    def lost_sight(self) -> None:
+        """The camera stopped seeing the tray: what it finds lying there when it sees again is
+        taken as already reported."""
+        self._last = None
+        self._run = 0
+        self._waking = True
 
     def feed(self, dice: Sequence[SeenDie]) -> SettledRoll | None:
         """The roll these dice have come to rest on, if it is news; otherwise None."""
         frame = sorted(dice, key=lambda die: (die.box[0], die.box[1]))
         last = self._last
         still = last is not None and len(last) == len(frame) and self._fits(frame, last, True)
+        if self._waking and last is not None and not still and not self._placed(frame, last):
+            self._waking = False  # the tray changed since sight came back: what settles is news
         self._run = self._run + 1 if still else 1
         self._last = frame
         if self._run < self.stable_frames:
             return None
         if not frame:
             self._reported = None
+            self._waking = False
             return None
         confidence = min(die.confidence for die in frame)
         certain = confidence >= self.min_confidence
         reported = self._reported
+        if self._waking:
+            # Lying still since sight came back: taken as reported, and sure, so that it does not
+            # "firm up" into a roll either.
+            self._waking = False
+            self._reported, self._reported_certain = frame, True
+            return None
         if reported is not None and self._fits(frame, reported, False):
             # No die has moved since that report: only an uncertain one firming up is news.
             firmed = certain and not self._reported_certain and len(frame) == len(reported)
@@ -87,6 +108,10 @@ class DiceSettler:
                 return None
         self._reported, self._reported_certain = frame, certain
         return SettledRoll(tuple(die.value for die in frame), confidence, certain)
+
+    def _placed(self, dice: list[SeenDie], into: list[SeenDie]) -> bool:
+        """The same dice lying in the same places, whatever values they read as."""
+        return len(dice) == len(into) and self._fits(dice, into, False)
 
     def _fits(self, dice: list[SeenDie], into: list[SeenDie], same_values: bool) -> bool:
         """Whether each die pairs off with its own die of `into` lying where it lies (and, if

@@ -1,7 +1,9 @@
 """Where camera frames come from: the Pi camera, an OpenCV capture, or frames replayed from disk.
 
 Every source gives BGR images, OpenCV's order, through the same small `FrameSource` interface.
-A source that cannot give a frame now raises `CameraError`; `vision.camera_watch` retries it.
+A source that cannot give a frame now raises `CameraError`; `vision.camera_watch` retries it. A
+frame that came but cannot be read (a damaged photo in a replay) raises `FrameSkipped`: the
+source goes on with the next.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import cv2
 from cv2.typing import MatLike
 
 from vision.choices import SOURCES
+from vision.image_files import read_image
 
 Image = MatLike
 """A BGR image: height, width, 3 channels of uint8."""
@@ -22,6 +25,10 @@ Image = MatLike
 
 class CameraError(RuntimeError):
     """The camera gives no frame now (unplugged, not there, a read error): worth retrying."""
+
+
+class FrameSkipped(Exception):
+    """The frame due now cannot be read (a damaged file): skip it, the source itself is fine."""
 
 
 class EndOfFrames(Exception):
@@ -36,7 +43,8 @@ class FrameSource(Protocol):
     def open(self) -> None: ...
 
     def read(self) -> Image:
-        """The next frame; `CameraError` if there is none, `EndOfFrames` once a replay is over."""
+        """The next frame; `CameraError` if there is none, `FrameSkipped` if the frame due cannot
+        be read, `EndOfFrames` once a replay is over."""
         ...
 
     def close(self) -> None: ...
@@ -157,7 +165,9 @@ class ReplaySource:
 
     Like a camera, it shows whichever frame is due now: read it faster than `fps` and a frame
     comes again, slower and frames are skipped. At the end it starts over if `loop`, otherwise
-    it raises `EndOfFrames`. Opening it again starts from the first frame.
+    it raises `EndOfFrames`. An image that cannot be read raises `FrameSkipped` while it is due,
+    and the replay goes on with the next. Opening it again (after a failure) goes on where it
+    was, as a camera that reconnects does: never back to frames already shown.
     """
 
     def __init__(
@@ -174,9 +184,9 @@ class ReplaySource:
         self.loop = loop
         self.clock = clock
         self._frames: _FolderFrames | _VideoFrames | None = None
-        self._start = 0.0
-        self._index = -1
-        self._frame: Image | None = None
+        self._start: float | None = None  # when the first frame was due: set by the first open
+        # The frame shown last, by its index: the image, or why it could not be read.
+        self._shown: tuple[int, Image | str] | None = None
 
     def open(self) -> None:
         if self.path.is_dir():
@@ -185,35 +195,46 @@ class ReplaySource:
             self._frames = _VideoFrames(self.path)
         else:
             raise CameraError(f"no folder or video file at {self.path}")
-        self._start = self.clock()
-        self._index = -1
+        if self._start is None:
+            self._start = self.clock()
+        self._shown = None
 
     def read(self) -> Image:
-        if self._frames is None:
+        if self._frames is None or self._start is None:
             raise CameraError(f"replay of {self.path} is not open")
         index = int((self.clock() - self._start) * self.fps)
-        if index == self._index and self._frame is not None:
-            return self._frame
-        frame = self._frames.at(index)
-        if frame is None:
-            if not self.loop:
-                raise EndOfFrames(f"replay of {self.path} is over")
-            self._frames.rewind()
-            self._start = self.clock()
-            index = 0
-            frame = self._frames.at(0)
+        shown = self._shown
+        if shown is None or shown[0] != index:
+            shown = self._shown = self._due(self._frames, index)
+        if isinstance(shown[1], str):
+            raise FrameSkipped(shown[1])  # still the damaged image that is due: not read again
+        return shown[1]
+
+    def _due(self, frames: _FolderFrames | _VideoFrames, index: int) -> tuple[int, Image | str]:
+        """The frame at `index` (past the end, the first again if looping) with its index, or
+        why it cannot be read."""
+        try:
+            frame = frames.at(index)
             if frame is None:
-                raise CameraError(f"no frames in {self.path}")
+                if not self.loop:
+                    raise EndOfFrames(f"replay of {self.path} is over")
+                frames.rewind()
+                self._start = self.clock()
+                index = 0
+                frame = frames.at(0)
+                if frame is None:
+                    raise CameraError(f"no frames in {self.path}")
+        except FrameSkipped as skipped:
+            return index, str(skipped)
         # The same frame goes out until the next is due: nobody may draw on it.
         frame.flags.writeable = False
-        self._index, self._frame = index, frame
-        return frame
+        return index, frame
 
     def close(self) -> None:
         if self._frames is not None:
             self._frames.close()
             self._frames = None
-        self._frame = None
+        self._shown = None
 
 
 class _FolderFrames:
@@ -226,10 +247,13 @@ class _FolderFrames:
     def at(self, index: int) -> Image | None:
         if index >= len(self.paths):
             return None
-        frame = cv2.imread(str(self.paths[index]))
-        if frame is None:
-            raise CameraError(f"cannot read image {self.paths[index]}")
-        return frame
+        path = self.paths[index]
+        try:
+            return read_image(path)
+        except OSError as error:  # removed or unreadable since the listing
+            raise FrameSkipped(f"cannot read image {path}: {error.strerror or error}") from None
+        except ValueError as error:  # damaged: its header looks like an image, the rest not
+            raise FrameSkipped(f"cannot read image {path}: {error}") from None
 
     def rewind(self) -> None:
         pass  # any image can be read at any time

@@ -6,7 +6,9 @@ and status changes through the handlers.
 
 - **The tray** is read with the reader of the kind of die the game wants now (`want`): the d6
   reader, or a learned icon-dice model (the Miraculous die, the d12). Dice at rest are settled
-  into rolls (`DiceSettler`), their faces given as the game names them.
+  into rolls (`DiceSettler`), their faces given as the game names them. When the camera fails,
+  the settler is told it lost sight of the tray: the dice lying there once it sees again (after
+  a reconnect) are not a new roll.
 - **The board** is read by a `BoardReader` (vision/table_reader.py) into a frame of tokens for
   the daemon's `FrameSettler`; a frame with an unsure spot is skipped.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -66,8 +69,8 @@ class TrayDice:
         tray: ArrayLike | None = None,
     ) -> None:
         """`readers`: kind -> reader, the first read until the game wants another; `settler`
-        makes a fresh settler for each kind; `tray`: its polygon in pixels, None for the whole
-        frame."""
+        makes the settler of each kind, the first time it is read; `tray`: its polygon in
+        pixels, None for the whole frame."""
         if not readers:
             raise ValueError("a tray needs a reader for at least one kind of die")
         self.readers = dict(readers)
@@ -77,7 +80,7 @@ class TrayDice:
         self._lock = threading.Lock()
         self._kind: str | None = next(iter(self.readers))
         self._faces: dict[str, Face] | None = None
-        self._settler = settler()
+        self._settlers: dict[str, DiceSettler] = {}
         self._seen: list[Die] = []
 
     @property
@@ -94,23 +97,33 @@ class TrayDice:
         """The game now wants dice of `kind` with these faces; None: no dice in particular (a
         throw may still tell a choice, AK-3), so the first kind, its faces as read.
 
-        A kind without a reader is typed in: the tray is not read meanwhile. A change of kind
-        starts settling afresh, so dice left lying are read as the new kind.
+        A kind without a reader is typed in: the tray is not read meanwhile. Each kind has its
+        own settler, so dice left lying are read as a kind wanted for the first time, but a
+        kind wanted again does not read the roll it reported before (dice left lying while the
+        game wanted another kind) a second time.
         """
         chosen = next(iter(self.readers)) if kind is None else kind
         with self._lock:
-            if chosen != self._kind:
-                self._settler = self.make_settler()
             self._kind = chosen if chosen in self.readers else None
             self._faces = None if kind is None else {str(face): face for face in faces}
 
+    def lost_sight(self) -> None:
+        """The camera failed: what it sees lying in the tray when it is back is no new roll."""
+        with self._lock:
+            settlers = list(self._settlers.values())
+            self._seen = []
+        for settler in settlers:
+            settler.lost_sight()
+
     def frame(self, image: Image) -> None:
         with self._lock:
-            kind, faces, settler = self._kind, self._faces, self._settler
-        if kind is None:
-            with self._lock:
+            kind, faces = self._kind, self._faces
+            if kind is None:
                 self._seen = []
-            return
+                return
+            settler = self._settlers.get(kind)
+            if settler is None:
+                settler = self._settlers[kind] = self.make_settler()
         try:
             found = self.readers[kind].read(image, self.tray)
         except ValueError as error:  # a frame of the wrong shape: skip it, like a blurred one
@@ -182,10 +195,14 @@ class TableCamera:
         retry_max_s: float,
         dice: TrayDice | None = None,
         board: BoardFrames | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.dice = dice
         self.board = board
-        self.camera = WatchedCamera(source, self.frame, fps, retry_s, retry_max_s, on_status)
+        self.on_status = on_status
+        self.camera = WatchedCamera(
+            source, self.frame, fps, retry_s, retry_max_s, self._status, clock=clock
+        )
         self._lock = threading.Lock()
         self._latest: tuple[Image, list[Die]] | None = None
 
@@ -208,6 +225,11 @@ class TableCamera:
         """The latest frame read and its dice, None before the first."""
         with self._lock:
             return self._latest
+
+    def _status(self, status: CameraStatus) -> None:
+        if status.state == "retrying" and self.dice is not None:
+            self.dice.lost_sight()
+        self.on_status(status)
 
     def frame(self, image: Frame) -> None:
         frame: Image = np.asarray(image, np.uint8)

@@ -206,6 +206,10 @@ def _table_lines(summary: JSON) -> list[str]:
             text += f": {camera['reason']}"
         if "retry_in_s" in camera:
             text += f" (attempt {camera['attempt']}, next in {camera['retry_in_s']} s)"
+        if "failures" in camera:
+            text += f"; failures in all: {camera['failures']}"
+        if "frames_skipped" in camera:
+            text += f"; frames skipped: {camera['frames_skipped']} (last: {camera['last_skipped']})"
         lines.append(f"camera: {text}")
         seen = ", ".join(f"{d['value']} ({d['confidence']:.2f})" for d in summary["dice_seen"])
         lines.append(f"dice seen: {seen or '-'}")
