@@ -164,14 +164,17 @@ def test_a_board_profile_too_large(tmp_path: Path, capsys: pytest.CaptureFixture
     profile = tmp_path / "board.toml"
     profile.write_bytes(b"#" * (2 << 20))
     status, _ = run(tmp_path, f'[table]\nprofile = "{profile}"\n')
-    one_clear_line(capsys.readouterr().err, str(profile), "board profile")
+    one_clear_line(capsys.readouterr().err, str(profile), "board profile", "larger than 1024 KiB")
     assert status == EX_CONFIG
 
 
 def test_a_board_profile_of_another_game(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    voodoo = REPO / "hardware" / "profiles" / "voodoo.toml"
-    status, _ = run(tmp_path, f'[table]\ngame = "akuma"\nprofile = "{voodoo}"\n')
-    one_clear_line(capsys.readouterr().err, str(voodoo))
+    """The akuma board's spots, but a profile that says it is for another game."""
+    akuma = (REPO / "hardware" / "profiles" / "akuma.toml").read_text(encoding="utf-8")
+    profile = tmp_path / "board.toml"
+    profile.write_text(akuma.replace('game = "akuma"', 'game = "voodoo"'), encoding="utf-8")
+    status, _ = run(tmp_path, f'[table]\ngame = "akuma"\nprofile = "{profile}"\n')
+    one_clear_line(capsys.readouterr().err, str(profile), "is for 'voodoo', not 'akuma'")
     assert status == EX_CONFIG
