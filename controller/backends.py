@@ -22,7 +22,7 @@ from controller.event_loop import Events
 from controller.game_vision import board_contents
 from controller.rules import icon_dice
 from controller.rules.api import JSON, Game
-from controller.startup import StartupError, UnavailableError
+from controller.startup import SetupError, StartupError, UnavailableError
 from hardware.leds import LedStrip, NeoPixelStrip, SimStrip
 from hardware.link_state import LinkState
 from hardware.profile import BoardProfile
@@ -159,7 +159,7 @@ class TableBackends:
             try:
                 self.calibration = self._calibration()
             except CalibrationError as error:
-                raise StartupError(f"{error}; run `smartboard calibrate` again") from error
+                raise SetupError(f"{error}; run `smartboard calibrate` again") from error
         dice = self._tray_dice(read_board)
         board = BoardFrames(self._board_reader(), self.events.on_frame) if read_board else None
         if dice is None and board is None:
@@ -274,7 +274,7 @@ class TableBackends:
             return None
         calibration = Calibration.load(path)
         if calibration.profile != self.profile.name:
-            raise StartupError(
+            raise SetupError(
                 f"calibration {path} is for {calibration.profile!r}, not {self.profile.name!r}: "
                 "run `smartboard calibrate` for this profile"
             )

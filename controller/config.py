@@ -9,10 +9,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from controller.rules import palette_roles
+from controller.rules import GAMES, palette_roles
 from controller.web_access import check_token, parse_listen
 from hardware.leds import RGB
-from hardware.toml_files import read_toml
+from hardware.toml_files import read_toml, shown
 from vision.choices import SOURCES, VIEWS
 
 
@@ -95,60 +95,106 @@ def load_config(path: Path | None) -> Config:
     return _build(data, source)
 
 
+# What a config may hold beyond the built-in keys: palette roles (the games' and the table's own
+# are some 40, with names of at most 12 letters), so that no config can make the daemon grow.
+MAX_PALETTE = 256
+MAX_ROLE_NAME = 32
+# The longest text of a key: a path or a camera's URL (PATH_MAX); the others are shorter.
+MAX_PATH = 4096
+
+
 def _merge(base: dict[str, Any], overrides: dict[str, Any], source: str) -> None:
     for section, values in overrides.items():
         if section not in base:
-            raise ConfigError(f"{source}: unknown section [{section}]; known: {sorted(base)}")
+            raise ConfigError(
+                f"{source}: unknown section [{_name(section)}]; known: {sorted(base)}"
+            )
         if not isinstance(values, dict):
             raise ConfigError(f"{source}: [{section}] must be a table")
         for key, value in values.items():
             # Palette roles may be added by later games; other keys are fixed.
             if key not in base[section] and section != "palette":
                 known = ", ".join(sorted(base[section]))
-                raise ConfigError(f"{source}: unknown key {section}.{key}; known: {known}")
+                raise ConfigError(f"{source}: unknown key {section}.{_name(key)}; known: {known}")
             base[section][key] = value
+    palette = base["palette"]
+    if len(palette) > MAX_PALETTE:
+        raise ConfigError(f"{source}: [palette] has {len(palette)} roles; at most {MAX_PALETTE}")
+    for role in palette:
+        if len(role) > MAX_ROLE_NAME or not role.isprintable():
+            raise ConfigError(
+                f"{source}: palette role {_name(role)} must be a name of at most "
+                f"{MAX_ROLE_NAME} printable characters"
+            )
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _name(key: str) -> str:
+    """A key as a message names it: bare if it can be, else quoted and cut short."""
+    return key if _BARE_KEY.fullmatch(key) else shown(key)
 
 
 def _build(data: dict[str, Any], source: str) -> Config:
     def get(section: str, key: str, kind: type | tuple[type, ...]) -> Any:
         value = data[section][key]
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise ConfigError(f"{source}: {section}.{key} has the wrong type: {value!r}")
+            raise ConfigError(f"{source}: {section}.{key} has the wrong type: {shown(value)}")
+        return value
+
+    def text(section: str, key: str, longest: int = 64) -> str:
+        value = str(get(section, key, str))
+        if len(value) > longest or not value.isprintable():
+            raise ConfigError(
+                f"{source}: {section}.{key} must be at most {longest} printable characters, "
+                f"not {shown(value)}"
+            )
         return value
 
     def choice(section: str, key: str, options: tuple[str, ...]) -> str:
         value = get(section, key, str)
         if value not in options:
-            raise ConfigError(f"{source}: {section}.{key} must be one of {options}, not {value!r}")
+            raise ConfigError(
+                f"{source}: {section}.{key} must be one of {', '.join(options)}, not {shown(value)}"
+            )
         return str(value)
 
-    def number(section: str, key: str, low: float, high: float) -> float:
-        value = float(get(section, key, (int, float)))
+    def number(section: str, key: str, low: float, high: float, unit: str = "") -> float:
+        # Compared before float(): an integer of 400 digits does not fit in a float.
+        value = get(section, key, (int, float))
         if not low <= value <= high:
-            raise ConfigError(f"{source}: {section}.{key} must be in {low}..{high}, not {value}")
-        return value
+            shown_value = _number(value, as_float=True)
+            raise ConfigError(
+                f"{source}: {section}.{key} must be in {low}..{high}"
+                f"{f' {unit}' if unit else ''}, not {shown_value}"
+            )
+        return float(value)
 
-    def integer(section: str, key: str, low: int, high: int) -> int:
+    def integer(section: str, key: str, low: int, high: int, unit: str) -> int:
         value = int(get(section, key, int))
         if not low <= value <= high:
-            raise ConfigError(f"{source}: {section}.{key} must be in {low}..{high}, not {value}")
+            raise ConfigError(
+                f"{source}: {section}.{key} must be in {low}..{high} {unit}, not {_number(value)}"
+            )
         return value
 
-    profile = get("table", "profile", str)
+    profile = text("table", "profile", MAX_PATH)
     camera_source = choice("camera", "source", SOURCES)
-    camera_device = get("camera", "device", str)
+    camera_device = text("camera", "device", MAX_PATH)
     if camera_source != "picamera2" and not camera_device:
         raise ConfigError(f"{source}: camera.device must name what camera.source reads")
-    retry_s = number("camera", "retry_s", 0.01, 60)
-    retry_max_s = number("camera", "retry_max_s", 0.01, 3600)
+    retry_s = number("camera", "retry_s", 0.01, 60, "s")
+    retry_max_s = number("camera", "retry_max_s", 0.01, 3600, "s")
     if retry_max_s < retry_s:
         raise ConfigError(
             f"{source}: camera.retry_max_s must be at least camera.retry_s: {retry_max_s}"
         )
-    calibration = get("camera", "calibration", str)
-    models = get("dice", "models", str)
-    web_listen = get("web", "listen", str)
-    web_token = get("web", "token", str)
+    calibration = text("camera", "calibration", MAX_PATH)
+    models = text("dice", "models", MAX_PATH)
+    # HOST:PORT, a host name being at most 253 characters.
+    web_listen = text("web", "listen", 300)
+    web_token = text("web", "token", 256)
     try:
         if web_listen:
             parse_listen(web_listen)
@@ -157,43 +203,50 @@ def _build(data: dict[str, Any], source: str) -> Config:
     except ValueError as error:
         raise ConfigError(f"{source}: [web] {error}") from None
     return Config(
-        game=get("table", "game", str),
+        game=choice("table", "game", tuple(sorted(GAMES))),
         profile=Path(profile) if profile else None,
         reeds_backend=choice("reeds", "backend", ("gpio", "sim")),
-        debounce_s=number("reeds", "debounce_ms", 0, 1000) / 1000,
+        debounce_s=number("reeds", "debounce_ms", 0, 1000, "ms") / 1000,
         leds_backend=choice("leds", "backend", ("neopixel", "sim")),
-        led_pin=get("leds", "pin", str),
+        led_pin=text("leds", "pin"),
         pixel_order=choice("leds", "pixel_order", ("RGB", "GRB")),
         brightness_cap=number("leds", "brightness_cap", 0, 1),
-        power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000),
-        settle_s=number("session", "settle_s", 0, 60),
-        blink_hz=number("session", "blink_hz", 0.1, 20),
+        power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000, "mA"),
+        settle_s=number("session", "settle_s", 0, 60, "s"),
+        blink_hz=number("session", "blink_hz", 0.1, 20, "Hz"),
         camera_backend=choice("camera", "backend", ("camera", "sim")),
-        camera_fps=number("camera", "fps", 1, 120),
-        stable_frames=integer("camera", "stable_frames", 1, 100),
+        camera_fps=number("camera", "fps", 1, 120, "frames a second"),
+        stable_frames=integer("camera", "stable_frames", 1, 100, "frames"),
         sim_noise=number("camera", "sim_noise", 0, 0.5),
-        sim_delay_s=number("camera", "sim_delay_ms", 0, 10_000) / 1000,
+        sim_delay_s=number("camera", "sim_delay_ms", 0, 10_000, "ms") / 1000,
         camera_source=camera_source,
         camera_device=camera_device,
-        camera_width=integer("camera", "width", 16, 8192),
-        camera_height=integer("camera", "height", 16, 8192),
-        replay_fps=number("camera", "replay_fps", 0.01, 120),
+        camera_width=integer("camera", "width", 16, 8192, "px"),
+        camera_height=integer("camera", "height", 16, 8192, "px"),
+        replay_fps=number("camera", "replay_fps", 0.01, 120, "frames a second"),
         replay_loop=get("camera", "replay_loop", bool),
         camera_retry_s=retry_s,
         camera_retry_max_s=retry_max_s,
         camera_calibration=Path(calibration) if calibration else None,
         dice_source=choice("dice", "source", ("camera", "virtual")),
         dice_view=choice("dice", "view", VIEWS),
-        dice_stable_frames=integer("dice", "stable_frames", 1, 100),
+        dice_stable_frames=integer("dice", "stable_frames", 1, 100, "frames"),
         dice_min_confidence=number("dice", "min_confidence", 0, 1),
-        dice_box_tolerance_px=number("dice", "box_tolerance_px", 0, 1000),
+        dice_box_tolerance_px=number("dice", "box_tolerance_px", 0, 1000, "px"),
         dice_models=Path(models) if models else None,
         web_listen=web_listen,
         web_token=web_token,
-        palette={role: parse_colour(value, f"{source}: palette.{role}")
+        palette={role: parse_colour(value, f"{source}: palette.{_name(role)}")
                  for role, value in data["palette"].items()},
         source=source,
     )  # fmt: skip
+
+
+def _number(value: float, as_float: bool = False) -> str:
+    """A number as a message shows it; an integer too long for a float, by its digits."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return str(float(value)) if as_float else str(value)
 
 
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
@@ -201,5 +254,5 @@ _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 def parse_colour(value: object, where: str) -> RGB:
     if not isinstance(value, str) or not _HEX.fullmatch(value):
-        raise ConfigError(f'{where} must be a colour like "#ff8000", not {value!r}')
+        raise ConfigError(f'{where} must be a colour like "#ff8000", not {shown(value)}')
     return (int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16))

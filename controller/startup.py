@@ -25,6 +25,11 @@ class UnavailableError(StartupError):
     """The game needs a sensor that this table cannot read yet: restarting will not help."""
 
 
+class SetupError(StartupError):
+    """A file the table is set up from (its board profile, the camera's calibration) does not
+    fit or cannot be read: restarting will not help, mending the file will."""
+
+
 @dataclass(frozen=True)
 class RunOptions:
     state_dir: Path
@@ -82,5 +87,5 @@ def board_profile(config: Config, game: Game) -> BoardProfile:
     path = config.profile or builtin_profile_path(game.info.profile)
     profile = load_profile(path, game.spots())
     if profile.game != game.name:
-        raise StartupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
+        raise SetupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
     return profile

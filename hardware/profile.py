@@ -16,7 +16,6 @@ of its matrix.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,9 +23,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
-from hardware.toml_files import read_toml
+from hardware.toml_files import read_toml, shown
 
-_CHANNEL = re.compile(r"([0-9]+):([0-9]+)", re.ASCII)
+# Chips and lines are small numbers: a long one is a typo (and int() refuses 4,300 digits).
+_CHANNEL = re.compile(r"([0-9]{1,6}):([0-9]{1,6})", re.ASCII)
 
 
 class ProfileError(ValueError):
@@ -43,7 +43,7 @@ class Channel:
         match = _CHANNEL.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise ProfileError(
-                f"{where}: reed channel must be 'CHIP:LINE', like '0:17', not {text!r}"
+                f"{where}: reed channel must be 'CHIP:LINE', like '0:17', not {shown(text)}"
             )
         return cls(int(match[1]), int(match[2]))
 
@@ -124,6 +124,12 @@ class Link:
 
 # A Pico's matrix: 16 x 16 at most (firmware/README.md).
 MAX_MATRIX = 16
+# What a profile may hold, so that none can make the daemon grow: a chain of 4,096 NeoPixels
+# takes 123 ms a frame, beyond any table (the largest shipped has 144); 100 m, far beyond any
+# table, keeps sums and products of millimetres finite; names are shown in status.
+MAX_LEDS = 4096
+MAX_MM = 100_000.0
+MAX_NAME = 200
 
 
 @dataclass(frozen=True)
@@ -175,17 +181,20 @@ def parse_profile(
 
     def table(value: object, name: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            raise fail(f"{name} must be a table, not {value!r}")
+            raise fail(f"{name} must be a table, not {shown(value)}")
         return value
 
     leds = table(data.get("leds", {}), "[leds]")
     reeds = table(data.get("reeds", {}), "[reeds]")
     count = leds.get("count")
-    if type(count) is not int or count < 1:
-        raise fail(f"[leds] count must be a positive integer, not {count!r}")
+    if type(count) is not int or not 1 <= count <= MAX_LEDS:
+        raise fail(f"[leds] count must be a positive integer up to {MAX_LEDS}, not {shown(count)}")
+    for key in ("game", "name"):
+        if not isinstance(data.get(key, ""), str) or len(data.get(key, "")) > MAX_NAME:
+            raise fail(f"{key} must be text of at most {MAX_NAME} characters")
     pull_up = reeds.get("pull_up", True)
     if not isinstance(pull_up, bool):
-        raise fail(f"[reeds] pull_up must be true or false, not {pull_up!r}")
+        raise fail(f"[reeds] pull_up must be true or false, not {shown(pull_up)}")
     unknown = set(reeds) - {"pull_up", "backend"}
     if unknown:
         raise fail(f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up")
@@ -195,18 +204,22 @@ def parse_profile(
     if size_mm is not None:
         if not _numbers(size_mm, 2) or min(size_mm) <= 0:
             raise fail(
-                f"[table] size_mm must be [width, height], two positive numbers, not {size_mm!r}"
+                "[table] size_mm must be [width, height], two positive numbers, "
+                f"not {shown(size_mm)}"
             )
         table_size = (float(size_mm[0]), float(size_mm[1]))
 
     spots: dict[str, Spot] = {}
     channel_owner: dict[Channel, str] = {}
-    for index, item in enumerate(data.get("spots", [])):
+    listed = data.get("spots", [])
+    if not isinstance(listed, list):
+        raise fail(f"spots must be a list of [[spots]] tables, not {shown(listed)}")
+    for index, item in enumerate(listed):
         entry = table(item, f"spots[{index}]")
         spot_id = str(entry.get("id", ""))
-        where = f"spot {spot_id!r}" if spot_id else f"spots[{index}]"
+        where = f"spot {shown(spot_id)}" if spot_id else f"spots[{index}]"
         if spot_id not in game_spots:
-            raise fail(f"unknown spot {spot_id!r} for game {data.get('game')!r}")
+            raise fail(f"unknown spot {shown(spot_id)} for game {shown(data.get('game'))}")
         if spot_id in spots:
             raise fail(f"{where} is listed twice")
         unknown = set(entry) - {"id", "reed", "leds", "region"}
@@ -229,7 +242,8 @@ def parse_profile(
         if reed is not None:
             if reed in channel_owner:
                 raise fail(
-                    f"reed channel {reed} is used twice: {channel_owner[reed]!r} and {spot_id!r}"
+                    f"reed channel {reed} is used twice: {shown(channel_owner[reed])} "
+                    f"and {shown(spot_id)}"
                 )
             channel_owner[reed] = spot_id
         sensor = game_spots[spot_id]
@@ -244,7 +258,7 @@ def parse_profile(
             raise fail(f"{where} needs a region = [x, y, w, h]: the camera reads it")
         indices = entry.get("leds", [])
         if not isinstance(indices, list) or not all(type(i) is int for i in indices):
-            raise fail(f"{where}: leds must be a list of integers, not {indices!r}")
+            raise fail(f"{where}: leds must be a list of integers, not {shown(indices)}")
         for i in indices:
             if not 0 <= i < count:
                 raise fail(f"{where}: LED index {i} is out of range 0..{count - 1}")
@@ -252,7 +266,7 @@ def parse_profile(
 
     missing = sorted(set(game_spots) - set(spots))
     if missing:
-        raise fail(f"spots missing for game {data.get('game')!r}: {', '.join(missing)}")
+        raise fail(f"spots missing for game {shown(data.get('game'))}: {', '.join(missing)}")
     dice = table(data.get("dice", {}), "[dice]")
     unknown = set(dice) - {"tray"}
     if unknown:
@@ -282,7 +296,7 @@ def _link(backend: object, value: object, fail: Callable[[str], ProfileError]) -
             raise fail('[link] is for [reeds] backend = "serial"')
         return None
     if backend != "serial":
-        raise fail(f'[reeds] backend must be "gpio" or "serial", not {backend!r}')
+        raise fail(f'[reeds] backend must be "gpio" or "serial", not {shown(backend)}')
     if not isinstance(value, Mapping):
         raise fail('[reeds] backend = "serial" needs a [link] table: port, rows, cols')
     unknown = set(value) - {"port", "rows", "cols"}
@@ -290,19 +304,21 @@ def _link(backend: object, value: object, fail: Callable[[str], ProfileError]) -
         raise fail(f"[link] has unknown keys {sorted(unknown)}; known: cols, port, rows")
     port = value.get("port")
     if not isinstance(port, str) or not port:
-        raise fail(f"[link] port must name the serial device, not {port!r}")
+        raise fail(f"[link] port must name the serial device, not {shown(port)}")
     size = [value.get("rows"), value.get("cols")]
     if not all(type(n) is int and 1 <= n <= MAX_MATRIX for n in size):
-        raise fail(f"[link] rows and cols must be whole numbers in 1..{MAX_MATRIX}, not {size}")
+        raise fail(
+            f"[link] rows and cols must be whole numbers in 1..{MAX_MATRIX}, not {shown(size)}"
+        )
     return Link(port, int(value["rows"]), int(value["cols"]))
 
 
 def _numbers(value: object, count: int) -> TypeGuard[list[float]]:
-    """A list of `count` finite numbers (booleans are not numbers here)."""
+    """A list of `count` numbers within MAX_MM of 0 (booleans are not numbers here)."""
     return (
         isinstance(value, list)
         and len(value) == count
-        and all(type(v) in (int, float) and math.isfinite(v) for v in value)
+        and all(type(v) in (int, float) and -MAX_MM <= v <= MAX_MM for v in value)
     )
 
 
@@ -313,15 +329,17 @@ def _region(
     where: str,
 ) -> Region:
     if not _numbers(value, 4):
-        raise fail(f"{where}: region must be [x, y, w, h], four numbers in mm, not {value!r}")
+        raise fail(f"{where}: region must be [x, y, w, h], four numbers in mm, not {shown(value)}")
     region = Region(*(float(v) for v in value))
     if region.x < 0 or region.y < 0 or region.w <= 0 or region.h <= 0:
-        raise fail(f"{where}: region {value} needs x, y >= 0 and a positive width and height")
+        raise fail(
+            f"{where}: region {shown(value)} needs x, y >= 0 and a positive width and height"
+        )
     if table_size is not None:
         width, height = table_size
         if region.x + region.w > width or region.y + region.h > height:
             raise fail(
-                f"{where}: region {value} reaches beyond the table, "
+                f"{where}: region {shown(value)} reaches beyond the table, "
                 f"[table] size_mm = [{width:g}, {height:g}]"
             )
     return region
@@ -333,7 +351,7 @@ def _markers(
     fail: Callable[[str], ProfileError],
 ) -> tuple[Marker, ...]:
     if not isinstance(value, list) or not all(isinstance(item, Mapping) for item in value):
-        raise fail(f"markers must be a list of [[markers]] tables, not {value!r}")
+        raise fail(f"markers must be a list of [[markers]] tables, not {shown(value)}")
     if len(value) < 3:
         raise fail(
             f"[[markers]] lists {len(value)} markers: give at least 3, around the table, "
@@ -347,15 +365,17 @@ def _markers(
         if unknown:
             raise fail(f"{where} has unknown keys {sorted(unknown)}")
         if type(marker_id) is not int or not 0 <= marker_id < MARKER_IDS:
-            raise fail(f"{where}: id must be a whole number 0..{MARKER_IDS - 1}, not {marker_id!r}")
+            raise fail(
+                f"{where}: id must be a whole number 0..{MARKER_IDS - 1}, not {shown(marker_id)}"
+            )
         if marker_id in markers:
             raise fail(f"marker {marker_id} is listed twice")
         center = entry.get("center_mm")
         if not _numbers(center, 2):
-            raise fail(f"{where}: center_mm must be [x, y], two numbers in mm, not {center!r}")
+            raise fail(f"{where}: center_mm must be [x, y], two numbers in mm, not {shown(center)}")
         size = entry.get("size_mm", DEFAULT_MARKER_MM)
         if not _numbers([size], 1) or size <= 0:
-            raise fail(f"{where}: size_mm must be a positive number of mm, not {size!r}")
+            raise fail(f"{where}: size_mm must be a positive number of mm, not {shown(size)}")
         marker = Marker(marker_id, (float(center[0]), float(center[1])), float(size))
         if table_size is not None:
             _check_near_table(marker, table_size, fail)

@@ -445,7 +445,7 @@ def test_camera_source_and_dice_out_of_range(tmp_path: Path, text: str, key: str
 
 def test_camera_source_must_be_known(tmp_path: Path) -> None:
     _, message = config_error(tmp_path, '[camera]\nsource = "sim"\n')
-    assert "camera.source must be one of ('picamera2', 'opencv', 'replay'), not 'sim'" in message
+    assert "camera.source must be one of picamera2, opencv, replay, not 'sim'" in message
 
 
 @pytest.mark.parametrize("source", ["opencv", "replay"])

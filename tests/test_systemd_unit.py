@@ -272,3 +272,96 @@ def test_install_sh_refuses_to_run_without_root() -> None:
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "must be run as root" in proc.stderr
+
+
+# --- install.sh: who runs each step (issue 19, point 9) -----------------------
+
+
+def _dry_run(
+    script: Path, *options: str, sudo_user: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SUDO_USER"}
+    if sudo_user is not None:
+        env["SUDO_USER"] = sudo_user
+    return subprocess.run(
+        [_bash(), str(script), "--dry-run", "--no-start", *options],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+
+
+def _steps(stdout: str) -> list[tuple[str, str]]:
+    """(user, command) of each `[as USER] COMMAND` line of a dry run."""
+    found = [re.fullmatch(r"\[as ([^]]+)\] (.+)", line) for line in stdout.splitlines()]
+    return [(match[1], match[2]) for match in found if match]
+
+
+BUILD_STEPS = ("python3 -m venv", "-m pip install")
+ROOT_STEPS = ("apt-get", "useradd", "usermod", "install -", "chown", "systemctl")
+
+
+def _check_who_runs_what(steps: list[tuple[str, str]], builder: str) -> None:
+    builds = [user for user, command in steps if any(s in command for s in BUILD_STEPS)]
+    roots = [user for user, command in steps if command.startswith(ROOT_STEPS)]
+    # The venv and both pip installs (pip's own upgrade, then the checkout).
+    assert len(builds) == 3 and set(builds) == {builder}, steps
+    assert {"apt-get", "systemctl"} <= {command.split()[0] for _, command in steps}
+    assert roots and set(roots) == {"root"}, steps
+    assert len(builds) + len(roots) == len(steps), steps  # every step is one or the other
+
+
+def _user(uid: int) -> str:
+    pwd = pytest.importorskip("pwd")
+    try:
+        return str(pwd.getpwuid(uid).pw_name)
+    except KeyError:
+        pytest.skip(f"no user {uid} on this machine")
+
+
+def test_install_sh_dry_run_builds_as_the_sudo_user() -> None:
+    nobody = _user(65534)
+    proc = _dry_run(INSTALL_SH, sudo_user=nobody)
+    assert proc.returncode == 0, proc.stderr
+    _check_who_runs_what(_steps(proc.stdout), nobody)
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """A copy of the files install.sh checks for, owned by whoever runs the test."""
+    (tmp_path / "systemd").mkdir()
+    for name in ("install.sh", "smartboard.service", "config.toml"):
+        shutil.copy2(REPO / "systemd" / name, tmp_path / "systemd" / name)
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    return tmp_path / "systemd" / "install.sh"
+
+
+def _as_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root: install.sh asks who owns the checkout only when run as root")
+
+
+def test_install_sh_refuses_to_build_as_root(tmp_path: Path) -> None:
+    _as_root()
+    proc = _dry_run(_checkout(tmp_path))  # root, no sudo, a checkout of root's
+    assert proc.returncode == 1
+    assert "refusing to build and fetch packages as root" in proc.stderr
+    assert "--build-as-root" in proc.stderr  # says how
+    assert not _steps(proc.stdout)
+
+
+def test_install_sh_builds_as_root_when_asked(tmp_path: Path) -> None:
+    _as_root()
+    proc = _dry_run(_checkout(tmp_path), "--build-as-root")
+    assert proc.returncode == 0, proc.stderr
+    assert {user for user, _ in _steps(proc.stdout)} == {"root"}
+
+
+def test_install_sh_builds_as_the_owner_of_the_checkout(tmp_path: Path) -> None:
+    _as_root()
+    nobody = _user(65534)
+    script = _checkout(tmp_path)
+    os.chown(tmp_path, 65534, 65534)
+    proc = _dry_run(script)
+    assert proc.returncode == 0, proc.stderr
+    _check_who_runs_what(_steps(proc.stdout), nobody)

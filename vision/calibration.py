@@ -14,6 +14,7 @@ OpenCV 4.7 replaced ArUco's free functions (`Dictionary_get`, `DetectorParameter
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from hardware.profile import BoardProfile, Marker, ProfileError, Region
+from hardware.profile import MARKER_IDS, BoardProfile, Marker, ProfileError, Region
 from vision.drawing import FONT, outlined_text
 from vision.image_files import Image
 
@@ -33,6 +34,10 @@ DICTIONARY = cv2.aruco.DICT_4X4_50
 # A marker whose corners land farther than this from where the profile puts them is not where
 # the profile says: turned, moved, or from another profile's sheet.
 MARKER_TOLERANCE_MM = 10.0
+# A calibration file is some 600 bytes; anything much larger is not one, and is refused unread.
+MAX_CALIBRATION_BYTES = 64 * 1024
+MAX_IMAGE_SIDE = 65_535
+MAX_PROFILE_NAME = 200
 
 Points = NDArray[np.float64]
 """N x 2 points: pixels (x right, y down) or table millimetres (from the top-left corner)."""
@@ -127,14 +132,22 @@ class Calibration:
     @classmethod
     def load(cls, path: Path) -> Calibration:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            with path.open("rb") as file:
+                raw = file.read(MAX_CALIBRATION_BYTES + 1)
         except OSError as error:
             raise CalibrationError(f"cannot read calibration {path}: {error.strerror}") from error
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise CalibrationError(f"calibration {path} is not valid JSON: {error}") from error
+        if len(raw) > MAX_CALIBRATION_BYTES:
+            raise CalibrationError(
+                f"calibration {path} is larger than {MAX_CALIBRATION_BYTES // 1024} KiB"
+            )
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        # ValueError: also an integer of 4,300 digits or more.
+        except (ValueError, RecursionError) as error:
+            raise CalibrationError(f"calibration {path} is not valid JSON: {error}") from None
         try:
             return cls._from_json(data)
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, TypeError, ValueError, ArithmeticError) as error:
             raise CalibrationError(f"calibration {path} is malformed: {error!r}") from error
 
     @classmethod
@@ -143,12 +156,26 @@ class Calibration:
         width, height = (int(n) for n in data["image_size"])
         if matrix.shape != (3, 3) or not np.isfinite(matrix).all():
             raise ValueError("homography must be 3 x 3 finite numbers")
+        # The profile's regions are mapped to pixels through its inverse.
+        if not np.isfinite(np.linalg.inv(matrix)).all():
+            raise ValueError("homography must be invertible")
+        if not (0 < width <= MAX_IMAGE_SIDE and 0 < height <= MAX_IMAGE_SIDE):
+            raise ValueError(f"image_size must be two sides in 1..{MAX_IMAGE_SIDE} pixels")
+        marker_ids = tuple(int(i) for i in data["marker_ids"])
+        if len(marker_ids) > MARKER_IDS or not all(0 <= i < MARKER_IDS for i in marker_ids):
+            raise ValueError(f"marker_ids must be distinct ids in 0..{MARKER_IDS - 1}")
+        error_mm = float(data["error_mm"])
+        if not math.isfinite(error_mm) or error_mm < 0:
+            raise ValueError("error_mm must be a finite number, at least 0")
+        profile = data["profile"]
+        if not isinstance(profile, str) or len(profile) > MAX_PROFILE_NAME:
+            raise ValueError(f"profile must be a name of at most {MAX_PROFILE_NAME} characters")
         return cls(
-            profile=str(data["profile"]),
+            profile=profile,
             image_size=(width, height),
             homography=_rows(matrix),
-            marker_ids=tuple(int(i) for i in data["marker_ids"]),
-            error_mm=float(data["error_mm"]),
+            marker_ids=marker_ids,
+            error_mm=error_mm,
         )
 
 

@@ -24,7 +24,8 @@ from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
 from controller.rules.api import HistoryError
 from controller.simulate import simulate
-from controller.startup import RunOptions, StartupError, UnavailableError
+from controller.startup import RunOptions, SetupError, StartupError, UnavailableError
+from controller.web_access import UnresolvableError, resolve_listen
 from hardware.profile import ProfileError
 
 
@@ -104,6 +105,8 @@ def _run(args: argparse.Namespace) -> int:
         raise CommandError("--pace must not be negative", EX_USAGE)
     if args.web is not None:
         config = replace(config, web_listen=args.web)
+    if config.web_listen:
+        _check_listen(config.web_listen, "--web" if args.web is not None else config.source)
     options = game_options(args.game or config.game, args)
     state_dir = args.state_dir or default_state_dir()
     show = args.show if args.show is not None else (sys.stdout.isatty() or args.sim)
@@ -138,11 +141,23 @@ def _run(args: argparse.Namespace) -> int:
         daemon.close()
 
 
+def _check_listen(listen: str, given_by: str) -> None:
+    """A dashboard address whose host does not resolve fails at start-up, as a usage error (from
+    --web) or a config error, unless the resolver said to try again later."""
+    try:
+        resolve_listen(listen)
+    except UnresolvableError as error:
+        status = (EX_USAGE if given_by == "--web" else EX_CONFIG) if error.lasting else 1
+        where = "--web" if given_by == "--web" else f"{given_by}: web.listen"
+        raise CommandError(f"{where}: {error}", status) from None
+
+
 def _startup_status(error: Exception) -> int:
     """A journal that does not replay is EX_DATAERR; what this table or its config cannot do
-    (a sensor it cannot read, a backend that cannot open here) is EX_CONFIG; a journal that
-    cannot be written (a full disk) is EX_TEMPFAIL; else a failure that a restart may mend."""
-    if not isinstance(error, StartupError) or isinstance(error, UnavailableError):
+    (a sensor it cannot read, a backend that cannot open here, a bad calibration) is EX_CONFIG; a
+    journal that cannot be written (a full disk) is EX_TEMPFAIL; else a failure that a restart may
+    mend."""
+    if not isinstance(error, StartupError) or isinstance(error, UnavailableError | SetupError):
         return EX_CONFIG
     if isinstance(error.__cause__, JournalWriteError):
         from controller.daemon import EX_TEMPFAIL  # loaded already, by `_run`

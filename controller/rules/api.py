@@ -37,14 +37,29 @@ CAMERA = "camera"
 UNSENSED = ""
 
 
+# As hardware/toml_files.py (which the rules may not import): a game's data file above 1 MiB is
+# refused unread, and a deeply nested one is an error, not a RecursionError.
+MAX_TOML_BYTES = 1 << 20
+
+
 def read_toml(path: Path, what: str, error: type[ValueError]) -> dict[str, Any]:
-    """Parse a game's data file; an unreadable or malformed one raises `error` naming it."""
+    """Parse a game's data file; an unreadable, oversized or malformed one raises `error`
+    naming it."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MAX_TOML_BYTES + 1)
     except OSError as problem:
         raise error(f"cannot read {what} {path}: {problem.strerror}") from problem
+    if len(raw) > MAX_TOML_BYTES:
+        raise error(f"{what} {path} is larger than {MAX_TOML_BYTES // 1024} KiB")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as problem:
         raise error(f"{what} {path} is not valid TOML: {problem}") from problem
+    except ValueError as problem:  # tomllib's int() of more than 4,300 digits
+        raise error(f"{what} {path} holds a number too long to read") from problem
+    except RecursionError:
+        raise error(f"{what} {path} nests arrays or tables too deeply") from None
 
 
 class IllegalActionError(ValueError):
