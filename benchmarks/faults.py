@@ -29,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from controller.config import load_config
 from controller.control import ControlError, request
 
 SERVICE_FILES = 1024  # systemd's default LimitNOFILE soft limit
@@ -108,6 +109,7 @@ def flood(idle: int) -> dict[str, Any]:
                 "page_p99_ms_after_flood": round(1000 * latencies[int(0.99 * 299)], 1),
                 "page_p50_ms_after_flood": round(1000 * latencies[150], 1),
                 "open_files_peak": peak_files,
+                "web_max_connections": load_config(None).web_max_connections,
                 "requests_applied_twice": applied_twice,
             }
         finally:

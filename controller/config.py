@@ -55,6 +55,7 @@ class Config:
     dice_models: Path | None
     web_listen: str
     web_token: str
+    web_max_connections: int
     palette: dict[str, RGB]
     source: str
 
@@ -236,6 +237,8 @@ def _build(data: dict[str, Any], source: str) -> Config:
         dice_models=Path(models) if models else None,
         web_listen=web_listen,
         web_token=web_token,
+        # Below systemd's 1,024 files, with room for the table's own.
+        web_max_connections=integer("web", "max_connections", 8, 768, "connections"),
         palette={role: parse_colour(value, f"{source}: palette.{_name(role)}")
                  for role, value in data["palette"].items()},
         source=source,

@@ -107,6 +107,7 @@ class Daemon:
                 web = Dashboard.open(
                     self.config.web_listen,
                     self.config.web_token,
+                    self.config.web_max_connections,
                     self.options.state_dir,
                     self.events.submit_control,
                     self.camera_view,

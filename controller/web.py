@@ -55,7 +55,7 @@ TOKEN_FILE = "web_token"
 COOKIE = "smartboard_token"
 COOKIE_AGE_S = 365 * 24 * 3600  # a phone by the table stays signed in
 MAX_CONNECTIONS = 256
-"""Open connections at most, well under systemd's 1,024 files: the oldest idle one makes way."""
+"""Open connections at most (`[web] max_connections`): the oldest idle one makes way."""
 MAX_STREAMS = 32
 """Pages following the events at once: the oldest stream makes way (its page reconnects)."""
 IDLE_TIMEOUT_S = 5.0
@@ -182,13 +182,19 @@ class Dashboard:
 
     @classmethod
     def open(
-        cls, listen: str, config_token: str, state_dir: Path, submit: Submit, camera: CameraView
+        cls,
+        listen: str,
+        config_token: str,
+        max_connections: int,
+        state_dir: Path,
+        submit: Submit,
+        camera: CameraView,
     ) -> Dashboard:
         """The dashboard of `smartboard run`, with the configured token or one kept in the state
         directory. Its address with the token is printed when the token is made, and to a
         person at a terminal; else `smartboard dashboard` prints it."""
         token, new = (config_token, False) if config_token else load_token(state_dir)
-        dashboard = cls(listen, submit, camera, token)
+        dashboard = cls(listen, submit, camera, token, max_connections)
         log.info("dashboard: %s", dashboard.url())
         print(f"dashboard: {dashboard.url()}", flush=True)
         if new:

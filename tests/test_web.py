@@ -84,7 +84,12 @@ def test_config_checks_the_web_section(tmp_path: Path) -> None:
     path.write_text('[web]\nlisten = "0.0.0.0:8080"\ntoken = "abcdefghijklmnopqrstu"\n')
     config = load_config(path)
     assert (config.web_listen, config.web_token) == ("0.0.0.0:8080", "abcdefghijklmnopqrstu")
-    for line, fault in (('listen = "nowhere"', "HOST:PORT"), ('token = "short"', "16")):
+    assert config.web_max_connections == 256
+    for line, fault in (
+        ('listen = "nowhere"', "HOST:PORT"),
+        ('token = "short"', "16"),
+        ("max_connections = 5000", "8..768 connections"),
+    ):
         path.write_text(f"[web]\n{line}\n")
         with pytest.raises(ConfigError, match=rf"\[web\].*{fault}"):
             load_config(path)
