@@ -27,8 +27,8 @@ from controller.game_vision import board_contents
 from controller.journal import Journal, JournalError, JournalWriteError
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
-from controller.operations import OPERATIONS, Operation
-from controller.requests import ANSWER_WITHIN_S, Answered
+from controller.operations import answer
+from controller.requests import Answered
 from controller.rules import get_game
 from controller.rules.api import (
     JSON,
@@ -341,7 +341,7 @@ class Daemon:
                 self.session.message = f"{status.reason}: type the rolls with `smartboard roll`"
         elif kind == "control":
             _, request, reply, came = event
-            reply.put(self._control(request, now, time.monotonic() - came))
+            reply.put(answer(self, request, now, time.monotonic() - came))
         elif kind == "stop":
             self.stopping = True
 
@@ -358,52 +358,12 @@ class Daemon:
             self.session.message = f"dice not applied: {error}"
             log.warning("%s", self.session.message)
 
-    def _control(self, request: JSON, now: float, waited: float = 0.0) -> JSON:
-        """A control request, answered by its operation (controller/operations.py); a changing
-        one at most once by its id, and not at all once its server may have given up on it."""
-        name = request.get("op")
-        op = OPERATIONS.get(name) if isinstance(name, str) else None
-        if op is None:
-            return {"ok": False, "error": f"unknown op {name!r}; known: {', '.join(OPERATIONS)}"}
-        if self.journal_fault is not None and (op.changes_game or op.refused_paused):
-            # Not kept by its id: once space is back, the same request applies.
-            return {"ok": False, "error": self.journal_fault}
-        if not op.changes:
-            return self._answer(op, request, now)
-        request_id = request.get("request_id")
-        earlier = self.answered.get(request_id)
-        if earlier is not None:
-            return earlier | {"repeated": True}
-        if waited > ANSWER_WITHIN_S:
-            # Not kept by its id: a retry is a new chance.
-            return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
-        answer = self._answer(op, request, now)
-        if self.journal_fault is None:
-            self.answered.keep(request_id, answer)
-        return answer
-
-    def _answer(self, op: Operation, request: JSON, now: float) -> JSON:
-        if self.paused and op.refused_paused:
-            return {"ok": False, "error": "the game is paused: resume it first"}
-        if op.sim_only and not self.simulated:
-            return {"ok": False, "error": "on a real table the pieces are placed by hand"}
-        try:
-            answer = op.handler(self, request, now)
-        except JournalWriteError as error:
-            self._journal_failed(error, now)
-            return {"ok": False, "error": f"{self.journal_fault}: not applied"}
-        except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError
-            return {"ok": False, "error": str(error)}
-        if answer["ok"] and op.changes_game:
-            self._hands_follow()
-        return answer
-
     @property
     def simulated(self) -> bool:
         """The pieces lie on the simulated table (--sim), where a click may lay them."""
         return self.config.reeds_backend == "sim"
 
-    def _hands_follow(self) -> None:
+    def hands_follow(self) -> None:
         """On the simulated table with no bots, nobody lays out what the simulated camera sees:
         a decision entered through the control interface (a tile placed with `smartboard act`)
         appears on it, as it would on a real table."""
@@ -507,9 +467,9 @@ class Daemon:
         try:
             yield
         except JournalWriteError as error:
-            self._journal_failed(error, self.clock())
+            self.journal_failed(error, self.clock())
 
-    def _journal_failed(self, error: JournalWriteError, now: float) -> None:
+    def journal_failed(self, error: JournalWriteError, now: float) -> None:
         cause = "disk full" if error.disk_full else "the game journal cannot be written"
         self.journal_fault = f"{cause}: the game is paused ({error})"
         self._journal_retry = now + JOURNAL_RETRY_S

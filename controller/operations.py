@@ -13,8 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from controller.journal import JournalWriteError
+from controller.requests import ANSWER_WITHIN_S
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, IllegalActionError
+from controller.startup import StartupError
 from hardware.reeds import ReedBank
 from vision.dice_sources import Face, VirtualDice
 
@@ -295,3 +298,45 @@ def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
 def dashboard_ops(method: Literal["get", "post"]) -> tuple[str, ...]:
     """The ops the dashboard may ask for with `method`."""
     return tuple(name for name, op in OPERATIONS.items() if op.dashboard == method)
+
+
+def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JSON:
+    """A control request, answered by its operation on the daemon's loop; a changing one at most
+    once by its id, and not at all once its server may have given up on it."""
+    name = request.get("op")
+    op = OPERATIONS.get(name) if isinstance(name, str) else None
+    if op is None:
+        return {"ok": False, "error": f"unknown op {name!r}; known: {', '.join(OPERATIONS)}"}
+    if daemon.journal_fault is not None and (op.changes_game or op.refused_paused):
+        # Not kept by its id: once space is back, the same request applies.
+        return {"ok": False, "error": daemon.journal_fault}
+    if not op.changes:
+        return _run(op, daemon, request, now)
+    request_id = request.get("request_id")
+    earlier = daemon.answered.get(request_id)
+    if earlier is not None:
+        return earlier | {"repeated": True}
+    if waited > ANSWER_WITHIN_S:
+        # Not kept by its id: a retry is a new chance.
+        return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
+    reply = _run(op, daemon, request, now)
+    if daemon.journal_fault is None:
+        daemon.answered.keep(request_id, reply)
+    return reply
+
+
+def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
+    if daemon.paused and op.refused_paused:
+        return {"ok": False, "error": "the game is paused: resume it first"}
+    if op.sim_only and not daemon.simulated:
+        return {"ok": False, "error": "on a real table the pieces are placed by hand"}
+    try:
+        reply = op.handler(daemon, request, now)
+    except JournalWriteError as error:
+        daemon.journal_failed(error, now)
+        return {"ok": False, "error": f"{daemon.journal_fault}: not applied"}
+    except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError
+        return {"ok": False, "error": str(error)}
+    if reply["ok"] and op.changes_game:
+        daemon.hands_follow()
+    return reply

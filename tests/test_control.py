@@ -18,6 +18,7 @@ from controller import control
 from controller.config import Config
 from controller.control import ControlError, ControlServer, request
 from controller.daemon import Daemon
+from controller.operations import answer
 from controller.requests import MAX_REQUEST, Reply, RequestError, parse_request
 from controller.rules.api import JSON
 from controller.startup import RunOptions
@@ -175,6 +176,6 @@ def test_a_retried_request_is_applied_once_and_gets_its_first_reply(running: Dae
 def test_a_request_that_waited_too_long_is_not_applied(running: Daemon) -> None:
     """A server gives up after REPLY_TIMEOUT_S; the loop refuses what waited longer than
     ANSWER_WITHIN_S, so a client told "failed" can trust that nothing happened."""
-    late = running._control({"op": "act", "id": "choose_dice:1"}, 0.0, waited=9.0)
+    late = answer(running, {"op": "act", "id": "choose_dice:1"}, 0.0, waited=9.0)
     assert not late["ok"] and "not applied" in late["error"]
     assert call(running, op="status")["history"] == []
