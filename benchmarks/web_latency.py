@@ -74,12 +74,12 @@ def main() -> None:
         )
         try:
             assert daemon.stdout is not None
-            daemon.stdout.readline()  # the address; the next line has it with its token
             url = daemon.stdout.readline().split()[-1]
+            token = (Path(state_dir) / "web_token").read_text().strip()
             with sync_playwright() as playwright:
                 browser = launch(playwright)
                 page = browser.new_page()
-                page.goto(url)
+                page.goto(f"{url}?token={token}")
                 page.wait_for_selector('[data-spot="5.trap"]')
                 pause = 'document.getElementById("pause").textContent'
                 trap = "document.querySelector('[data-spot=\"5.trap\"]').dataset.sensed"

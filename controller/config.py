@@ -237,8 +237,8 @@ def _build(data: dict[str, Any], source: str) -> Config:
         dice_models=Path(models) if models else None,
         web_listen=web_listen,
         web_token=web_token,
-        # Below systemd's 1,024 files, with room for the table's own.
-        web_max_connections=integer("web", "max_connections", 8, 768, "connections"),
+        # Below systemd's default 1,024 files, with room for the table's own.
+        web_max_connections=integer("web", "max_connections", 8, 512, "connections"),
         palette={role: parse_colour(value, f"{source}: palette.{_name(role)}")
                  for role, value in data["palette"].items()},
         source=source,

@@ -77,7 +77,8 @@ class ControlServer:
         self._connections += 1
         try:
             if self._connections > MAX_CONNECTIONS:
-                await _send(writer, {"ok": False, "error": "too many connections: try again"})
+                busy = {"ok": False, "busy": True, "error": "too many connections: try again"}
+                await _send(writer, busy)
                 return
             while True:
                 try:
@@ -126,15 +127,23 @@ def request(
     first reply rather than applying it twice."""
     message = {"request_id": secrets.token_hex(8)} | message
     line = json.dumps(message).encode() + b"\n"
+    maybe_applied = False  # once a try got no sure answer, no later failure is sure either
     for _ in range(attempts):
-        reply = _exchange(path, line, timeout)
-        if reply is not None and not reply.get("unknown"):
+        try:
+            reply = _exchange(path, line, timeout)
+        except ControlError as error:
+            if maybe_applied:
+                raise ControlError(f"{error}; {_CHECK}", unknown=True) from None
+            raise
+        if reply is not None and not reply.get("unknown") and not reply.get("busy"):
             return reply
-    raise ControlError(
-        f"the daemon at {path} did not answer: the request may still be applied; "
-        "check `smartboard status`",
-        unknown=True,
-    )
+        maybe_applied = maybe_applied or reply is None or bool(reply.get("unknown"))
+    if not maybe_applied:
+        raise ControlError(f"the daemon at {path} is too busy: nothing was applied; try again")
+    raise ControlError(f"the daemon at {path} did not answer: {_CHECK}", unknown=True)
+
+
+_CHECK = "the request may still be applied; check `smartboard status`"
 
 
 def _exchange(path: Path, line: bytes, timeout: float) -> JSON | None:

@@ -100,6 +100,7 @@ class Daemon:
             raise StartupError(str(error)) from error
         game, state = resume(self.journal, self.options, self.config)
         self._open_table(game, state)
+        self.session.on_layout(self.sensed(), self.clock())
         self.control = ControlServer(self.options.socket_path, self.events.submit_control)
         self._opened.append(self.control)
         if self.config.web_listen:
@@ -177,7 +178,6 @@ class Daemon:
         # A microcontroller debounces its reeds before it reports them.
         debounce = 0.0 if isinstance(self.reeds, SerialReedBank) else self.config.debounce_s
         self.debouncer = Debouncer(debounce, self.reeds.read())
-        self.session.on_layout(self.sensed(), self.clock())
         if self.camera is not None:
             self.camera.start()
         self.unsure: SettledRoll | None = None
@@ -403,12 +403,16 @@ class Daemon:
                 self._close_table()
                 self._reopen(playing, error)
                 raise
+            # Read once the new game's journal is open: what the table shows is recorded there.
+            self.session.on_layout(self.sensed(), now)
         self.paused = False
 
     def _reopen(self, playing: tuple[Game, GameState], error: Exception) -> None:
         """After `error` opening another game, the table goes on with the game it had."""
         try:
             self._open_table(*playing)
+            with self._recording():
+                self.session.on_layout(self.sensed(), self.clock())
         except StartupError as again:
             # The journal still holds the old game: a restart by the service resumes it.
             self.stopping = True

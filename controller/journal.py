@@ -223,13 +223,14 @@ class Journal:
     def start(self, game: str, options: Mapping[str, Any]) -> None:
         """Begin a new game; a finished game's journal is kept beside it under a dated name. If
         the first record cannot be written, the journal is left as it was, still open."""
-        kept = None
-        if self.path.exists() and self.path.stat().st_size > 0:
-            kept = _free_name(self.path, "journal-{}.jsonl")
-            self.path.rename(kept)
         head = _encode({"game": game, "options": dict(options), "started": time.time()})
-        handle = None
+        kept = handle = None
         try:
+            # Renaming needs room too: a full directory or a card remounted read-only refuses.
+            if self.path.exists() and self.path.stat().st_size > 0:
+                name = _free_name(self.path, "journal-{}.jsonl")
+                self.path.rename(name)
+                kept = name
             self.path.parent.mkdir(parents=True, exist_ok=True)
             handle = self.path.open("ab", buffering=0)  # appending: a write cut back ends it
             write_durably(handle.fileno(), head)
@@ -237,7 +238,7 @@ class Journal:
         except OSError as error:
             if handle is not None:
                 handle.close()
-            self.path.unlink(missing_ok=True)
+                self.path.unlink(missing_ok=True)
             if kept is not None:
                 kept.rename(self.path)
             raise JournalWriteError(self.path, error) from error

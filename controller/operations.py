@@ -307,22 +307,32 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
     op = OPERATIONS.get(name) if isinstance(name, str) else None
     if op is None:
         return {"ok": False, "error": f"unknown op {name!r}; known: {', '.join(OPERATIONS)}"}
-    if daemon.journal_fault is not None and (op.changes_game or op.refused_paused):
-        # Not kept by its id: once space is back, the same request applies.
-        return {"ok": False, "error": daemon.journal_fault}
-    if not op.changes:
-        return _run(op, daemon, request, now)
-    request_id = request.get("request_id")
+    request_id = request.get("request_id") if op.changes else None
     earlier = daemon.answered.get(request_id)
     if earlier is not None:
         return earlier | {"repeated": True}
-    if waited > ANSWER_WITHIN_S:
-        # Not kept by its id: a retry is a new chance.
+    # The refusals below are not kept by the request's id: sent again, it is a new chance.
+    if daemon.journal_fault is not None and (op.changes_game or op.refused_paused):
+        return {"ok": False, "error": daemon.journal_fault}
+    if op.changes and waited > ANSWER_WITHIN_S:
         return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
-    reply = _run(op, daemon, request, now)
-    if daemon.journal_fault is None:
-        daemon.answered.keep(request_id, reply)
+    before = _progress(daemon)
+    try:
+        reply = _run(op, daemon, request, now)
+    except JournalWriteError as error:
+        daemon.journal_failed(error, now)
+        if _progress(daemon) == before:
+            return {"ok": False, "error": f"{daemon.journal_fault}: not applied"}
+        # A move sensed after the one asked for could not be recorded: the request itself was
+        # applied, and a retry must not apply it again.
+        reply = {"ok": False, "error": f"{daemon.journal_fault}: applied in part; check status"}
+    daemon.answered.keep(request_id, reply)
     return reply
+
+
+def _progress(daemon: Daemon) -> tuple[object, ...]:
+    """What a changing request changes: the game, its moves, whether it is paused."""
+    return daemon.game.name, len(daemon.session.state.history()), daemon.paused
 
 
 def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
@@ -332,9 +342,6 @@ def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
         return {"ok": False, "error": "on a real table the pieces are placed by hand"}
     try:
         reply = op.handler(daemon, request, now)
-    except JournalWriteError as error:
-        daemon.journal_failed(error, now)
-        return {"ok": False, "error": f"{daemon.journal_fault}: not applied"}
     except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError
         return {"ok": False, "error": str(error)}
     if reply["ok"] and op.changes_game:

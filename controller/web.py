@@ -161,6 +161,7 @@ class Dashboard:
         self._runner = web.AppRunner(
             app,
             handle_signals=False,
+            shutdown_timeout=1.0,
             access_log=None,
             keepalive_timeout=idle_timeout_s,
             max_line_size=MAX_HEADER,
@@ -191,17 +192,17 @@ class Dashboard:
         camera: CameraView,
     ) -> Dashboard:
         """The dashboard of `smartboard run`, with the configured token or one kept in the state
-        directory. Its address with the token is printed when the token is made, and to a
-        person at a terminal; else `smartboard dashboard` prints it."""
+        directory. Its address with the token is printed to a person at a terminal; else
+        `smartboard dashboard` prints it."""
         token, new = (config_token, False) if config_token else load_token(state_dir)
         dashboard = cls(listen, submit, camera, token, max_connections)
         log.info("dashboard: %s", dashboard.url())
         print(f"dashboard: {dashboard.url()}", flush=True)
         if new:
-            shown = dashboard.url(with_token=True)
-            log.info("dashboard token made, kept in %s: %s", state_dir / TOKEN_FILE, shown)
-            print(f"dashboard token (shown once, kept in {state_dir / TOKEN_FILE}): {shown}")
-        elif sys.stdout.isatty():
+            log.info("dashboard token made, kept in %s", state_dir / TOKEN_FILE)
+        # Only to a person at a terminal: a service's output goes to the system's log, which
+        # other users may read.
+        if sys.stdout.isatty():
             print(f"dashboard, open: {dashboard.url(with_token=True)}")
         else:
             print("dashboard: `smartboard dashboard` prints its address with the token")
@@ -267,7 +268,12 @@ class Dashboard:
         try:
             if not self._allowed(request):
                 return _fail(401, "this dashboard needs its token: `smartboard dashboard`")
-            return await handler(request)
+            response = await handler(request)
+            if not response.prepared:
+                # Sent here, so that the connection counts as busy until its reply is out.
+                await response.prepare(request)
+                await response.write_eof()
+            return response
         except web.HTTPException as error:
             if error.status < 400:
                 raise
@@ -284,7 +290,11 @@ class Dashboard:
             or request.headers.get("X-Smartboard-Token")
             or request.cookies.get(COOKIE)
         )
-        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+        try:
+            given_bytes = None if given is None else given.encode()
+        except UnicodeEncodeError:  # bytes that are no text, kept by aiohttp as surrogates
+            return False
+        return given_bytes is not None and hmac.compare_digest(given_bytes, self.token.encode())
 
     # -- GET ------------------------------------------------------------------------------
 
@@ -351,7 +361,10 @@ class Dashboard:
             stream.put_nowait(self._latest)
         self._streams[stream] = None
         if len(self._streams) > MAX_STREAMS:
-            _replace(next(iter(self._streams)), None)
+            # Out of the list at once, so that no snapshot published meanwhile replaces its end.
+            oldest = next(iter(self._streams))
+            del self._streams[oldest]
+            _replace(oldest, None)
         try:
             await response.write(b"retry: 1000\n\n")
             while True:

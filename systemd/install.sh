@@ -195,13 +195,14 @@ if ((${#present_groups[@]})); then
 fi
 
 # --- 3. virtualenv ------------------------------------------------------
-# The builder owns the venv: root makes the directory, the builder fills it.
-# The service only reads it (umask 022).
+# The builder owns the venv while building it: root makes the directory, the
+# builder fills it, and root takes it back afterwards (step 4), so that neither
+# the login user nor the service can change the code the service runs.
 if [[ ! -d $VENV ]]; then
     as root install -d -m 0755 -o "$builder" -g "$builder_group" "$VENV"
 elif [[ $(stat -c %U -- "$VENV") != "$builder" ]]; then
-    # A venv built as root by an earlier install.sh, or by another user.
-    info "Handing $VENV to '$builder', who builds it from now on"
+    # Root's since the last install (or another user's): lent for this build.
+    info "Handing $VENV to '$builder' for the build"
     as root chown -R -- "$builder:$builder_group" "$VENV"
 fi
 venv_cfg=$VENV/pyvenv.cfg
@@ -226,6 +227,8 @@ as "$builder" "$VENV/bin/python" -m pip install --disable-pip-version-check --qu
 as "$builder" "$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade "${REPO_DIR}[pi]"
 ((dry_run)) || [[ -x $VENV/bin/smartboard ]] \
     || die "pip did not install the 'smartboard' console script into $VENV/bin"
+info "Handing $VENV back to root: the service only reads it"
+as root chown -R root:root -- "$VENV"
 
 # --- 5. configuration ---------------------------------------------------
 as root install -d -m 0755 -o root -g root "$CONF_DIR"

@@ -129,6 +129,29 @@ def test_no_answer_at_all_is_said_to_be_unknown(
     assert raised.value.unknown
 
 
+def test_a_failure_after_a_try_with_no_answer_is_unknown(
+    server: ControlServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first try may have been applied: a daemon gone by the second does not make it sure."""
+    tries: list[JSON | None] = [None]
+
+    def exchange_once(path: Path, line: bytes, timeout: float) -> JSON | None:
+        if tries:
+            return tries.pop()
+        raise ControlError("no daemon is listening")
+
+    monkeypatch.setattr(control, "_exchange", exchange_once)
+    with pytest.raises(ControlError, match="may still be applied") as raised:
+        request(server.path, {"op": "act"})
+    assert raised.value.unknown
+    # Refused for being busy every time: nothing was applied, and the command says so.
+    busy = {"ok": False, "busy": True, "error": "too many connections: try again"}
+    monkeypatch.setattr(control, "_exchange", lambda path, line, timeout: busy)
+    with pytest.raises(ControlError, match="too busy: nothing was applied") as raised:
+        request(server.path, {"op": "act"})
+    assert not raised.value.unknown
+
+
 def test_no_daemon_is_a_certain_failure(tmp_path: Path) -> None:
     with pytest.raises(ControlError, match="no daemon is listening") as raised:
         request(tmp_path / "none.sock", {"op": "act"})

@@ -580,6 +580,28 @@ def test_a_new_game_that_cannot_be_written_leaves_the_old_one(
     assert read_journal(journal.path)[0].history() == ACTIONS[:2]
 
 
+def test_a_new_game_whose_old_journal_cannot_be_renamed_leaves_it(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename needs room in the directory too, and a card remounted read-only refuses it: a
+    clear JournalWriteError (the daemon pauses), never an OSError that ends the loop."""
+    journal.start("akuma", OPTIONS)
+    journal.append_action(ACTIONS[0])
+    before = journal.path.read_bytes()
+
+    def refuse(self: Path, target: Path) -> Path:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+    monkeypatch.setattr(Path, "rename", refuse)
+    with pytest.raises(JournalWriteError, match="Read-only file system"):
+        journal.start("akuma", {"seed": 8})
+    monkeypatch.undo()
+    assert journal.path.read_bytes() == before
+    journal.append_action(ACTIONS[1])  # still open on the old game
+    journal.close()
+    assert read_journal(journal.path)[0].history() == ACTIONS[:2]
+
+
 def test_probe_tells_whether_a_record_could_be_written(
     journal: Journal, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -310,6 +310,12 @@ def _check_who_runs_what(steps: list[tuple[str, str]], builder: str) -> None:
     assert {"apt-get", "systemctl"} <= {command.split()[0] for _, command in steps}
     assert roots and set(roots) == {"root"}, steps
     assert len(builds) + len(roots) == len(steps), steps  # every step is one or the other
+    # Once built, the service's code is root's again: the login user cannot change it.
+    last_build = max(i for i, (_, command) in enumerate(steps) if "-m pip install" in command)
+    assert any(
+        user == "root" and command.startswith("chown -R root:root -- /opt/smartboard")
+        for user, command in steps[last_build:]
+    ), steps
 
 
 def _user(uid: int) -> str:
