@@ -42,7 +42,6 @@ from controller.session import Session, View, describe_state
 from controller.snapshot import table_snapshot
 from controller.startup import RunOptions, StartupError, board_profile, resume
 from controller.terminal import draw
-from controller.web import Dashboard, WebError
 from hardware.leds import Frame
 from hardware.reeds import Debouncer, ReedBank
 from hardware.serial_link import SerialReedBank
@@ -104,6 +103,9 @@ class Daemon:
         self.control = ControlServer(self.options.socket_path, self.events.submit_control)
         self._opened.append(self.control)
         if self.config.web_listen:
+            # Loaded only for a dashboard: aiohttp takes a quarter of a second and 12 MB.
+            from controller.web import Dashboard, WebError
+
             try:
                 web = Dashboard.open(
                     self.config.web_listen,
