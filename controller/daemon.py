@@ -98,6 +98,7 @@ class Daemon:
         except JournalError as error:
             raise StartupError(str(error)) from error
         game, state = resume(self.journal, self.options, self.config)
+        self._remember_requests(game)
         self._open_table(game, state)
         self.session.on_layout(self.sensed(), self.clock())
         self.control = ControlServer(self.options.socket_path, self.events.submit_control)
@@ -119,6 +120,19 @@ class Daemon:
                 raise StartupError(str(error)) from error
             self._opened.append(web)
             self.web = web
+
+    def _remember_requests(self, game: Game) -> None:
+        """The requests the journal shows applied, answered as such if sent again: a command
+        that retries across a restart of the daemon is not applied twice."""
+        try:
+            record = self.journal.read()
+        except JournalError as error:
+            raise StartupError(str(error)) from error
+        if record.started_by is not None:
+            self.answered.keep(record.started_by, {"ok": True, "game": record.game})
+        for request_id, actions in record.requests().items():
+            applied = [game.action_from_json(action).id for action in actions]
+            self.answered.keep(request_id, {"ok": True, "applied": applied})
 
     def _open_table(self, game: Game, state: GameState) -> None:
         """Open the hardware of `game`'s board profile, and a session on `state`."""

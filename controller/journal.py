@@ -74,6 +74,16 @@ class Record:
     entries: list[JSON] = field(default_factory=list)
     torn: bool = False  # an incomplete last line followed the entries
     damage: Damage | None = None  # whole records that did not read back followed them
+    started_by: str | None = None  # the control request that started the game, if one did
+
+    def requests(self) -> dict[str, list[JSON]]:
+        """The actions each control request applied, by its id, in the order applied."""
+        applied: dict[str, list[JSON]] = {}
+        for entry in self.entries:
+            request = entry.get("request")
+            if "action" in entry and isinstance(request, str):
+                applied.setdefault(request, []).append(entry["action"])
+        return applied
 
     def history(self) -> list[JSON]:
         """The applied actions, after the retractions of misread dice."""
@@ -148,7 +158,9 @@ def read_journal(path: Path) -> tuple[Record, int]:
         raise JournalError(f"{path}: the first record does not name a game")
     if not isinstance(options, dict):
         raise JournalError(f"{path}: the first record's options are not an object")
-    return Record(game, dict(options), bodies[1:], bool(tail), damage), good_length
+    started_by = head.get("request") if isinstance(head.get("request"), str) else None
+    record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by)
+    return record, good_length
 
 
 def write_durably(fd: int, data: bytes) -> None:
@@ -169,6 +181,9 @@ class Journal:
         self._lock: Any = None
         self.damage: Damage | None = None
         """What `recover` found damaged and kept aside, until the next record is written."""
+        self.request: str | None = None
+        """The id of the control request being answered: written with what it records, so that
+        the request sent again after a restart is known as applied."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
@@ -223,7 +238,8 @@ class Journal:
     def start(self, game: str, options: Mapping[str, Any]) -> None:
         """Begin a new game; a finished game's journal is kept beside it under a dated name. If
         the first record cannot be written, the journal is left as it was, still open."""
-        head = _encode({"game": game, "options": dict(options), "started": time.time()})
+        started = {"game": game, "options": dict(options), "started": time.time()}
+        head = _encode(started | ({} if self.request is None else {"request": self.request}))
         kept = handle = None
         try:
             # Renaming needs room too: a full directory or a card remounted read-only refuses.
@@ -253,7 +269,9 @@ class Journal:
     def append_actions(self, actions: Sequence[JSON], retract: int = 0) -> None:
         """Record `actions` applied, after retracting the last `retract` (a misread roll being
         corrected): all of them or, if the write fails, none."""
-        bodies = ([{"retract": retract}] if retract else []) + [{"action": a} for a in actions]
+        tag: JSON = {} if self.request is None else {"request": self.request}
+        bodies: list[JSON] = [{"retract": retract}] if retract else []
+        bodies += [{"action": a} | tag for a in actions]
         self._write(b"".join(_encode(body) for body in bodies))
 
     def probe(self) -> None:

@@ -317,6 +317,7 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
     if op.changes and waited > ANSWER_WITHIN_S:
         return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
     before = _progress(daemon)
+    daemon.journal.request = request_id if isinstance(request_id, str) else None
     try:
         reply = _run(op, daemon, request, now)
     except JournalWriteError as error:
@@ -326,6 +327,8 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
         # A move sensed after the one asked for could not be recorded: the request itself was
         # applied, and a retry must not apply it again.
         reply = {"ok": False, "error": f"{daemon.journal_fault}: applied in part; check status"}
+    finally:
+        daemon.journal.request = None
     daemon.answered.keep(request_id, reply)
     return reply
 

@@ -202,3 +202,28 @@ def test_a_request_that_waited_too_long_is_not_applied(running: Daemon) -> None:
     late = answer(running, {"op": "act", "id": "choose_dice:1"}, 0.0, waited=9.0)
     assert not late["ok"] and "not applied" in late["error"]
     assert call(running, op="status")["history"] == []
+
+
+def test_a_request_applied_before_a_restart_is_not_applied_again(
+    sim_config: Config, run_options: RunOptions
+) -> None:
+    """The ids go into the journal with what they applied: a command that retries across a
+    restart of the daemon (killed, or restarted by its service) gets the reply it missed."""
+    options = run_options(game="akuma", seed=3)
+    with serving(sim_config, options) as daemon:
+        first = call(daemon, op="act", id="choose_dice:1", request_id="before-restart")
+        started = call(daemon, op="new", abandon=True, request_id="new-game")
+        again = call(daemon, op="act", id="choose_dice:1", request_id="after-new")
+    assert first["applied"] == ["choose_dice:1"] and started["ok"] and again["ok"]
+    with serving(sim_config, options) as daemon:
+        assert call(daemon, op="act", id="choose_dice:1", request_id="after-new") == {
+            "ok": True,
+            "applied": ["choose_dice:1"],
+            "repeated": True,
+        }
+        assert call(daemon, op="new", abandon=True, request_id="new-game") == {
+            "ok": True,
+            "game": "akuma",
+            "repeated": True,
+        }
+        assert call(daemon, op="status")["history"] == [{"type": "ChooseDice", "count": 1}]
