@@ -26,6 +26,12 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
 
         # Hawk Moth rolls two dice (AK-3), typed in: 3 + 4 akumatizes square 7.
         page.locator('[data-action="choose_dice:2"]').click()
+        # The dice start unset: the form is not sent until each one is set.
+        expect(page.locator("#dice-inputs select:invalid")).to_have_count(2)
+        page.locator("#roll-form button[type=submit]").click()
+        page.locator('#dice-inputs select[name="die0"]').select_option("3")
+        page.locator("#roll-form button[type=submit]").click()
+        expect(page.locator("#log li")).to_have_count(1)
         page.locator('#dice-inputs select[name="die0"]').select_option("3")
         page.locator('#dice-inputs select[name="die1"]').select_option("4")
         page.locator("#roll-form button[type=submit]").click()

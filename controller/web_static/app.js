@@ -207,9 +207,12 @@ function drawDice() {
     ? el("button", { type: "button", class: "die", title: t("roll"), text: "?", onclick: () => post("roll") })
     : "");
   $("dice-wanted").replaceChildren(t("wanted", wanted), ...dice);
+  // Each die starts unset, and the form is not sent until every one is set: a form left
+  // untouched must not enter a roll of first faces.
   $("dice-inputs").replaceChildren(
     ...Array.from({ length: wanted.count }, (_, i) =>
-      el("select", { name: `die${i}`, "aria-label": `${wanted.kind} ${i + 1}` },
+      el("select", { name: `die${i}`, "aria-label": `${wanted.kind} ${i + 1}`, required: true },
+        el("option", { value: "", text: "–" }),
         ...wanted.faces.map((face) => el("option", { value: JSON.stringify(face), text: face })))),
   );
 }
