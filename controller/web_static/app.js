@@ -133,8 +133,10 @@ function drawTurn() {
   $("title").textContent = title;
   document.title = `${title} · smartboard`;
   const parts = [t("turn", { turn: snap.turn })];
-  // At a chance node the game waits for the dice, not for a player.
-  if (snap.to_move === "chance") parts.push(t("to_roll"));
+  // At a chance node the game waits for the dice, or for the draw laid on the table (cards).
+  if (snap.to_move === "chance") {
+    parts.push(snap.dice_wanted ? t("to_roll", snap.dice_wanted) : t("to_lay_out"));
+  }
   else if (snap.to_move) parts.push(t("to_move", { player: snap.to_move }));
   if (snap.paused) parts.push(t("paused"));
   $("turn").textContent = parts.join(" · ");
