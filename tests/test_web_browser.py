@@ -39,6 +39,8 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         expect(page.locator("#log li").last).to_have_text("roll: 7")
         expect(root).to_have_attribute("data-to-move", "ladybug")
         expect(page.locator('[data-spot="7"]')).to_have_attribute("data-light", PALETTE["rolled"])
+        # A legend says what the colours lit now mean.
+        expect(page.locator("#legend li", has_text="rolled")).to_have_count(1)
         akuma = page.locator('[data-spot="7.akuma"]')
         expect(akuma).to_have_attribute("data-expected", "piece")
         expect(akuma).not_to_have_attribute("data-sensed", re.compile(".*"))

@@ -291,6 +291,20 @@ function chosenOptions() {
 
 // -- wiring ----------------------------------------------------------------------------
 
+// What each colour lit on the board now means: the table's own roles in words, a game's roles
+// (a piece, a player) by their names.
+function drawLegend() {
+  const lit = new Map();
+  for (const spot of Object.values(snap.spots)) {
+    const role = spot.fix ? "fix" : spot.role;
+    if (role && spot.light && spot.light !== "#000000" && !lit.has(role)) lit.set(role, spot.light);
+  }
+  $("legend").replaceChildren(...[...lit].map(([role, colour]) => el("li", {},
+    el("span", { class: "swatch", style: `background: ${colour}` }),
+    STRINGS.en[`role_${role}`] ? t(`role_${role}`) : role.replaceAll("_", " "))));
+  $("legend-box").hidden = lit.size === 0;
+}
+
 // The table's own trouble (a dead link, a damaged journal, a full disk): above everything.
 function drawAlerts() {
   const alerts = snap.alerts || [];
@@ -303,6 +317,7 @@ function render() {
   drawAlerts();
   drawTurn();
   drawBoard();
+  drawLegend();
   drawResult();
   drawFixes();
   drawActions();
