@@ -224,7 +224,16 @@ function detailValue(value) {
   if (typeof value === "boolean") return t(value ? "yes" : "no");
   if (Array.isArray(value)) {
     if (value.length === 0) return t("none");
-    return value.every((item) => typeof item !== "object") ? value.join(", ") : JSON.stringify(value);
+    if (value.every((item) => item === null || typeof item !== "object")) return value.join(", ");
+    if (value.every((item) => item && typeof item === "object" && !Array.isArray(item))) {
+      // Rows of the same fields (Hostile Takeover's buildings): a table, a column a field.
+      const keys = [...new Set(value.flatMap((row) => Object.keys(row)))];
+      return el("table", { class: "rows" },
+        el("thead", {}, el("tr", {}, ...keys.map((key) => el("th", { text: key.replaceAll("_", " ") })))),
+        el("tbody", {}, ...value.map((row) =>
+          el("tr", {}, ...keys.map((key) => el("td", {}, detailValue(row[key])))))));
+    }
+    return el("ul", { class: "items" }, ...value.map((item) => el("li", {}, detailValue(item))));
   }
   if (typeof value === "object") {
     return el("dl", {}, ...Object.entries(value).flatMap(([key, inner]) =>
@@ -291,6 +300,14 @@ function chosenOptions() {
 
 // -- wiring ----------------------------------------------------------------------------
 
+// "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
+function roleText(role) {
+  if (STRINGS.en[`role_${role}`]) return t(`role_${role}`);
+  const [name, level] = role.split("@");
+  const words = name.replaceAll("_", " ");
+  return level === undefined ? words : `${words} ${Math.round(Number(level) * 100)} %`;
+}
+
 // What each colour lit on the board now means: the table's own roles in words, a game's roles
 // (a piece, a player) by their names.
 function drawLegend() {
@@ -300,8 +317,7 @@ function drawLegend() {
     if (role && spot.light && spot.light !== "#000000" && !lit.has(role)) lit.set(role, spot.light);
   }
   $("legend").replaceChildren(...[...lit].map(([role, colour]) => el("li", {},
-    el("span", { class: "swatch", style: `background: ${colour}` }),
-    STRINGS.en[`role_${role}`] ? t(`role_${role}`) : role.replaceAll("_", " "))));
+    el("span", { class: "swatch", style: `background: ${colour}` }), roleText(role))));
   $("legend-box").hidden = lit.size === 0;
 }
 
