@@ -105,13 +105,13 @@ function drawBoard() {
   board.style.setProperty("--cols", Math.max(...snap.board_rows.map((row) => row.length)));
   board.replaceChildren();
   const squares = {};
-  for (const row of snap.board_rows) {
-    for (const id of row) {
-      squares[id] = spotElement(id, spots[id] ?? { sensor: "unsensed", light: "#000000" }, "square");
-      squares[id].append(el("div", { class: "subs" }));
-      board.append(squares[id]);
-    }
-  }
+  snap.board_rows.forEach((row, r) => row.forEach((id, c) => {
+    squares[id] = spotElement(id, spots[id] ?? { sensor: "unsensed", light: "#000000" }, "square");
+    squares[id].append(el("div", { class: "subs" }));
+    // Placed in its own row and column: a shorter row (a player's hand) never flows into the next.
+    squares[id].style.gridArea = `${r + 1} / ${c + 1}`;
+    board.append(squares[id]);
+  }));
   const others = $("other-spots");
   others.replaceChildren();
   for (const [id, spot] of Object.entries(spots)) {
