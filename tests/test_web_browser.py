@@ -116,3 +116,18 @@ def test_the_page_opens_with_its_token_only_on_loopback_too(page: Page, tmp_path
         page.locator('[data-action="choose_dice:1"]').click()
         # The page's own requests carried the cookie, or the game would not have moved.
         expect(page.locator("#log li")).to_have_count(1)
+
+
+def test_rows_of_different_lengths_keep_to_their_own_rows(page: Page, tmp_path: Path) -> None:
+    """Mightymania's rows of 5 and 4 cards: a shorter row never flows into the next one."""
+    with dashboard(tmp_path, "--game", "mightymania") as table:
+        page.goto(table.page)
+        boxes = {}
+        for spot in ("s2.r1", "s2.c4", "s2.c1", "s1.c1", "s1.r1"):
+            box = page.locator(f'[data-spot="{spot}"]').bounding_box()
+            assert box is not None, spot
+            boxes[spot] = box
+        # s2.c1 starts the second row, s1.c1 the third: each under the row above, at its left.
+        assert boxes["s2.c1"]["x"] == boxes["s1.c1"]["x"] == boxes["s1.r1"]["x"]
+        assert boxes["s2.c4"]["y"] == boxes["s2.c1"]["y"] < boxes["s1.c1"]["y"]
+        assert boxes["s2.r1"]["y"] < boxes["s2.c1"]["y"]
