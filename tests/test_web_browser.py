@@ -26,7 +26,7 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
 
         # Hawk Moth rolls two dice (AK-3), typed in: 3 + 4 akumatizes square 7.
         page.locator('[data-action="choose_dice:2"]').click()
-        expect(page.locator("#turn")).to_have_text("Turn 1 · roll 2 × d6")
+        expect(page.locator("#turn")).to_have_text("Turn 1 · roll 2 \u00d7 d6")
         # The dice start unset: the form is not sent until each one is set.
         expect(page.locator("#dice-inputs select:invalid")).to_have_count(2)
         page.locator("#roll-form button[type=submit]").click()
