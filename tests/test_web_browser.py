@@ -131,3 +131,23 @@ def test_rows_of_different_lengths_keep_to_their_own_rows(page: Page, tmp_path: 
         assert boxes["s2.c1"]["x"] == boxes["s1.c1"]["x"] == boxes["s1.r1"]["x"]
         assert boxes["s2.c4"]["y"] == boxes["s2.c1"]["y"] < boxes["s1.c1"]["y"]
         assert boxes["s2.r1"]["y"] < boxes["s2.c1"]["y"]
+
+
+def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None:
+    """At 390 px wide every spot a finger can place a piece on is at least 44 px each way, and
+    a tap on one lays a piece there."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    with dashboard(tmp_path, "--game", "akuma") as table:
+        page.goto(table.page)
+        spots = page.locator(".placeable")
+        expect(spots.first).to_be_visible()
+        sizes = spots.evaluate_all(
+            "nodes => nodes.map(n => [n.dataset.spot, n.getBoundingClientRect().width,"
+            " n.getBoundingClientRect().height])"
+        )
+        assert len(sizes) == 45
+        assert [spot for spot, width, height in sizes if min(width, height) < 44] == []
+        trap = page.locator('[data-spot="9.trap"]')
+        trap.scroll_into_view_if_needed()
+        trap.click()
+        expect(trap).to_have_attribute("data-sensed", "piece")
