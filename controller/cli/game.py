@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,7 @@ def add_commands(commands: Commands) -> None:
     status.set_defaults(command=_status)
     actions = _op_command(commands, "actions", _actions)
     actions.add_argument("--json", action="store_true")
+    actions.add_argument("--all", action="store_true", help="every id, one a line")
     for name in _SAID:
         _op_command(commands, name, _said)
     dashboard = _op_command(commands, "dashboard", _dashboard)
@@ -187,11 +189,41 @@ def _actions(args: argparse.Namespace) -> int:
     reply = _call(args, _message(args))
     if args.json:
         print(json.dumps(reply))
-    else:
-        print(f"to move: {reply['to_move']}")
-        for action in reply["actions"]:
-            print(f"  {action['id']}")
+        return 0
+    print(f"to move: {reply['to_move']}")
+    ids = [str(action["id"]) for action in reply["actions"]]
+    if args.all:
+        for action_id in ids:
+            print(f"  {action_id}")
+        return 0
+    width = shutil.get_terminal_size().columns
+    for kind, values in _kinds(ids).items():
+        print(_cut(f"  {kind}:" if values else f"  {kind}", values, width))
     return 0
+
+
+def _kinds(ids: list[str]) -> dict[str, list[str]]:
+    """The ids grouped by kind, the part before the first ":", in the order they come."""
+    kinds: dict[str, list[str]] = {}
+    for action_id in ids:
+        kind, colon, rest = action_id.partition(":")
+        kinds.setdefault(kind, [])
+        if colon:
+            kinds[kind].append(rest)
+    return kinds
+
+
+def _cut(head: str, words: list[str], width: int) -> str:
+    """`head` then `words`, as many as fit in `width` columns with a note of the others (at
+    least one word is shown)."""
+    line = head
+    for shown, word in enumerate(words):
+        rest = len(words) - shown - 1
+        note = f" … and {rest} more: --all" if rest else ""
+        if shown and len(line) + 1 + len(word) + len(note) > width:
+            return f"{line} … and {len(words) - shown} more: --all"
+        line += f" {word}"
+    return line
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """Games played from the command line alone against a simulated daemon: `place` and `remove`
-lay and lift what the camera or the reeds would feel, `act` and `roll` do the rest."""
+lay and lift what the camera or the reeds would feel, `act` and `roll` do the rest, and
+`actions` shows the legal ids grouped by kind."""
 
 from __future__ import annotations
 
@@ -97,3 +98,19 @@ def test_place_tells_how_to_find_spots_and_tokens(capsys: pytest.CaptureFixture[
     with pytest.raises(SystemExit):
         main(["place", "--help"])
     assert "smartboard place --list` prints each spot" in " ".join(capsys.readouterr().out.split())
+
+
+def test_actions_are_grouped_by_kind_and_cut_at_the_terminal(
+    table: Daemon, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli(table, capsys, "actions") == "to move: hawkmoth\n  choose_dice: 1 2\n"
+    cli(table, capsys, "act", "choose_dice:2")
+    cli(table, capsys, "roll", "4", "6")  # AK-5: a trap on any of the 9 squares
+    wide = "to move: hawkmoth\n  place_trap: 1 2 3 4 5 6 7 8 9\n"
+    assert cli(table, capsys, "actions") == wide
+    monkeypatch.setenv("COLUMNS", "40")
+    cut = cli(table, capsys, "actions").splitlines()[1]
+    assert cut == "  place_trap: 1 2 3 … and 6 more: --all"
+    assert len(cut) <= 40
+    every = cli(table, capsys, "actions", "--all").splitlines()
+    assert every[1:] == [f"  place_trap:{square}" for square in range(1, 10)]
