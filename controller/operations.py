@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from controller.journal import JournalWriteError
 from controller.requests import ANSWER_WITHIN_S
 from controller.rules import GAMES
-from controller.rules.api import JSON, Action, IllegalActionError
+from controller.rules.api import JSON, PRESENT, UNSENSED, Action, IllegalActionError
 from controller.startup import StartupError
 from hardware.reeds import ReedBank
 from vision.dice_sources import Face, VirtualDice
@@ -248,37 +248,80 @@ def _pausing(daemon: Daemon, pause: bool, now: float) -> JSON:
 
 @operation(
     "place",
-    "lay a piece on a spot, or lift it",
-    Argument("spot", "text", "the spot, e.g. 5.trap", required=True),
-    Argument("token", "text", "what to lay on a camera spot (default: the next it may show)"),
+    "lay a piece or card on a spot of the simulated table, or lift it",
+    Argument("spot", "text", "the spot, e.g. 5.trap (`smartboard place --list` names them)"),
+    Argument(
+        "token",
+        "text",
+        f"what to lay: {PRESENT!r} on a reed spot; on a camera spot what the camera would read "
+        "there, a card, a die (default: the next it may show)",
+    ),
+    Argument("lift", "flag", "empty the spot"),
+    Argument("list", "flag", "list the spots instead: what each shows and may hold next"),
     refused_paused=True,
     dashboard="post",
     sim_only=True,
 )
 def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
-    """A reed spot's piece is laid or lifted. A camera spot takes "token", else the next of what
-    the game would see there (`_next_token`)."""
-    spot, token = request.get("spot"), request.get("token")
+    """A reed spot's piece is laid or lifted: as told, else the other of what it is (a click).
+    A camera spot takes "token", else the next of what the game would see there
+    (`_next_token`)."""
+    if request.get("list"):
+        return {"ok": True, "spots": _spots(daemon)}
+    spot, token, lift = request.get("spot"), request.get("token"), bool(request.get("lift"))
     if not isinstance(spot, str) or spot not in daemon.game.spots():
         return {"ok": False, "error": f"no spot {spot!r} on the {daemon.game.name} table"}
+    if token is not None and not isinstance(token, str):
+        return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
+    if lift and token is not None:
+        return {"ok": False, "error": f"lift {spot} or lay {token!r} on it, not both"}
     reeds = daemon.reeds
     if isinstance(reeds, ReedBank) and spot in reeds.channels:
-        occupied = not reeds.read()[spot]
+        if token not in (None, PRESENT):
+            return {"ok": False, "error": f"a reed feels a {PRESENT}, never which: not {token!r}"}
+        occupied = not lift and (token == PRESENT or not reeds.read()[spot])
         reeds.drive(spot, occupied)
         return {"ok": True, "spot": spot, "occupied": occupied}
     camera = daemon.sim_camera
     if camera is None or spot not in camera.spots:
         return {"ok": False, "error": f"spot {spot!r} senses nothing: the table cannot see it"}
-    if token is not None and not isinstance(token, str):
-        return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
     board = camera.truth
-    laid = token if token is not None else _next_token(daemon, spot, board.get(spot))
+    laid = (
+        None if lift else token if token is not None else _next_token(daemon, spot, board.get(spot))
+    )
     if laid is None:
         board.pop(spot, None)
     else:
         board[spot] = laid
     camera.show(board)
     return {"ok": True, "spot": spot, "token": laid}
+
+
+def _spots(daemon: Daemon) -> JSON:
+    """Each sensed spot: its sensor, what the table shows there and what the game expects, and
+    what the next step of the game may leave there (None: it empties the spot). The next step is
+    a legal move, or a card or piece the board reads as a chance outcome (a deal)."""
+    session, game = daemon.session, daemon.game
+    state = session.state
+    steps: list[Action] = []
+    if state.is_chance_node() and game.dice_wanted(state) is None:
+        steps = [outcome for outcome, _ in state.chance_outcomes()]
+    elif not state.is_terminal() and not state.is_chance_node():
+        steps = state.legal_actions()
+    afters = [session.layout_after(step) for step in steps]
+    listed: JSON = {}
+    for spot, sensor in sorted(game.spots().items()):
+        if sensor == UNSENSED:
+            continue
+        expected = session.expected.get(spot)
+        following = {after.get(spot) for after in afters} - {expected}
+        listed[spot] = {
+            "sensor": sensor,
+            "shows": session.sensed.get(spot),
+            "expected": expected,
+            "next": sorted(following, key=lambda token: (token is not None, token or "")),
+        }
+    return listed
 
 
 def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:

@@ -11,6 +11,7 @@ blinks, and the spots where it may land are lit.
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -100,8 +101,10 @@ class Session:
                 self.message = f"{action.id} (control)"
                 self._apply([action], now)
                 return action
-        legal = ", ".join(a.id for a in self.state.legal_actions()) or "none"
-        raise IllegalActionError(f"{action_id!r} is not a legal action now; legal: {legal}")
+        legal = [a.id for a in self.state.legal_actions()]
+        raise IllegalActionError(
+            f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
+        )
 
     # -- time ---------------------------------------------------------------------------
 
@@ -383,6 +386,26 @@ class Session:
         self._layouts_after.clear()
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
+
+
+NEAREST = 8
+"""How many legal ids a refusal names: a position may have over a thousand."""
+
+
+def nearest(wanted: str, legal: list[str]) -> str:
+    """The legal ids, or when there are many, the nearest to `wanted` (spelled alike, then of its
+    kind, the part before ":", then any) with the count and kinds of them all: one line."""
+    if len(legal) <= 2 * NEAREST:
+        return f"legal: {', '.join(legal) or 'none'}"
+    kind = wanted.partition(":")[0]
+    alike = difflib.get_close_matches(wanted, legal, n=NEAREST, cutoff=0.5)
+    shown = list(dict.fromkeys([*alike, *(i for i in legal if i.partition(":")[0] == kind)]))
+    shown += [i for i in legal[: 2 * NEAREST] if i not in shown]
+    kinds = ", ".join(dict.fromkeys(i.partition(":")[0] for i in legal))
+    return (
+        f"nearest legal: {', '.join(shown[:NEAREST])} ({NEAREST} of {len(legal)}, of kinds "
+        f"{kinds}: `smartboard actions` lists them)"
+    )
 
 
 def describe_state(game: Game, state: GameState) -> JSON:

@@ -269,6 +269,20 @@ def test_end_turn_through_act_draws_back_to_four_and_passes(tmp_path: Path) -> N
         session.act("end_turn", now=0.0)  # player_2 places a card first (step 1)
 
 
+def test_a_refused_id_is_answered_with_the_nearest_legal_ones(tmp_path: Path) -> None:
+    """A turn has over a thousand legal placements: a refusal names a handful, on one line."""
+    session = start_session(tmp_path, dealt())
+    legal = [a.id for a in session.state.legal_actions()]
+    assert len(legal) > 1000
+    with pytest.raises(IllegalActionError) as refused:
+        session.act("plac:2x2:3", now=0.0)
+    message = str(refused.value)
+    assert "\n" not in message
+    named = message.partition("nearest legal: ")[2].partition(" (8 of ")[0].split(", ")
+    assert named[0] == "place:2x2:3" and len(named) == 8 and set(named) <= set(legal)
+    assert message.endswith(f"(8 of {len(legal)}, of kinds place: `smartboard actions` lists them)")
+
+
 def test_end_turn_with_a_capture_open_is_flagged_until_it_is_made(tmp_path: Path) -> None:
     """MP-3: the forgotten capture's cards blink at once; one capture must be made; the opponent
     takes the top card of the pile, and their next draw fills their hand only back up to 4."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -46,11 +47,13 @@ def add_commands(commands: Commands) -> None:
     status.set_defaults(command=_status)
     actions = _op_command(commands, "actions", _actions)
     actions.add_argument("--json", action="store_true")
+    actions.add_argument("--all", action="store_true", help="every id, one a line")
     for name in _SAID:
         _op_command(commands, name, _said)
     dashboard = _op_command(commands, "dashboard", _dashboard)
     dashboard.add_argument("--open", action="store_true", help="open it in this machine's browser")
     add_game_options(_op_command(commands, "new", _new))
+    _add_place_commands(commands)
 
 
 def _op_command(
@@ -64,6 +67,28 @@ def _op_command(
     add_state_dir(command)
     command.set_defaults(command=run, op=name)
     return command
+
+
+def _add_place_commands(commands: Commands) -> None:
+    """`place SPOT [TOKEN]`, `place --list` and `remove SPOT`: each the control op `place`."""
+    op = OPERATIONS["place"]
+    said = {argument.name: argument.help for argument in op.arguments}
+    place = commands.add_parser(
+        "place",
+        help=op.help,
+        epilog="`smartboard place --list` prints each spot the table senses, what lies there, "
+        "what the game expects there and the tokens that its next move (or the next card or "
+        "die it deals) may leave there; `smartboard status` describes the game.",
+    )
+    place.add_argument("spot", nargs="?", help=said["spot"])
+    place.add_argument("token", nargs="?", help=said["token"])
+    place.add_argument("--list", action="store_true", help=said["list"])
+    remove = commands.add_parser("remove", help="lift the piece or card off a spot: " + op.help)
+    remove.add_argument("spot", help=said["spot"])
+    for command in (place, remove):
+        add_state_dir(command)
+    place.set_defaults(command=_place, op=op.name, lift=False)
+    remove.set_defaults(command=_place, op=op.name, lift=True, token=None, list=False)
 
 
 def _add_argument(command: argparse.ArgumentParser, argument: Argument) -> None:
@@ -128,15 +153,77 @@ def _dashboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _place(args: argparse.Namespace) -> int:
+    if args.list == (args.spot is not None):
+        raise CommandError("give a spot, or --list to see them", EX_USAGE)
+    reply = _call(args, _message(args))
+    if args.list:
+        spots: dict[str, JSON] = reply["spots"]
+        # Most spots of a board are empty and stay so this move: one line for all of them.
+        idle = [s for s, seen in spots.items() if not (seen["shows"] or seen["expected"])]
+        idle = [s for s in idle if not spots[s]["next"]]
+        for spot, seen in spots.items():
+            if spot not in idle:
+                print(_spot_line(spot, seen))
+        if idle:
+            print(f"empty, and the next move lays nothing there: {' '.join(idle)}")
+    elif "occupied" in reply:
+        print(f"{reply['spot']}: {'piece laid' if reply['occupied'] else 'lifted'}")
+    else:
+        print(f"{reply['spot']}: {reply['token'] or 'emptied'}")
+    return 0
+
+
+def _spot_line(spot: str, seen: JSON) -> str:
+    """A spot of `place --list`: what it shows, expects and may hold next ("-" for nothing)."""
+    shown = seen["shows"] or "-"
+    text = f"{spot} ({seen['sensor']}): shows {shown}"
+    if seen["expected"] != seen["shows"]:
+        text += f", expected {seen['expected'] or '-'}"
+    if seen["next"]:
+        text += "; next: " + " ".join(token or "-" for token in seen["next"])
+    return text
+
+
 def _actions(args: argparse.Namespace) -> int:
     reply = _call(args, _message(args))
     if args.json:
         print(json.dumps(reply))
-    else:
-        print(f"to move: {reply['to_move']}")
-        for action in reply["actions"]:
-            print(f"  {action['id']}")
+        return 0
+    print(f"to move: {reply['to_move']}")
+    ids = [str(action["id"]) for action in reply["actions"]]
+    if args.all:
+        for action_id in ids:
+            print(f"  {action_id}")
+        return 0
+    width = shutil.get_terminal_size().columns
+    for kind, values in _kinds(ids).items():
+        print(_cut(f"  {kind}:" if values else f"  {kind}", values, width))
     return 0
+
+
+def _kinds(ids: list[str]) -> dict[str, list[str]]:
+    """The ids grouped by kind, the part before the first ":", in the order they come."""
+    kinds: dict[str, list[str]] = {}
+    for action_id in ids:
+        kind, colon, rest = action_id.partition(":")
+        kinds.setdefault(kind, [])
+        if colon:
+            kinds[kind].append(rest)
+    return kinds
+
+
+def _cut(head: str, words: list[str], width: int) -> str:
+    """`head` then `words`, as many as fit in `width` columns with a note of the others (at
+    least one word is shown)."""
+    line = head
+    for shown, word in enumerate(words):
+        rest = len(words) - shown - 1
+        note = f" … and {rest} more: --all" if rest else ""
+        if shown and len(line) + 1 + len(word) + len(note) > width:
+            return f"{line} … and {len(words) - shown} more: --all"
+        line += f" {word}"
+    return line
 
 
 def _status(args: argparse.Namespace) -> int:
