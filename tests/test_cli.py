@@ -8,8 +8,12 @@ import signal
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
+from controller.cli import main
 from controller.journal import Journal
 from controller.operations import OPERATIONS
 
@@ -109,6 +113,13 @@ def test_help_lists_every_command() -> None:
     done = smartboard("--help")
     for command in ("run", "simulate", "status", "actions", "act", "roll", "correct", "new"):
         assert command in done.stdout
+
+
+def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"smartboard {version('smartboard')}\n"
 
 
 def test_the_daemon_commands_take_their_help_from_the_control_ops() -> None:

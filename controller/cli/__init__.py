@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 from controller.cli import bench, calibrate, cards, dice, game, replay, run
 from controller.cli.errors import CommandError
@@ -30,6 +31,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.status
 
 
+def _version() -> str:
+    """The installed package's version: one number, kept in pyproject.toml alone."""
+    try:
+        return version("smartboard")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="smartboard",
@@ -38,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"]
     )
+    parser.add_argument("--version", action="version", version=f"smartboard {_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     for group in (run, game, replay, dice, cards, bench, calibrate):
         group.add_commands(commands)
