@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -120,6 +121,23 @@ def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str])
         main(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out == f"smartboard {version('smartboard')}\n"
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
+    """`smartboard cards list | head -1`: exit 141, as a tool killed by SIGPIPE, no traceback."""
+    read_end, write_end = os.pipe()
+    # One page of pipe: the 5 KB list cannot all be written before the reader is gone.
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    command = [sys.executable, "-m", "controller", "cards", "list", "--game", "potions"]
+    with os.fdopen(write_end, "wb") as writer:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=writer, stderr=subprocess.PIPE)
+    with os.fdopen(read_end, "rb", buffering=0) as reader:
+        first = b""
+        while not first.endswith(b"\n"):
+            first += reader.read(1)
+    _, stderr = proc.communicate(timeout=60)
+    assert first.startswith(b"2x1: "), first
+    assert (proc.returncode, stderr) == (141, b"")
 
 
 def test_the_daemon_commands_take_their_help_from_the_control_ops() -> None:

@@ -9,6 +9,7 @@ EX_USAGE = 2  # as argparse's own: a bad argument
 EX_DATAERR = 65  # a journal that does not replay: restarting will not help
 EX_TEMPFAIL = 75  # no answer came: the request may yet be applied, `status` tells
 EX_CONFIG = 78  # systemd's RestartPreventExitStatus= names it, so a bad config is not retried
+EX_SIGPIPE = 141  # stdout's reader closed it early (`| head`): as a tool killed by SIGPIPE
 
 
 class CommandError(Exception):
