@@ -90,6 +90,19 @@ def test_bad_config_exits_78_with_a_clear_message(tmp_path: Path) -> None:
     assert "leds.brightness_cap" in done.stderr and str(config) in done.stderr
 
 
+def test_a_second_daemon_on_the_same_state_dir_exits_73(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its own status, not 65 (a journal that does not replay): the journal is not at fault."""
+    first = Journal(tmp_path)
+    first.lock()
+    try:
+        assert main(["run", "--sim", "--no-show", "--state-dir", str(tmp_path)]) == 73
+    finally:
+        first.close()
+    assert f"another smartboard daemon is using {tmp_path}" in capsys.readouterr().err
+
+
 def test_neopixel_backend_off_a_pi_is_a_clear_error(tmp_path: Path) -> None:
     config = tmp_path / "pi.toml"
     config.write_text('[reeds]\nbackend = "sim"\n')
