@@ -24,7 +24,7 @@ from controller.config import Config
 from controller.control import ControlServer
 from controller.event_loop import Event, Events, Watchdog
 from controller.game_vision import board_contents
-from controller.journal import Journal, JournalError, JournalWriteError
+from controller.journal import Journal, JournalError, JournalWriteError, StateDirInUseError
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
 from controller.operations import answer
@@ -95,7 +95,7 @@ class Daemon:
         self.journal = Journal(self.options.state_dir)
         try:
             self.journal.lock()
-        except JournalError as error:
+        except (JournalError, StateDirInUseError) as error:
             raise StartupError(str(error)) from error
         game, state = resume(self.journal, self.options, self.config)
         self._remember_requests(game)

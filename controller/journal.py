@@ -41,6 +41,11 @@ class EmptyJournalError(JournalError):
     """A journal file with no whole record: a power cut right after it was created."""
 
 
+class StateDirInUseError(Exception):
+    """Another daemon holds the state directory: this journal is not at fault, and the daemon can
+    start once the other has stopped."""
+
+
 class JournalWriteError(Exception):
     """A record that could not be written (a full disk, a quota, an I/O error): the journal is
     as it was before the write."""
@@ -198,7 +203,9 @@ class Journal:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.close()
-            raise JournalError(f"another smartboard daemon is using {self.path.parent}") from None
+            raise StateDirInUseError(
+                f"another smartboard daemon is using {self.path.parent}"
+            ) from None
         self._lock = handle
 
     def exists(self) -> bool:

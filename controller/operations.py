@@ -213,7 +213,13 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
 )
 def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
     if not daemon.session.state.is_terminal() and not request.get("abandon"):
-        return {"ok": False, "error": "a game is in progress; abandon it to start anew"}
+        # One message for both callers: the CLI's flag, and the page's button (whose own
+        # confirmation sends `abandon`, so it sees this only if the game changed meanwhile).
+        return {
+            "ok": False,
+            "error": "a game is in progress; abandon it with `smartboard new --abandon` "
+            "(or the page's New game)",
+        }
     daemon.new_game(now, request.get("game"), request.get("options"))
     return {"ok": True, "game": daemon.game.name}
 

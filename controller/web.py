@@ -42,7 +42,7 @@ from controller.loop_thread import LoopThread
 from controller.operations import dashboard_ops
 from controller.requests import MAX_REQUEST, RequestError, Submit, ask, parse_request
 from controller.rules.api import JSON
-from controller.web_access import check_token, parse_listen
+from controller.web_access import check_token, parse_listen, reachable_hosts
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +196,12 @@ class Dashboard:
         `smartboard dashboard` prints it."""
         token, new = (config_token, False) if config_token else load_token(state_dir)
         dashboard = cls(listen, submit, camera, token, max_connections)
-        log.info("dashboard: %s", dashboard.url())
-        print(f"dashboard: {dashboard.url()}", flush=True)
+        # Every address of the machine for a wildcard, the port last: a test reads it there.
+        urls = " ".join(
+            dashboard._url(host) for host in reachable_hosts(dashboard.host, by_name=True)
+        )
+        log.info("dashboard: %s", urls)
+        print(f"dashboard: {urls}", flush=True)
         if new:
             log.info("dashboard token made, kept in %s", state_dir / TOKEN_FILE)
         # Only to a person at a terminal: a service's output goes to the system's log, which
@@ -210,7 +214,11 @@ class Dashboard:
         return dashboard
 
     def url(self, with_token: bool = False) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        """Where a browser reaches the page: the machine's way out for a wildcard address."""
+        return self._url(reachable_hosts(self.host)[0], with_token)
+
+    def _url(self, host: str, with_token: bool = False) -> str:
+        host = f"[{host}]" if ":" in host else host
         query = f"?token={self.token}" if with_token else ""
         return f"http://{host}:{self.port}/{query}"
 

@@ -5,6 +5,7 @@ Apart from the web server, so that the config can check its `[web]` section with
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 
 
@@ -41,6 +42,51 @@ def resolve_listen(text: str) -> None:
             f"{error.strerror}",
             lasting,
         ) from None
+
+
+# Documentation addresses (RFC 5737, RFC 3849): the route towards them is the way out of this
+# machine, and a UDP socket connected there has the address it leaves by, with no packet sent.
+_OUTSIDE = {socket.AF_INET: "192.0.2.1", socket.AF_INET6: "2001:db8::1"}
+
+
+def reachable_hosts(host: str, *, by_name: bool = False) -> list[str]:
+    """The hosts at which a browser reaches a server that listens on `host`: `host` itself,
+    unless it is a wildcard (0.0.0.0, ::), which stands for every address of this machine in its
+    family. Then the one its traffic goes out by comes first, with (`by_name`) the addresses of its
+    host name after it; loopback and link-local ones are left out, unless there is no other."""
+    try:
+        wildcard = ipaddress.ip_address(host)
+    except ValueError:  # a host name
+        return [host]
+    if not wildcard.is_unspecified:
+        return [host]
+    family = socket.AF_INET if wildcard.version == 4 else socket.AF_INET6
+    found = [_outgoing_address(family)]
+    if by_name:
+        # Start-up only: the name may be looked up in DNS, not to be waited for on the loop.
+        try:
+            infos = socket.getaddrinfo(socket.gethostname(), None, family, socket.SOCK_STREAM)
+        except OSError:
+            infos = []
+        found += [str(info[4][0]) for info in infos]
+    hosts = [address for address in dict.fromkeys(found) if address and _outward(address)]
+    return hosts or ["127.0.0.1" if family == socket.AF_INET else "::1"]
+
+
+def _outward(address: str) -> bool:
+    """Reachable from another machine: loopback is not, nor link-local without its interface."""
+    ip = ipaddress.ip_address(address)
+    return not (ip.is_loopback or ip.is_link_local)
+
+
+def _outgoing_address(family: socket.AddressFamily) -> str | None:
+    """The address of this machine that its traffic out goes from; None with no route out."""
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.connect((_OUTSIDE[family], 9))
+            return str(probe.getsockname()[0])
+    except OSError:
+        return None
 
 
 def check_token(token: str) -> None:

@@ -8,7 +8,8 @@
 #   systemd/install.sh --dry-run       # print each step and who runs it
 #
 # Root does only what needs root: apt, the service's user and group, the
-# directories under /opt and /etc, the unit and systemctl. The venv, pip and
+# directories under /opt and /etc, the link in /usr/local/bin, the unit and
+# systemctl. The venv, pip and
 # the build of the checkout run as the invoking user ($SUDO_USER, else the
 # owner of the checkout), never as root unless --build-as-root says so: a
 # package's build code then never runs with root's rights.
@@ -28,6 +29,8 @@ readonly VENV=/opt/smartboard
 readonly CONF_DIR=/etc/smartboard
 readonly CONF_FILE=${CONF_DIR}/config.toml
 readonly UNIT_DST=/etc/systemd/system/${SERVICE}.service
+# The command for people: the venv's bin is on no one's PATH, /usr/local/bin is.
+readonly CLI_LINK=/usr/local/bin/smartboard
 # Groups owning the device nodes the daemon uses (see smartboard.service).
 readonly HW_GROUPS=(gpio spi video dialout)
 # picamera2 needs Raspberry Pi OS's libcamera build, which is not on PyPI:
@@ -61,6 +64,8 @@ Steps, and who runs them (BUILDER: \$SUDO_USER, else the checkout's owner):
   3. root:    create $VENV, owned by BUILDER
      BUILDER: create/refresh the venv there (--system-site-packages, for picamera2)
   4. BUILDER: pip install --upgrade pip, then "${REPO_DIR}[pi]"
+     root:    link $CLI_LINK to $VENV/bin/smartboard, so that
+              \`smartboard\` is on the PATH
   5. root:    copy config.toml to $CONF_FILE, only if that file does not exist yet
   6. root:    install $UNIT_DST, systemctl daemon-reload, enable and (re)start
 
@@ -229,6 +234,13 @@ as "$builder" "$VENV/bin/python" -m pip install --disable-pip-version-check --up
     || die "pip did not install the 'smartboard' console script into $VENV/bin"
 info "Handing $VENV back to root: the service only reads it"
 as root chown -R root:root -- "$VENV"
+# A file of that name that is not a link is someone else's: kept.
+if [[ -e $CLI_LINK && ! -L $CLI_LINK ]]; then
+    warn "$CLI_LINK is not a link: kept; the command is $VENV/bin/smartboard"
+else
+    info "Linking $CLI_LINK to $VENV/bin/smartboard"
+    as root ln -sfn -- "$VENV/bin/smartboard" "$CLI_LINK"
+fi
 
 # --- 5. configuration ---------------------------------------------------
 as root install -d -m 0755 -o root -g root "$CONF_DIR"

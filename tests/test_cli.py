@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
+from controller.cli import main
 from controller.journal import Journal
 from controller.operations import OPERATIONS
 
@@ -85,6 +90,19 @@ def test_bad_config_exits_78_with_a_clear_message(tmp_path: Path) -> None:
     assert "leds.brightness_cap" in done.stderr and str(config) in done.stderr
 
 
+def test_a_second_daemon_on_the_same_state_dir_exits_73(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its own status, not 65 (a journal that does not replay): the journal is not at fault."""
+    first = Journal(tmp_path)
+    first.lock()
+    try:
+        assert main(["run", "--sim", "--no-show", "--state-dir", str(tmp_path)]) == 73
+    finally:
+        first.close()
+    assert f"another smartboard daemon is using {tmp_path}" in capsys.readouterr().err
+
+
 def test_neopixel_backend_off_a_pi_is_a_clear_error(tmp_path: Path) -> None:
     config = tmp_path / "pi.toml"
     config.write_text('[reeds]\nbackend = "sim"\n')
@@ -109,6 +127,30 @@ def test_help_lists_every_command() -> None:
     done = smartboard("--help")
     for command in ("run", "simulate", "status", "actions", "act", "roll", "correct", "new"):
         assert command in done.stdout
+
+
+def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"smartboard {version('smartboard')}\n"
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
+    """`smartboard cards list | head -1`: exit 141, as a tool killed by SIGPIPE, no traceback."""
+    read_end, write_end = os.pipe()
+    # One page of pipe: the 5 KB list cannot all be written before the reader is gone.
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    command = [sys.executable, "-m", "controller", "cards", "list", "--game", "potions"]
+    with os.fdopen(write_end, "wb") as writer:
+        proc = subprocess.Popen(command, cwd=REPO, stdout=writer, stderr=subprocess.PIPE)
+    with os.fdopen(read_end, "rb", buffering=0) as reader:
+        first = b""
+        while not first.endswith(b"\n"):
+            first += reader.read(1)
+    _, stderr = proc.communicate(timeout=60)
+    assert first.startswith(b"2x1: "), first
+    assert (proc.returncode, stderr) == (141, b"")
 
 
 def test_the_daemon_commands_take_their_help_from_the_control_ops() -> None:

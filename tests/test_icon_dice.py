@@ -262,6 +262,16 @@ def test_dice_learn_from_named_photos(
     assert model_path(state, "miraculous").is_file()
 
 
+def test_dice_learn_help_says_which_file_names_it_reads(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["dice", "learn", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    for words in ("cataclysm, shellter, venom", "colour of yellow, turquoise", "1 to 12"):
+        assert words in help_text, words
+
+
 def test_dice_learn_refusals(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -273,6 +283,13 @@ def test_dice_learn_refusals(
     # The name it suggests is one it reads.
     example = error.split("name them like ")[1].split(",")[0]
     assert label_of(example, DICE["d12"])[0] is not None, example
+    assert "with a face from 1 to 12 (no leading zero) among words cut at - _ . or spaces" in error
+    # A soul die's name needs a face and a colour: both lists are given.
+    souls = _photos(tmp_path, [("red.png", "steal")], "soul")
+    assert main(["dice", "learn", "--kind", "soul", *souls]) == 2
+    error = " ".join(capsys.readouterr().err.split())
+    assert "one face of offering, point, change, protection, steal, switch" in error
+    assert "one colour of yellow, turquoise, red, purple, white" in error
     # Faces shown too few times are named.
     assert main(["dice", "learn", "--kind", "d12", "--out", str(tmp_path / "m.npz"), paths[1]]) == 1
     assert "too few of: 1 (0), 2 (1), 3 (0)" in capsys.readouterr().err

@@ -29,6 +29,7 @@ from controller.journal import (
     JournalError,
     JournalWriteError,
     Record,
+    StateDirInUseError,
     read_journal,
 )
 from controller.rules.akuma import GAME
@@ -427,12 +428,12 @@ def test_second_journal_cannot_lock_the_same_directory(tmp_path: Path) -> None:
     first.lock()
     second = Journal(tmp_path)
     try:
-        with pytest.raises(JournalError, match="another smartboard daemon is using"):
+        with pytest.raises(StateDirInUseError, match="another smartboard daemon is using"):
             second.lock()
         first.close()
         second.lock()  # free again once the first lets go
         third = Journal(tmp_path)
-        with pytest.raises(JournalError, match=re.escape(str(tmp_path))):
+        with pytest.raises(StateDirInUseError, match=re.escape(str(tmp_path))):
             third.lock()
         third.close()
     finally:

@@ -299,7 +299,8 @@ def _steps(stdout: str) -> list[tuple[str, str]]:
 
 
 BUILD_STEPS = ("python3 -m venv", "-m pip install")
-ROOT_STEPS = ("apt-get", "useradd", "usermod", "install -", "chown", "systemctl")
+ROOT_STEPS = ("apt-get", "useradd", "usermod", "install -", "chown", "ln ", "systemctl")
+CLI_LINK = ("root", "ln -sfn -- /opt/smartboard/bin/smartboard /usr/local/bin/smartboard")
 
 
 def _check_who_runs_what(steps: list[tuple[str, str]], builder: str) -> None:
@@ -316,6 +317,8 @@ def _check_who_runs_what(steps: list[tuple[str, str]], builder: str) -> None:
         user == "root" and command.startswith("chown -R root:root -- /opt/smartboard")
         for user, command in steps[last_build:]
     ), steps
+    # `smartboard` on the PATH, linked by root to the built command.
+    assert CLI_LINK in steps[last_build:], steps
 
 
 def _user(uid: int) -> str:

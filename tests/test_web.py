@@ -20,7 +20,7 @@ from controller.config import ConfigError, load_config
 from controller.operations import dashboard_ops
 from controller.rules.api import JSON
 from controller.web import CameraView, Dashboard, WebError, load_token
-from controller.web_access import parse_listen
+from controller.web_access import parse_listen, reachable_hosts
 
 SNAPSHOT: JSON = {"version": 3, "game": "akuma", "log": ["choose dice: 2"]}
 RECORD: JSON = {"game": "akuma", "options": {"traps": 5}, "history": [{"type": "ChooseDice"}]}
@@ -77,6 +77,26 @@ def test_listen_addresses() -> None:
     for bad in ("", "host:", "host:http", "1.2.3.4:70000", ":80"):
         with pytest.raises(ValueError, match="HOST:PORT"):
             parse_listen(bad)
+
+
+def test_a_dashboard_on_a_wildcard_address_gives_addresses_that_reach_it(
+    table: FakeTable,
+) -> None:
+    """0.0.0.0 (or ::) is where to listen, not where a phone can go: the machine's own addresses
+    are given instead, each of which serves the page."""
+    wildcards = ["0.0.0.0"] + (["::"] if socket.has_ipv6 else [])
+    for wildcard in wildcards:
+        dash = Dashboard(f"[{wildcard}]:0", table.submit, lambda: None, TOKEN)
+        try:
+            hosts = reachable_hosts(wildcard, by_name=True)
+            assert hosts and wildcard not in hosts
+            assert dash.url() == dash._url(hosts[0])
+            for host in hosts:
+                assert get(dash._url(host)).status == 200, host
+        finally:
+            dash.close()
+    assert reachable_hosts("127.0.0.1") == ["127.0.0.1"]
+    assert reachable_hosts("table.local", by_name=True) == ["table.local"]
 
 
 def test_config_checks_the_web_section(tmp_path: Path) -> None:
@@ -288,6 +308,11 @@ def test_the_daemon_keeps_its_token_out_of_the_log_and_a_post_with_it_plays(
     with dashboard(tmp_path, "--game", "akuma", listen="0.0.0.0:0") as table:
         hint = "dashboard: `smartboard dashboard` prints its address with the token"
         assert table.printed[1].strip() == hint
+        # The machine's addresses, where a phone can go, not the 0.0.0.0 listened on.
+        urls = table.printed[0].removeprefix("dashboard: ").split()
+        assert urls and not any("0.0.0.0" in url for url in urls)
+        for url in urls:
+            assert fetch(url + "api/snapshot", headers=table.key).status == 200, url
         assert stat.S_IMODE((tmp_path / "web_token").stat().st_mode) == 0o600
         base = table.url
         # A GET never changes the game, whatever it asks for; a POST with the token does.

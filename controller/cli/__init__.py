@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import select
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 from controller.cli import bench, calibrate, cards, dice, game, replay, run
-from controller.cli.errors import CommandError
+from controller.cli.errors import EX_SIGPIPE, CommandError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,10 +27,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         code: int = args.command(args)
+        # Flushed here: a reader gone by the interpreter's last flush would mean a traceback.
+        sys.stdout.flush()
         return code
     except CommandError as error:
         print(f"smartboard: {error}", file=sys.stderr)
         return error.status
+    except BrokenPipeError:
+        if not _reader_gone():
+            raise
+        # `smartboard actions | head -1`: quiet, as a command killed by SIGPIPE. What is left
+        # in the buffer goes to /dev/null, so the last flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EX_SIGPIPE
+
+
+def _reader_gone() -> bool:
+    """Whether stdout is a pipe that its reader has closed (not, say, a socket to the daemon)."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+    except (OSError, ValueError):  # stdout replaced, or closed
+        return False
+    return any(events & select.POLLERR for _, events in poll.poll(0))
+
+
+def _version() -> str:
+    """The installed package's version: one number, kept in pyproject.toml alone."""
+    try:
+        return version("smartboard")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"]
     )
+    parser.add_argument("--version", action="version", version=f"smartboard {_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     for group in (run, game, replay, dice, cards, bench, calibrate):
         group.add_commands(commands)

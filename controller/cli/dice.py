@@ -71,11 +71,12 @@ def add_commands(commands: Commands) -> None:
         help="learn the user's icon dice or d12 from photos of them",
         description="Learn one kind of dice from photos of one die each, roughly in the middle, "
         "each face shown in 3 photos at least (5-10 is better), on the tray's surface. The face "
-        "(and a soul die's colour) comes from the file name: its words, cut at - _ . or spaces, "
-        "name it (venom_3.jpg, red-steal-2.png; a d12's face is a number 1-12 with no leading "
-        "zero: d12_11_a.jpg). Photos whose names say nothing are asked about when run in a "
-        "terminal. Prints the photos per face and the accuracy on each photo learned without "
-        "it, and writes the model.",
+        "(and a soul die's colour) comes from the file name: among its words, cut at - _ . or "
+        "spaces, "
+        + "; ".join(f"{kind} dice need {_accepted_names(d)}" for kind, d in icon_dice().items())
+        + " (venom_3.jpg, red-steal-2.png, d12_11_a.jpg; not d12.jpg nor IMG_0012.jpg). Photos "
+        "whose names say nothing are asked about when run in a terminal. Prints the photos per "
+        "face and the accuracy on each photo learned without it, and writes the model.",
     )
     learn.add_argument("--kind", required=True, choices=list(icon_dice()))
     learn.add_argument(
@@ -86,7 +87,13 @@ def add_commands(commands: Commands) -> None:
         "where the daemon looks)",
     )
     add_state_dir(learn)
-    learn.add_argument("photos", nargs="+", type=Path, metavar="PHOTO")
+    learn.add_argument(
+        "photos",
+        nargs="+",
+        type=Path,
+        metavar="PHOTO",
+        help="a photo of one die, its face (and colour) named in its file name, as above",
+    )
     learn.set_defaults(command=_dice_learn)
 
 
@@ -166,7 +173,8 @@ def _dice_learn(args: argparse.Namespace) -> int:
             + (" and colour" if colours else "")
             + ": "
             + ", ".join(map(str, unlabelled))
-            + f"; name them like {_label_example(dice)}, or run in a terminal to be asked",
+            + f"; name them like {_label_example(dice)}, with {_accepted_names(dice)} among "
+            "words cut at - _ . or spaces, or run in a terminal to be asked",
             EX_USAGE,
         )
     samples = []
@@ -206,6 +214,15 @@ def _label_example(dice: IconDice) -> str:
     """A photo's name that `label_of` reads: a face (and a colour), then anything."""
     face = dice.faces[-1].replace("_", "-")
     return f"{dice.colours[0]}-{face}-a.png" if dice.colours else f"{face}_a.jpg"
+
+
+def _accepted_names(dice: IconDice) -> str:
+    """What `label_of` looks for in a photo's name: for the help, and for a name it cannot read."""
+    if all(face.isdigit() for face in dice.faces):
+        faces = f"a face from {dice.faces[0]} to {dice.faces[-1]} (no leading zero)"
+    else:
+        faces = "one face of " + ", ".join(face.replace("_", "-") for face in dice.faces)
+    return faces + (f" and one colour of {', '.join(dice.colours)}" if dice.colours else "")
 
 
 def _ask(question: str, choices: Sequence[str]) -> str:

@@ -17,9 +17,9 @@ from controller.cli.arguments import (
     listen_address,
     read_config,
 )
-from controller.cli.errors import EX_CONFIG, EX_DATAERR, EX_USAGE, CommandError
+from controller.cli.errors import EX_CANTCREAT, EX_CONFIG, EX_DATAERR, EX_USAGE, CommandError
 from controller.config import ConfigError
-from controller.journal import JournalError, JournalWriteError
+from controller.journal import JournalError, JournalWriteError, StateDirInUseError
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
 from controller.rules.api import HistoryError
@@ -155,10 +155,12 @@ def _check_listen(listen: str, given_by: str) -> None:
 def _startup_status(error: Exception) -> int:
     """A journal that does not replay is EX_DATAERR; what this table or its config cannot do
     (a sensor it cannot read, a backend that cannot open here, a bad calibration) is EX_CONFIG; a
-    journal that cannot be written (a full disk) is EX_TEMPFAIL; else a failure that a restart may
-    mend."""
+    journal that cannot be written (a full disk) is EX_TEMPFAIL; a state directory that another
+    daemon holds is EX_CANTCREAT; else a failure that a restart may mend."""
     if not isinstance(error, StartupError) or isinstance(error, UnavailableError | SetupError):
         return EX_CONFIG
+    if isinstance(error.__cause__, StateDirInUseError):
+        return EX_CANTCREAT
     if isinstance(error.__cause__, JournalWriteError):
         from controller.daemon import EX_TEMPFAIL  # loaded already, by `_run`
 
