@@ -198,7 +198,7 @@ class Dashboard:
         dashboard = cls(listen, submit, camera, token, max_connections)
         # Every address of the machine for a wildcard, the port last: a test reads it there.
         urls = " ".join(
-            dashboard._url(host) for host in reachable_hosts(dashboard.host, by_name=True)
+            dashboard.url_at(host) for host in reachable_hosts(dashboard.host, by_name=True)
         )
         log.info("dashboard: %s", urls)
         print(f"dashboard: {urls}", flush=True)
@@ -215,9 +215,10 @@ class Dashboard:
 
     def url(self, with_token: bool = False) -> str:
         """Where a browser reaches the page: the machine's way out for a wildcard address."""
-        return self._url(reachable_hosts(self.host)[0], with_token)
+        return self.url_at(reachable_hosts(self.host)[0], with_token)
 
-    def _url(self, host: str, with_token: bool = False) -> str:
+    def url_at(self, host: str, with_token: bool = False) -> str:
+        """The page's address on `host`, one of the machine's."""
         host = f"[{host}]" if ":" in host else host
         query = f"?token={self.token}" if with_token else ""
         return f"http://{host}:{self.port}/{query}"

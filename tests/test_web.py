@@ -90,9 +90,9 @@ def test_a_dashboard_on_a_wildcard_address_gives_addresses_that_reach_it(
         try:
             hosts = reachable_hosts(wildcard, by_name=True)
             assert hosts and wildcard not in hosts
-            assert dash.url() == dash._url(hosts[0])
+            assert dash.url() == dash.url_at(hosts[0])
             for host in hosts:
-                assert get(dash._url(host)).status == 200, host
+                assert get(dash.url_at(host)).status == 200, host
         finally:
             dash.close()
     assert reachable_hosts("127.0.0.1") == ["127.0.0.1"]
