@@ -145,9 +145,30 @@ def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None
             "nodes => nodes.map(n => [n.dataset.spot, n.getBoundingClientRect().width,"
             " n.getBoundingClientRect().height])"
         )
-        assert len(sizes) == 45
+        assert len(sizes) == 54  # 45 reed spots and the 9 cards the camera reads
         assert [spot for spot, width, height in sizes if min(width, height) < 44] == []
         trap = page.locator('[data-spot="9.trap"]')
         trap.scroll_into_view_if_needed()
         trap.click()
         expect(trap).to_have_attribute("data-sensed", "piece")
+
+
+def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None:
+    """On the simulated table a camera spot offers what the game may see there next: a tap on
+    Mightymania's first slot offers the card dealt face down, and laying it deals it."""
+    with dashboard(tmp_path, "--game", "mightymania") as table:
+        page.goto(table.page)
+        slot = page.locator('[data-spot="s1.c1"]')
+        slot.click()
+        offered = page.locator("#chooser-tokens .choice")
+        expect(offered).to_have_count(1)
+        expect(offered).to_have_text("down")
+        offered.click()
+        expect(page.locator("#chooser")).not_to_be_visible()
+        expect(slot).to_have_attribute("data-sensed", "down")
+        expect(page.locator("#log li")).to_have_count(1)
+        # A slot the game wants nothing on says so.
+        page.locator('[data-spot="s2.r5"]').click()
+        expect(page.locator("#chooser-tokens")).to_have_text("Nothing the game wants here now.")
+        page.locator("#chooser button[value=cancel]").click()
+        expect(page.locator("#chooser")).not_to_be_visible()

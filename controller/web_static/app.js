@@ -88,14 +88,39 @@ function spotElement(id, spot, className, label = id) {
   const token = spot.sensed && spot.sensed !== "piece" && spot.sensed !== "present" ? spot.sensed : "";
   node.append(el("span", { class: "label", text: label }));
   if (token) node.append(el("span", { class: "token", text: token }));
-  if (snap.sim && spot.sensor === "reed") {
+  if (snap.sim && (spot.sensor === "reed" || spot.sensor === "camera")) {
     node.classList.add("placeable");
     node.addEventListener("click", (event) => {
       event.stopPropagation();
-      post("place", { spot: id });
+      // A reed feels a piece or none: a click lays or lifts it. A camera sees which card or
+      // die: a click offers what the game may see there next.
+      if (spot.sensor === "reed") post("place", { spot: id });
+      else choose(id);
     });
   }
   return node;
+}
+
+// What a hand may lay on a camera spot of the simulated table: what the game expects there,
+// what its next step may leave there (a card dealt, a die placed), or nothing.
+async function choose(id) {
+  const reply = await post("place", { list: true });
+  const spot = reply.ok ? reply.spots[id] : undefined;
+  if (!spot) return;
+  const tokens = [...new Set([...(spot.shows !== spot.expected ? [spot.expected] : []), ...spot.next])];
+  if (spot.shows !== null && !tokens.includes(null)) tokens.push(null);
+  const lay = (token) => {
+    $("chooser").close();
+    post("place", token === null ? { spot: id, lift: true } : { spot: id, token });
+  };
+  $("chooser-title").textContent = t("lay_on", { spot: id });
+  $("chooser-tokens").replaceChildren(...(tokens.length
+    ? tokens.map((token) => el("button", {
+      type: "button", class: "choice", "data-token": token ?? "", text: token ?? t("empty"),
+      onclick: () => lay(token),
+    }))
+    : [el("p", { text: t("nothing_to_lay") })]));
+  $("chooser").showModal();
 }
 
 function drawBoard() {
