@@ -172,3 +172,46 @@ def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None
         expect(page.locator("#chooser-tokens")).to_have_text("Nothing the game wants here now.")
         page.locator("#chooser button[value=cancel]").click()
         expect(page.locator("#chooser")).not_to_be_visible()
+
+
+def deal_by_taps(page: Page) -> int:
+    """Lay what the game waits for on the camera's spots, by taps alone, while it waits for a
+    draw: each spot tapped offers what may lie there next, and the first offer is laid."""
+    root = page.locator("html")
+    laid = 0
+    while root.get_attribute("data-to-move") == "chance" and laid < 100:
+        for spot in page.locator('#table [data-sensor="camera"]').all():
+            spot.click()
+            offered = page.locator("#chooser-tokens .choice")
+            expect(page.locator("#chooser")).to_be_visible()
+            if offered.count() == 0:
+                page.locator("#chooser button[value=cancel]").click()
+                continue
+            before = page.locator("#log li").count()
+            offered.first.click()
+            laid += 1
+            expect(page.locator("#log li")).not_to_have_count(before)
+            break
+        else:
+            raise AssertionError("the game waits for a draw that no spot offers")
+    return laid
+
+
+def test_potions_is_dealt_by_taps_and_its_decisions_come_grouped(
+    page: Page, tmp_path: Path
+) -> None:
+    """Issue 20: the deal stalled on the page, then a turn showed 1,463 buttons at once."""
+    with dashboard(tmp_path, "--game", "potions", "--seed", "4") as table:
+        page.goto(table.page)
+        assert deal_by_taps(page) >= 2
+        expect(page.locator("html")).not_to_have_attribute("data-to-move", "chance")
+        shown = page.locator("#actions button:visible")
+        total = page.locator("#actions button")
+        groups = page.locator("#actions details").count()
+        assert total.count() > 100 and shown.count() <= 12 * groups
+        # A search narrows the decisions to those that match, and opens their group.
+        first = total.first.get_attribute("data-action")
+        assert first is not None
+        page.locator("#actions-filter").fill(first)
+        expect(page.locator(f'#actions button[data-action="{first}"]')).to_be_visible()
+        assert shown.count() <= 12

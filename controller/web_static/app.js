@@ -189,18 +189,61 @@ function drawFixes() {
   );
 }
 
+// A few decisions are buttons; many (a Potions turn has over a thousand) are grouped by kind,
+// each group folded unless small, with a search box: never a wall of buttons.
+const FEW_ACTIONS = 12;
+let actionsKey = null;
+const openKinds = new Set();
+
 function drawActions() {
   $("actions-box").hidden = snap.actions.length === 0;
-  $("actions").replaceChildren(
-    ...snap.actions.map((action) =>
-      el("button", {
-        type: "button",
-        "data-action": action.id,
-        "data-candidate": snap.candidates.includes(action.id) ? "true" : null,
-        text: action.label,
-        onclick: () => post("act", { id: action.id }),
-      })),
-  );
+  const key = JSON.stringify([snap.actions.map((a) => a.id), snap.candidates]);
+  if (key === actionsKey) return; // redrawn only when they change: a search being typed stays
+  actionsKey = key;
+  const button = (action) => el("button", {
+    type: "button",
+    "data-action": action.id,
+    "data-candidate": snap.candidates.includes(action.id) ? "true" : null,
+    text: action.label,
+    onclick: () => post("act", { id: action.id }),
+  });
+  const few = snap.actions.length <= FEW_ACTIONS;
+  $("actions-filter").hidden = few;
+  if (few) {
+    $("actions").replaceChildren(...snap.actions.map(button));
+    return;
+  }
+  const groups = new Map();
+  for (const action of snap.actions) {
+    const kind = action.id.split(":")[0];
+    groups.set(kind, [...(groups.get(kind) ?? []), action]);
+  }
+  $("actions").replaceChildren(...[...groups].map(([kind, actions]) => {
+    const open = actions.length <= FEW_ACTIONS || openKinds.has(kind);
+    const group = el("details", { "data-kind": kind, open: open || null },
+      el("summary", { text: `${kind.replaceAll("_", " ")} (${actions.length})` }),
+      el("div", { class: "group" }, ...actions.map(button)));
+    group.addEventListener("toggle", () => {
+      if (group.open) openKinds.add(kind);
+      else openKinds.delete(kind);
+    });
+    return group;
+  }));
+  filterActions();
+}
+
+function filterActions() {
+  const words = $("actions-filter").value.trim().toLowerCase();
+  for (const group of $("actions").querySelectorAll("details")) {
+    let shown = 0;
+    for (const choice of group.querySelectorAll("button")) {
+      choice.hidden = Boolean(words) && !choice.textContent.toLowerCase().includes(words)
+        && !choice.dataset.action.includes(words);
+      shown += !choice.hidden;
+    }
+    group.hidden = shown === 0;
+    if (words && shown > 0 && shown <= FEW_ACTIONS) group.open = true;
+  }
 }
 
 function dieFace(value, title) {
@@ -373,6 +416,8 @@ function translate() {
   document.documentElement.lang = lang;
   $("lang").value = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  $("actions-filter").placeholder = t("find_decision");
+  $("actions-filter").setAttribute("aria-label", t("find_decision"));
   diceKey = null;
   render();
 }
@@ -400,6 +445,7 @@ $("lang").addEventListener("change", () => {
 $("pause").addEventListener("click", () => post(snap && snap.paused ? "resume" : "pause"));
 $("confirm").addEventListener("click", () => post("confirm"));
 $("roll-random").addEventListener("click", () => post("roll"));
+$("actions-filter").addEventListener("input", filterActions);
 $("roll-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const values = [...$("dice-inputs").querySelectorAll("select")].map((s) => JSON.parse(s.value));
