@@ -41,7 +41,7 @@ from controller.rules.api import (
 from controller.session import Session, View, describe_state
 from controller.snapshot import table_snapshot
 from controller.startup import RunOptions, StartupError, board_profile, resume
-from controller.terminal import draw
+from controller.terminal import draw, role_marks
 from hardware.leds import Frame
 from hardware.reeds import Debouncer, ReedBank
 from hardware.serial_link import SerialReedBank
@@ -522,6 +522,7 @@ class Daemon:
         out["sim"] = self.simulated
         out["trouble"] = self._trouble()
         out["alerts"] = self.alerts()
+        out["marks"] = role_marks()
         link = self._parts.link_state()
         # Whole seconds: the dashboard is sent a snapshot whenever one changes.
         out["link"] = None if link is None else link.to_json(digits=0)

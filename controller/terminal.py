@@ -25,7 +25,12 @@ TABLE_MARKS = {"candidate": "?", "fix": "!", "changed": "~", "legal": "o", "land
 
 def mark(role: str) -> str:
     """The mark of a square lit with `role` (a space if it has none)."""
-    return _marks(tuple(GAMES)).get(role) or " "
+    return role_marks().get(role) or " "
+
+
+def role_marks() -> dict[str, str]:
+    """The marks of the roles that have one: shown with the colour, for colour-blind eyes too."""
+    return _marks(tuple(GAMES))
 
 
 @functools.cache

@@ -41,6 +41,8 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         expect(page.locator('[data-spot="7"]')).to_have_attribute("data-light", PALETTE["rolled"])
         # A legend says what the colours lit now mean.
         expect(page.locator("#legend li", has_text="rolled")).to_have_count(1)
+        # And a mark beside the colour, as the terminal draws it (AK's "rolled" is "+").
+        expect(page.locator('[data-spot="7"] > .mark')).to_have_text("+")
         akuma = page.locator('[data-spot="7.akuma"]')
         expect(akuma).to_have_attribute("data-expected", "piece")
         expect(akuma).not_to_have_attribute("data-sensed", re.compile(".*"))
@@ -151,6 +153,11 @@ def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None
         trap.scroll_into_view_if_needed()
         trap.click()
         expect(trap).to_have_attribute("data-sensed", "piece")
+        # Reached by the keyboard too: focused, Enter lays a piece as a tap does.
+        other = page.locator('[data-spot="8.trap"]')
+        other.focus()
+        page.keyboard.press("Enter")
+        expect(other).to_have_attribute("data-sensed", "piece")
 
 
 def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None:

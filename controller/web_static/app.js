@@ -87,9 +87,21 @@ function spotElement(id, spot, className, label = id) {
   // What a camera sees there (a die's face, a building), beyond a mere piece.
   const token = spot.sensed && spot.sensed !== "piece" && spot.sensed !== "present" ? spot.sensed : "";
   node.append(el("span", { class: "label", text: label }));
+  // A mark beside the colour, as the terminal shows it: colour alone fails colour-blind eyes.
+  const marked = roleMark(spot.fix ? "fix" : spot.role);
+  if (marked) node.append(el("span", { class: "mark", text: marked, "aria-hidden": "true" }));
   if (token) node.append(el("span", { class: "token", text: token }));
   if (snap.sim && (spot.sensor === "reed" || spot.sensor === "camera")) {
     node.classList.add("placeable");
+    // Reached with Tab and played with Enter or Space, as a button is.
+    node.tabIndex = 0;
+    node.setAttribute("role", "button");
+    node.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      event.stopPropagation();
+      node.click();
+    });
     node.addEventListener("click", (event) => {
       event.stopPropagation();
       // A reed feels a piece or none: a click lays or lifts it. A camera sees which card or
@@ -368,6 +380,10 @@ function chosenOptions() {
 
 // -- wiring ----------------------------------------------------------------------------
 
+function roleMark(role) {
+  return role ? snap.marks?.[role.split("@")[0]] ?? "" : "";
+}
+
 // "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
 function roleText(role) {
   if (STRINGS.en[`role_${role}`]) return t(`role_${role}`);
@@ -385,7 +401,8 @@ function drawLegend() {
     if (role && spot.light && spot.light !== "#000000" && !lit.has(role)) lit.set(role, spot.light);
   }
   $("legend").replaceChildren(...[...lit].map(([role, colour]) => el("li", {},
-    el("span", { class: "swatch", style: `background: ${colour}` }), roleText(role))));
+    el("span", { class: "swatch", style: `background: ${colour}`, text: roleMark(role) }),
+    roleText(role))));
   $("legend-box").hidden = lit.size === 0;
 }
 
