@@ -123,11 +123,11 @@ class Daemon:
 
     def _remember_requests(self, game: Game) -> None:
         """The requests the journal shows applied, answered as such if sent again: a command
-        that retries across a restart of the daemon is not applied twice."""
-        try:
-            record = self.journal.read()
-        except JournalError as error:
-            raise StartupError(str(error)) from error
+        that retries across a restart of the daemon is not applied twice. The record resumed
+        is at hand; a game just started holds none."""
+        record = self.journal.recovered
+        if record is None:
+            return
         if record.started_by is not None:
             self.answered.keep(record.started_by, {"ok": True, "game": record.game})
         for request_id, actions in record.requests().items():

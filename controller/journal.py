@@ -186,6 +186,8 @@ class Journal:
         self._lock: Any = None
         self.damage: Damage | None = None
         """What `recover` found damaged and kept aside, until the next record is written."""
+        self.recovered: Record | None = None
+        """The record `recover` read to resume the game, until a new game starts."""
         self.request: str | None = None
         """The id of the control request being answered: written with what it records, so that
         the request sent again after a restart is known as applied."""
@@ -228,6 +230,7 @@ class Journal:
                 os.fsync(handle.fileno())
         self._open(good_length)
         self.damage = record.damage
+        self.recovered = record
         return record
 
     def _keep_aside(self, good_length: int) -> Path:
@@ -268,7 +271,7 @@ class Journal:
         if self._file is not None:
             self._file.close()
         self._file, self._size = handle, len(head)
-        self.damage = None
+        self.damage = self.recovered = None
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])

@@ -384,7 +384,7 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
 
 def _progress(daemon: Daemon) -> tuple[object, ...]:
     """What a changing request changes: the game, its moves, whether it is paused."""
-    return daemon.game.name, len(daemon.session.state.history()), daemon.paused
+    return daemon.game.name, len(daemon.session.state.actions()), daemon.paused
 
 
 def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:

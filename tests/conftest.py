@@ -3,6 +3,8 @@ sixth game (Dice Race, registered only while a test uses it), and a headless bro
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -43,6 +45,20 @@ def fast_sim_config(**changes: Any) -> Config:
     any other field changed."""
     quick = {"debounce_s": 0.005, "settle_s": 0.2}
     return replace(load_config(None).simulated(), **(quick | changes))
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def smartboard(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`smartboard ARGS...` run as a user runs it, in its own process, from the checkout."""
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def wait_for(check: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:

@@ -13,22 +13,11 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from conftest import REPO, smartboard
 
 from controller.cli import main
 from controller.journal import Journal
 from controller.operations import OPERATIONS
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def smartboard(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def test_simulate_reports_finished_games() -> None:

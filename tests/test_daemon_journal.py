@@ -11,13 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import fast_sim_config, options_in, wait_for
+from conftest import REPO, fast_sim_config, options_in, smartboard, wait_for
 from daemon_run import call, serving
 
 from controller.daemon import Daemon
 from controller.journal import JOURNAL, Journal
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 class FullDisk:
@@ -41,16 +39,6 @@ def disk(monkeypatch: pytest.MonkeyPatch) -> FullDisk:
     monkeypatch.setattr("controller.journal.write_durably", full)
     monkeypatch.setattr("controller.daemon.JOURNAL_RETRY_S", 0.05)
     return full
-
-
-def smartboard(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def journal_history(folder: Path) -> list[object]:

@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import QUICK_CAMERA, fast_sim_config
+from conftest import QUICK_CAMERA, fast_sim_config, smartboard
 from mightymania_play import arrange, play
 from table_session import journal_history, roles_of, session_over, without
 
@@ -70,7 +68,6 @@ from controller.session import Session
 from controller.simulate import random_step
 from hardware.profile import Region, builtin_profile_path, load_profile
 
-REPO = Path(__file__).resolve().parent.parent
 PALETTE = load_config(None).palette
 PROFILE = load_profile(builtin_profile_path("mightymania"), GAME.spots())
 SESSION_ROLES = {"legal", "landing", "changed", "fix", "candidate"}  # the session's own prompts
@@ -653,16 +650,6 @@ def test_bots_play_mightymania_on_the_simulated_table_to_the_end(tmp_path: Path)
 
 
 # -- the command line -------------------------------------------------------------------------
-
-
-def smartboard(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "controller", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 FAST_CAMERA = "[camera]\nfps = 120\nstable_frames = 2\n[session]\nsettle_s = 0.2\n"
