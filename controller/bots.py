@@ -3,9 +3,9 @@
 They move pieces by driving the simulated reed pins and laying out the board under the simulated
 camera, roll the virtual dice, and use the control interface only for decisions that no sensor
 could see. Every side plays uniformly at random; chance read from the board (dice placed on
-cells at set-up) is drawn with its odds. In card games the bots hold real hidden hands
-(`Game.deal`): they play from them and turn up the cards that really lie face down, and the
-session only ever sees what lands on the table.
+cells at set-up) is drawn with its odds. In card games the bots hold the
+simulated table's hidden hands (controller/hands.py): they play from them and turn up the cards
+that really lie face down, and the session only ever sees what lands on the table.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from controller.rules.api import Action, GameState, IllegalActionError, Layout
+from controller.hands import SimHands, lay_out
+from controller.rules.api import Action, IllegalActionError, Layout
 from controller.session import Session
 from hardware.reeds import ReedBank
 from vision.board_camera import SimBoardCamera
@@ -29,6 +30,7 @@ class Bots:
         submit_dice: Callable[[DiceReading], None],
         rng: random.Random,
         pace: float,
+        hands: SimHands,
         camera_kinds: frozenset[str] = frozenset(),
     ) -> None:
         """`camera_kinds`: the dice the camera reads, from frames nobody at this table throws;
@@ -43,8 +45,7 @@ class Bots:
         self.camera_kinds = camera_kinds
         self.next_step = 0.0
         self._placed: Action | None = None  # the decision whose layout the hands laid out
-        self._shadow: GameState = session.state.clone()  # what the hidden cards have seen
-        self.hidden = session.game.deal(self._shadow, rng)
+        self.hands = hands
 
     def step(self, now: float, table_busy: bool) -> None:
         """Take one turn of hands if it is time and the table has settled.
@@ -67,7 +68,6 @@ class Bots:
             return
         self.next_step = now + self.pace
         state, game = session.state, session.game
-        self._follow(state)
         if state.is_chance_node():
             wanted = game.dice_wanted(state)
             if wanted is not None:
@@ -75,7 +75,7 @@ class Bots:
                     self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
                 return
             # No dice stand for it: the outcome is laid on the board for the session to see.
-            outcome = self.hidden.outcome(state) if self.hidden is not None else None
+            outcome = self.hands.outcome(state)
             if outcome is None:
                 outcomes, weights = zip(*state.chance_outcomes(), strict=True)
                 outcome = self.rng.choices(outcomes, weights)[0]
@@ -84,8 +84,7 @@ class Bots:
                 raise RuntimeError(f"{game.name}: the board cannot show chance outcome {outcome}")
             self._place(layout)
             return
-        choices = state.legal_actions() if self.hidden is None else self.hidden.choices(state)
-        action = self.rng.choice(choices)
+        action = self.rng.choice(self.hands.choices(state))
         after = state.child(action)
         layout = game.layout(after)
         wanted = game.dice_wanted(after)
@@ -104,21 +103,6 @@ class Bots:
         # Nothing on the table shows it: the player names it through the control interface.
         session.act(action.id, now)
 
-    def _follow(self, state: GameState) -> None:
-        """Bring the hidden cards up to date with what the session has applied since."""
-        if self.hidden is None:
-            return
-        seen = self._shadow.actions()
-        now = state.actions()
-        if now[: len(seen)] != seen:
-            # A corrected dice reading or a new game: deal the secrets afresh to fit the table.
-            self._shadow = state.clone()
-            self.hidden = self.session.game.deal(self._shadow, self.rng)
-            return
-        for action in now[len(seen) :]:
-            self._shadow.apply(action)
-            self.hidden.observe(action, self._shadow)
-
     def _dice_tell(self, action: Action, reading: DiceReading) -> bool:
         """Whether this throw, read now, stands for `action` and its roll."""
         try:
@@ -128,8 +112,4 @@ class Bots:
         return bool(actions) and actions[0] == action
 
     def _place(self, layout: Layout) -> None:
-        for spot, occupied in self.reeds.read().items():
-            if (spot in layout) != occupied:
-                self.reeds.drive(spot, spot in layout)
-        if self.camera is not None:
-            self.camera.show(layout)
+        lay_out(self.reeds, self.camera, layout)

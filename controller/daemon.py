@@ -24,6 +24,7 @@ from controller.config import Config
 from controller.control import ControlServer
 from controller.event_loop import Event, Events, Watchdog
 from controller.game_vision import board_contents
+from controller.hands import SimHands, lay_out
 from controller.journal import Journal, JournalError, JournalWriteError, StateDirInUseError
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
@@ -204,10 +205,16 @@ class Daemon:
             self._want_dice()
             self.table_camera.start()
         self.bots: Bots | None = None
+        # The simulated table's players hold real hands, whoever plays them: bots or a person
+        # on the page, who is offered only the cards their seat holds.
+        self.hands: SimHands | None = None
+        rng = random.Random(self.options.seed)
+        if self.simulated:
+            self.hands = SimHands(self.game, self.session.state, rng)
         if self.options.bots:
             if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
-            rng = random.Random(self.options.seed)
+            assert self.hands is not None
             read = self.table_camera.dice_kinds if self.table_camera is not None else ()
             self.bots = Bots(
                 self.session,
@@ -216,6 +223,7 @@ class Daemon:
                 self.events.on_dice,
                 rng,
                 self.options.pace,
+                self.hands,
                 camera_kinds=frozenset(read),
             )
 
@@ -379,11 +387,17 @@ class Daemon:
         """The pieces lie on the simulated table (--sim), where a click may lay them."""
         return self.config.reeds_backend == "sim"
 
-    def hands_follow(self) -> None:
-        """On the simulated table with no bots, nobody lays out what the simulated camera sees:
-        a decision entered through the control interface (a tile placed with `smartboard act`)
-        appears on it, as it would on a real table."""
-        if self.sim_camera is not None and self.bots is None:
+    def hands_follow(self, reeds: bool = False) -> None:
+        """On the simulated table with no bots, nobody lays out what its camera sees: a
+        decision entered through the control interface (a tile placed with `smartboard act`)
+        appears on it, as it would on a real table. `reeds`: the pieces on reeds too, as a
+        decision taken by name leaves them (a pawn moved by pointing on the page); a roll leaves
+        them to the hands, which lay what the dice ask for."""
+        if self.bots is not None or not self.simulated:
+            return
+        if reeds and isinstance(self.reeds, ReedBank):
+            lay_out(self.reeds, self.sim_camera, self.session.expected)
+        elif self.sim_camera is not None:
             self.sim_camera.show(self.session.expected)
 
     def new_game(self, now: float, name: object = None, options: object = None) -> None:
@@ -516,11 +530,17 @@ class Daemon:
         `view`: the session's view at `now`, if already at hand."""
         if view is None:
             view = self.session.view(now)
-        out = table_snapshot(self.game, self.session, view, self.profile, self.config.palette)
+        choices = None if self.hands is None else self.hands.choices(self.session.state)
+        out = table_snapshot(
+            self.game, self.session, view, self.profile, self.config.palette, choices
+        )
         out["version"] = self._version
         out["paused"] = self.paused
         out["sim"] = self.simulated
         out["trouble"] = self._trouble()
+        # Pieces on their way to the session (edges, debouncing, the camera settling): what the
+        # page shows of the sensors may still change on its own.
+        out["busy"] = self._table_busy()
         out["alerts"] = self.alerts()
         out["marks"] = role_marks()
         link = self._parts.link_state()

@@ -131,7 +131,9 @@ def _actions(daemon: Daemon, request: JSON, now: float) -> JSON:
     dashboard="post",
 )
 def _act(daemon: Daemon, request: JSON, now: float) -> JSON:
-    return _applied([daemon.session.act(str(request.get("id")), now)])
+    applied = _applied([daemon.session.act(str(request.get("id")), now)])
+    daemon.hands_follow(reeds=True)
+    return applied
 
 
 FACES_HELP = "die faces, e.g. 3 4, or voyage"
@@ -309,11 +311,14 @@ def _spots(daemon: Daemon) -> JSON:
     a legal move, or a card or piece the board reads as a chance outcome (a deal)."""
     session, game = daemon.session, daemon.game
     state = session.state
+    hands = daemon.hands
     steps: list[Action] = []
     if state.is_chance_node() and game.dice_wanted(state) is None:
-        steps = [outcome for outcome, _ in state.chance_outcomes()]
+        # The card the simulated deal really turns up, where it holds the cards.
+        dealt = None if hands is None else hands.outcome(state)
+        steps = [dealt] if dealt is not None else [o for o, _ in state.chance_outcomes()]
     elif not state.is_terminal() and not state.is_chance_node():
-        steps = state.legal_actions()
+        steps = state.legal_actions() if hands is None else hands.choices(state)
     afters = [session.layout_after(step) for step in steps]
     listed: JSON = {}
     for spot, sensor in sorted(game.spots().items()):

@@ -6,13 +6,13 @@ alternating, so a page redraws only when something happens on the table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.lights import render
 from controller.rules import GAMES
-from controller.rules.api import JSON, Action, Game
-from controller.session import Session, View
+from controller.rules.api import JSON, Action, Game, Layout
+from controller.session import Session, View, differing
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
 
@@ -26,6 +26,35 @@ def label(action: Action) -> str:
     name, _, values = action.id.partition(":")
     words = name.replace("_", " ")
     return f"{words}: {values.replace(':', ', ')}" if values else words
+
+
+def pointed(expected: Layout, after: Layout, places: Mapping[str, str]) -> tuple[str, str | None]:
+    """Where a player points to take a decision that changes the board: the place (a board
+    square, or a spot off the board) of the piece it moves and the place it moves it to; for a
+    piece laid, turned or taken away where it lies, that place and None. `places` maps each
+    sub-spot ("7.akuma") to the square drawn around it."""
+    changed = sorted(differing(after, expected))
+    for spot in changed:
+        token = expected.get(spot)
+        if token is None or after.get(spot) == token:
+            continue
+        for there in changed:
+            if there != spot and after.get(there) == token and expected.get(there) != token:
+                start, end = places.get(spot, spot), places.get(there, there)
+                return start, None if end == start else end
+    laid = [spot for spot in changed if after.get(spot) is not None] or changed
+    return places.get(laid[0], laid[0]), None
+
+
+def sub_spot_places(game: Game) -> dict[str, str]:
+    """Each sub-spot "S.x" drawn inside its board square S, to S."""
+    squares = {spot for row in game.board_rows() for spot in row}
+    places = {}
+    for spot in game.spots():
+        square = spot.rpartition(".")[0]
+        if square in squares and spot not in squares:
+            places[spot] = square
+    return places
 
 
 def games_offered() -> JSON:
@@ -46,10 +75,13 @@ def table_snapshot(
     view: View,
     profile: BoardProfile,
     palette: Mapping[str, RGB],
+    choices: Sequence[Action] | None = None,
 ) -> JSON:
     """The game and what the table shows of it (`view`: the session's view now); the daemon
-    adds its own parts (camera, pause)."""
+    adds its own parts (camera, pause). `choices`: the decisions open to the player to move
+    when the table knows their hand (the simulated table's), else every legal one."""
     state = session.state
+    places = sub_spot_places(game)
     frame = render(view, profile, palette, blink_on=True)
     spots: dict[str, Any] = {}
     for spot_id, sensor in sorted(game.spots().items()):
@@ -78,8 +110,8 @@ def table_snapshot(
         "details": details,
         "detail_help": {detail.name: detail.help for detail in game.info.details},
         "actions": [
-            {"id": a.id, "label": label(a), "moves_pieces": session.moves_pieces(a)}
-            for a in state.legal_actions()
+            _decision(a, session, places)
+            for a in (state.legal_actions() if choices is None else choices)
         ],
         "candidates": [a.id for a in session.candidates()],
         "dice_wanted": None
@@ -91,3 +123,12 @@ def table_snapshot(
         "options": dict(state.options),
         "games": games_offered(),
     }
+
+
+def _decision(action: Action, session: Session, places: Mapping[str, str]) -> JSON:
+    """A decision as the page offers it: by pointing at the board (`at`, then `to`) when it
+    changes the board, else as a button."""
+    after = session.layout_after(action)
+    moves = after != session.expected
+    at, to = pointed(session.expected, after, places) if moves else (None, None)
+    return {"id": action.id, "label": label(action), "moves_pieces": moves, "at": at, "to": to}

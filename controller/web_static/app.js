@@ -91,25 +91,20 @@ function spotElement(id, spot, className, label = id) {
   const marked = roleMark(spot.fix ? "fix" : spot.role);
   if (marked) node.append(el("span", { class: "mark", text: marked, "aria-hidden": "true" }));
   if (token) node.append(el("span", { class: "token", text: token }));
-  if (snap.sim && (spot.sensor === "reed" || spot.sensor === "camera")) {
+  const placeable = snap.sim && (spot.sensor === "reed" || spot.sensor === "camera");
+  if (placeable) {
     node.classList.add("placeable");
-    // Reached with Tab and played with Enter or Space, as a button is.
-    node.tabIndex = 0;
-    node.setAttribute("role", "button");
-    node.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter" && event.key !== " ") return;
-      event.preventDefault();
-      event.stopPropagation();
-      node.click();
-    });
-    node.addEventListener("click", (event) => {
-      event.stopPropagation();
-      // A reed feels a piece or none: a click lays or lifts it. A camera sees which card or
-      // die: a click offers what the game may see there next.
-      if (spot.sensor === "reed") post("place", { spot: id });
-      else choose(id);
-    });
+    focusable(node); // reached with Tab and played with Enter or Space, as a button is
   }
+  node.addEventListener("click", (event) => {
+    event.stopPropagation();
+    // A tap points at a decision first (the square around a sub-spot holds its decisions).
+    if (pointAt(placeOf(id)) || !placeable) return;
+    // A reed feels a piece or none: a tap lays or lifts it. A camera sees which card or die: a
+    // tap offers what the game may see there next.
+    if (spot.sensor === "reed") post("place", { spot: id });
+    else choose(id);
+  });
   return node;
 }
 
@@ -135,6 +130,12 @@ async function choose(id) {
   $("chooser").showModal();
 }
 
+// The board square a sub-spot "S.piece" is drawn in, else the spot itself.
+function placeOf(id) {
+  const square = id.slice(0, Math.max(0, id.lastIndexOf(".")));
+  return snap.board_rows.some((row) => row.includes(square)) ? square : id;
+}
+
 function drawBoard() {
   const spots = snap.spots;
   const onBoard = new Set(snap.board_rows.flat());
@@ -157,8 +158,9 @@ function drawBoard() {
     const dot = id.lastIndexOf(".");
     const square = dot > 0 ? squares[id.slice(0, dot)] : undefined;
     if (square) square.querySelector(".subs").append(spotElement(id, spot, "sub", id.slice(dot + 1)));
-    else others.append(spotElement(id, spot, "sub other"));
+    else others.append(squares[id] = spotElement(id, spot, "sub other"));
   }
+  markPointing(squares);
 }
 
 // -- the side panels -------------------------------------------------------------------
@@ -201,52 +203,60 @@ function drawFixes() {
   );
 }
 
-// A few decisions are buttons; many (a Potions turn has over a thousand) are grouped by kind,
-// each group folded unless small, with a search box: never a wall of buttons.
+// Decisions taken by pointing at the board are listed only in a folded list of their own, for
+// those who would rather read or use a keyboard: a Voodoo turn has over a thousand. The rest are
+// buttons, grouped by kind when many, each group folded unless small.
 const FEW_ACTIONS = 12;
 let actionsKey = null;
 const openKinds = new Set();
 
-function drawActions() {
-  $("actions-box").hidden = snap.actions.length === 0;
-  const key = JSON.stringify([snap.actions.map((a) => a.id), snap.candidates]);
-  if (key === actionsKey) return; // redrawn only when they change: a search being typed stays
-  actionsKey = key;
-  const button = (action) => el("button", {
+function actionButton(action) {
+  return el("button", {
     type: "button",
     "data-action": action.id,
     "data-candidate": snap.candidates.includes(action.id) ? "true" : null,
     text: action.label,
     onclick: () => post("act", { id: action.id }),
   });
-  const few = snap.actions.length <= FEW_ACTIONS;
-  $("actions-filter").hidden = few;
-  if (few) {
-    $("actions").replaceChildren(...snap.actions.map(button));
-    return;
-  }
+}
+
+function groupedActions(actions) {
+  if (actions.length <= FEW_ACTIONS) return actions.map(actionButton);
   const groups = new Map();
-  for (const action of snap.actions) {
+  for (const action of actions) {
     const kind = action.id.split(":")[0];
     groups.set(kind, [...(groups.get(kind) ?? []), action]);
   }
-  $("actions").replaceChildren(...[...groups].map(([kind, actions]) => {
-    const open = actions.length <= FEW_ACTIONS || openKinds.has(kind);
+  return [...groups].map(([kind, inKind]) => {
+    const open = inKind.length <= FEW_ACTIONS || openKinds.has(kind);
     const group = el("details", { "data-kind": kind, open: open || null },
-      el("summary", { text: `${kind.replaceAll("_", " ")} (${actions.length})` }),
-      el("div", { class: "group" }, ...actions.map(button)));
+      el("summary", { text: `${kind.replaceAll("_", " ")} (${inKind.length})` }),
+      el("div", { class: "group" }, ...inKind.map(actionButton)));
     group.addEventListener("toggle", () => {
       if (group.open) openKinds.add(kind);
       else openKinds.delete(kind);
     });
     return group;
-  }));
+  });
+}
+
+function drawActions() {
+  $("actions-box").hidden = snap.actions.length === 0;
+  const key = JSON.stringify([snap.actions.map((a) => a.id), snap.candidates, lang]);
+  if (key === actionsKey) return; // redrawn only when they change: a search being typed stays
+  actionsKey = key;
+  const pointed = pointedActions();
+  $("actions").replaceChildren(...groupedActions(snap.actions.filter((a) => !pointed.includes(a))));
+  $("all-actions-box").hidden = pointed.length === 0;
+  $("all-actions-count").textContent = String(pointed.length);
+  $("all-actions").replaceChildren(...groupedActions(pointed));
+  $("actions-filter").hidden = pointed.length <= FEW_ACTIONS;
   filterActions();
 }
 
 function filterActions() {
   const words = $("actions-filter").value.trim().toLowerCase();
-  for (const group of $("actions").querySelectorAll("details")) {
+  for (const group of $("all-actions").querySelectorAll("details")) {
     let shown = 0;
     for (const choice of group.querySelectorAll("button")) {
       choice.hidden = Boolean(words) && !choice.textContent.toLowerCase().includes(words)
@@ -422,6 +432,7 @@ function render() {
   drawResult();
   drawFixes();
   drawActions();
+  drawPointing();
   drawDice();
   drawDetails();
   drawCamera();

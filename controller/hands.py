@@ -1,0 +1,70 @@
+"""The simulated table's hands: the cards its players hold, and laying pieces where they go.
+
+A card game's state never knows a hand (DESIGN.md §3), so as far as the rules can tell a
+player may lay any card not yet seen. On a real table the players hold real cards; on the
+simulated one somebody must, or a Multipli Potion turn offers every card of the deck. The
+simulated table deals hidden hands (`Game.deal`) and keeps them in step with the game, for the
+bots and for a person playing from the page alike.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from controller.rules.api import Action, Game, GameState, Hidden, Layout
+from hardware.reeds import ReedBank
+from vision.board_camera import SimBoardCamera
+
+log = logging.getLogger(__name__)
+
+
+class SimHands:
+    """The hidden cards of a game on the simulated table, dealt at random to fit it."""
+
+    def __init__(self, game: Game, state: GameState, rng: random.Random) -> None:
+        self.game = game
+        self.rng = rng
+        self._shadow: GameState = state.clone()  # what the hidden cards have seen
+        self.hidden: Hidden | None = game.deal(self._shadow, rng)
+
+    def follow(self, state: GameState) -> Hidden | None:
+        """The hidden cards brought up to date with what the game has played since."""
+        if self.hidden is None:
+            return None
+        seen = self._shadow.actions()
+        now = state.actions()
+        if now[: len(seen)] == seen:
+            try:
+                for action in now[len(seen) :]:
+                    self._shadow.apply(action)
+                    self.hidden.observe(action, self._shadow)
+                return self.hidden
+            except (ValueError, KeyError, IndexError) as error:
+                # A card laid that this deal did not hold (typed in by hand): deal again.
+                log.info("the simulated hands are dealt again: %s", error)
+        # A corrected dice reading, a take-back or a new game: deal afresh to fit the table.
+        self._shadow = state.clone()
+        self.hidden = self.game.deal(self._shadow, self.rng)
+        return self.hidden
+
+    def choices(self, state: GameState) -> list[Action]:
+        """The decisions the player to move can really make with what they hold."""
+        if state.is_chance_node() or state.is_terminal():
+            return []
+        hidden = self.follow(state)
+        return state.legal_actions() if hidden is None else hidden.choices(state)
+
+    def outcome(self, state: GameState) -> Action | None:
+        """At a chance node, the card the hidden deal turns up; None for true chance."""
+        hidden = self.follow(state)
+        return None if hidden is None else hidden.outcome(state)
+
+
+def lay_out(reeds: ReedBank, camera: SimBoardCamera | None, layout: Layout) -> None:
+    """Put the simulated table's pieces as `layout` has them, as hands would."""
+    for spot, occupied in reeds.read().items():
+        if (spot in layout) != occupied:
+            reeds.drive(spot, spot in layout)
+    if camera is not None:
+        camera.show(layout)

@@ -1,0 +1,120 @@
+// Decisions by pointing: a tap on a piece or a spot where decisions start lights where they may
+// go, as the table's LEDs would, and a tap there takes the decision. The snapshot gives each
+// decision that changes the board its place (`at`) and, for a piece it moves, where to (`to`);
+// decisions the board cannot show (which dice to roll) stay buttons.
+"use strict";
+
+let pointFrom = null; // the place tapped first, while its destinations are lit
+
+function pointedActions() {
+  return snap.actions.filter((action) => action.at !== null && action.at !== undefined);
+}
+
+// A tap on `place` (a board square, or a spot off the board): true if pointing took it, false
+// if it is the simulated table's own tap (a piece laid or lifted by hand).
+function pointAt(place) {
+  const actions = pointedActions();
+  if (pointFrom !== null) {
+    const there = actions.filter((action) => action.at === pointFrom && action.to === place);
+    if (there.length) {
+      pointFrom = null;
+      decide(there);
+      return true;
+    }
+  }
+  const starting = actions.filter((action) => action.at === place);
+  if (starting.length === 0 || pointFrom === place) {
+    const wasPointing = pointFrom !== null;
+    pointFrom = null;
+    if (wasPointing) render();
+    return wasPointing || starting.length > 0;
+  }
+  if (starting.every((action) => action.to === null)) {
+    // Laid, turned or taken where it lies (a trap laid, a card played): one tap.
+    pointFrom = null;
+    decide(starting);
+    return true;
+  }
+  pointFrom = place;
+  render();
+  return true;
+}
+
+// Several decisions may end alike on the board (which card of the hand, which two potions):
+// the player picks one of that handful.
+function decide(actions) {
+  if (actions.length === 1) {
+    post("act", { id: actions[0].id });
+    render();
+    return;
+  }
+  $("chooser-title").textContent = t("which_decision");
+  $("chooser-tokens").replaceChildren(...actions.map((action) => el("button", {
+    type: "button",
+    class: "choice",
+    "data-action": action.id,
+    text: action.label,
+    onclick: () => {
+      $("chooser").close();
+      post("act", { id: action.id });
+    },
+  })));
+  $("chooser").showModal();
+}
+
+function focusable(node) {
+  if (node.tabIndex >= 0) return;
+  node.tabIndex = 0;
+  node.setAttribute("role", "button");
+  node.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    event.stopPropagation();
+    node.click();
+  });
+}
+
+// The board's marks: where decisions start, the place tapped, and where it may go from there.
+function markPointing(places) {
+  const actions = pointedActions();
+  if (pointFrom !== null && !actions.some((action) => action.at === pointFrom)) pointFrom = null;
+  for (const action of actions) {
+    const node = places[action.at];
+    if (!node) continue;
+    node.classList.add("pointable");
+    focusable(node);
+  }
+  if (pointFrom === null) return;
+  places[pointFrom]?.classList.add("pointed");
+  for (const action of actions) {
+    const node = action.at === pointFrom && action.to !== null ? places[action.to] : undefined;
+    if (!node || node.classList.contains("target")) continue;
+    node.classList.add("target");
+    node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
+    focusable(node);
+  }
+}
+
+// The words beside the board: what to tap now, and the decisions taken where the piece lies.
+function drawPointing() {
+  const actions = pointedActions();
+  const box = $("point-help");
+  box.hidden = actions.length === 0;
+  if (box.hidden) return;
+  if (pointFrom === null) {
+    const starts = new Set(actions.map((action) => action.at)).size;
+    box.replaceChildren(el("p", { text: t("point_start", { count: starts }) }));
+    return;
+  }
+  const here = actions.filter((action) => action.at === pointFrom && action.to === null);
+  box.replaceChildren(
+    el("p", { text: t("point_to", { place: pointFrom }) }),
+    ...here.map((action) => el("button", {
+      type: "button", "data-action": action.id, text: action.label, onclick: () => decide([action]),
+    })),
+    el("button", {
+      type: "button", class: "cancel", text: t("cancel"),
+      onclick: () => { pointFrom = null; render(); },
+    }),
+  );
+}
