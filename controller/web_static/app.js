@@ -421,6 +421,7 @@ function render() {
   drawLegend();
   drawResult();
   drawFixes();
+  drawPhaseHelp(snap, lang); // help.js
   drawActions();
   drawDice();
   drawDetails();
