@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Literal
 
 from controller.journal import JournalWriteError
 from controller.requests import ANSWER_WITHIN_S
-from controller.rules import GAMES
+from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, PRESENT, UNSENSED, Action, IllegalActionError
+from controller.rules.guide import LANGUAGES, guide
 from controller.startup import StartupError
 from hardware.reeds import ReedBank
 from vision.dice_sources import Face, VirtualDice
@@ -112,6 +113,18 @@ def _record(daemon: Daemon, request: JSON, now: float) -> JSON:
     history = state.history()
     record = {"game": daemon.game.name, "options": state.options, "history": history}
     return {"ok": True, "record": record}
+
+
+@operation(
+    "guide",
+    "how to play a game, and what to do in each of its phases",
+    Argument("game", "text", "the game (default: the one on the table)", choices=tuple(GAMES)),
+    Argument("lang", "text", "the language (default: en)", choices=LANGUAGES),
+    dashboard="get",
+)
+def _guide(daemon: Daemon, request: JSON, now: float) -> JSON:
+    game = get_game(str(request.get("game") or daemon.game.name))
+    return {"ok": True, **guide(game.info, str(request.get("lang") or "en")).to_json()}
 
 
 @operation("actions", "list the legal actions, each with its id")

@@ -8,6 +8,7 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/snapshot      the table as JSON
   GET  /api/events        the snapshots, pushed as they change (text/event-stream)
   GET  /api/record.json   the game record, replayable with `smartboard replay FILE`
+  GET  /api/guide         how to play: ?game=NAME (default: the game on the table) &lang=en|fr
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
   POST /api/<op>          a changing control request, its JSON body the request's arguments
                           (the ops of controller/operations.py that the dashboard may POST)
@@ -153,6 +154,7 @@ class Dashboard:
                 web.get("/static/{name}", self._static),
                 web.get("/api/snapshot", self._snapshot),
                 web.get("/api/record.json", self._record),
+                web.get("/api/guide", self._guide),
                 web.get("/api/camera.jpg", self._camera_jpg),
                 web.get("/api/events", self._events),
                 web.post("/api/{op}", self._post),
@@ -354,6 +356,10 @@ class Dashboard:
                 "Content-Disposition": f'attachment; filename="{name}"',
             },
         )
+
+    async def _guide(self, request: web.Request) -> web.StreamResponse:
+        asked = {key: request.query[key] for key in ("game", "lang") if key in request.query}
+        return await self._ask({"op": "guide", **asked})
 
     async def _camera_jpg(self, request: web.Request) -> web.StreamResponse:
         # Encoding a frame takes milliseconds: off the loop, which serves every other page.

@@ -155,9 +155,12 @@ def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     record = get(base + "api/record.json")
     assert record.json() == RECORD
     assert record.headers["Content-Disposition"] == 'attachment; filename="akuma-record.json"'
+    # How to play: the query's game and language go to the op (the fake table knows no guide).
+    assert get(base + "api/guide?game=voodoo&lang=fr&x=1").status == 409
+    assert table.requests[-1] == {"op": "guide", "game": "voodoo", "lang": "fr"}
     assert get(base + "api/camera.jpg").status == 404  # no camera
     assert get(base + "api/act?id=choose_dice:2").status == 405
-    assert [r["op"] for r in table.requests] == ["snapshot", "record"]
+    assert [r["op"] for r in table.requests] == ["snapshot", "record", "guide"]
     assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
 
 

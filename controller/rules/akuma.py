@@ -390,6 +390,7 @@ class AkumaGame(Game):
             Option("tiles", 5, "Shellter tiles in Ladybug's supply", low=0, high=len(SQUARES)),
         ),
         profile="akuma",
+        guide="akuma",
         palette=(
             Role("civilian", "#303030"),
             Role("akumatized", "#8000ff", "*"),

@@ -152,6 +152,10 @@ class GameType:
     deck: CardDeck | None = None
     details: tuple[Detail, ...] = ()
     """Every field of `Game.describe`, each in every position (None where it does not apply)."""
+    guide: str = ""
+    """How to play it, in the project's words (guide.py): the name of its files in
+    controller/rules/guides/, its page in each language and the help of each value of its "phase"
+    detail; "" when it has none."""
 
     def __post_init__(self) -> None:
         kinds = {dice.kind for dice in self.icon_dice}

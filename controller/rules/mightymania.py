@@ -875,6 +875,7 @@ class MightymaniaGame(Game):
             Option("rules", "", "a power-cycle file; empty: the built-in one"),
         ),
         profile="mightymania",
+        guide="mightymania",
         palette=(
             # A face-up card's lives ("life@0.67" is 2 lives of 3), the cards that may attack and
             # be attacked; the cards that may defend an attacked Leader, and that Leader; each

@@ -525,6 +525,7 @@ class PotionsGame(Game):
             Option("hints", False, "light the captures open this turn"),
         ),
         profile="potions",
+        guide="potions",
         palette=(
             Role("green", "#00b000"),
             Role("purple", "#9000ff"),

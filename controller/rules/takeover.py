@@ -824,6 +824,7 @@ class TakeoverGame(Game):
             ),
         ),
         profile="takeover",
+        guide="takeover",
         palette=(
             # The players' colours for their buildings, spawns and pawns, and unclaimed
             # buildings in white; "blue@0.40" is blue at 40 % brightness (a building's points

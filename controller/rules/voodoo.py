@@ -1279,6 +1279,7 @@ class VoodooGame(Game):
             Option("rules", "", "a rules file (board, points, targets); empty: the built-in one"),
         ),
         profile="voodoo",
+        guide="voodoo",
         palette=(
             Role("capturer", "#ff00c0"),
             Role("protected", "#4080ff"),

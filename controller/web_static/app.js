@@ -431,6 +431,7 @@ function render() {
   drawLegend();
   drawResult();
   drawFixes();
+  drawPhaseHelp(snap, lang); // help.js
   drawActions();
   drawPointing();
   drawDice();

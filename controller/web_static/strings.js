@@ -58,6 +58,10 @@ const STRINGS = {
     role_fix: "to put right (blinking)",
     role_candidate: "a move the table is reading",
     role_landing: "where a lifted piece may land",
+    how_to_play: "How to play",
+    close: "Close",
+    now: "What to do now",
+    no_guide: "There is no guide for this game.",
   },
   fr: {
     offline: "Connexion à la table perdue ; reconnexion…",
@@ -114,5 +118,9 @@ const STRINGS = {
     role_fix: "à remettre en place (clignote)",
     role_candidate: "un coup que la table est en train de lire",
     role_landing: "où poser la pièce soulevée",
+    how_to_play: "Comment jouer",
+    close: "Fermer",
+    now: "À faire maintenant",
+    no_guide: "Il n’y a pas de guide pour ce jeu.",
   },
 };
