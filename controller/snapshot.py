@@ -35,6 +35,7 @@ def games_offered() -> JSON:
             "title": game.title,
             "titles": {"en": game.info.title, "fr": game.info.title_fr},
             "options": dict(game.default_options),
+            "seats": list(game.player_names),
         }
         for name, game in sorted(GAMES.items())
     }
