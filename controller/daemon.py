@@ -528,6 +528,7 @@ class Daemon:
         out["alerts"] = self.alerts()
         out["marks"] = role_marks()
         out["names"] = per_seat(self.journal.names, self.session.state.num_players)
+        out["started"] = self.journal.started
         link = self._parts.link_state()
         # Whole seconds: the dashboard is sent a snapshot whenever one changes.
         out["link"] = None if link is None else link.to_json(digits=0)

@@ -202,6 +202,8 @@ class Journal:
         the request sent again after a restart is known as applied."""
         self.names: list[str | None] = []
         """The names chosen for the seats of the game journalled (controller/seats.py)."""
+        self.started: float | None = None
+        """When the game journalled started, if its journal says."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
@@ -243,6 +245,7 @@ class Journal:
         self.damage = record.damage
         self.recovered = record
         self.names = list(record.names)
+        self.started = record.started
         return record
 
     def _keep_aside(self, good_length: int) -> Path:
@@ -263,7 +266,8 @@ class Journal:
         """Begin a new game, played by `names` (chosen per seat, None for the seat's own name);
         a finished game's journal is kept beside it under a dated name. If the first record
         cannot be written, the journal is left as it was, still open."""
-        started = {"game": game, "options": dict(options), "started": time.time()}
+        now = time.time()
+        started: dict[str, Any] = {"game": game, "options": dict(options), "started": now}
         if any(name is not None for name in names):
             started["names"] = list(names)
         head = _encode(started | ({} if self.request is None else {"request": self.request}))
@@ -290,6 +294,7 @@ class Journal:
         self._file, self._size = handle, len(head)
         self.damage = self.recovered = None
         self.names = list(names)
+        self.started = now
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])
