@@ -82,17 +82,32 @@ def _summary(path: Path, stamp: tuple[int, int]) -> JSON:
     }
 
 
-def past_record(state_dir: Path, game_id: object) -> Record:
-    """The journal of a kept game, by its id from the listing (a ValueError if none)."""
+def _past(state_dir: Path, game_id: object) -> tuple[Path, tuple[int, int]]:
+    """The file of a kept game and its version, by its id from the listing (a ValueError if
+    none: an id is a name of the listing, never a path)."""
     if not isinstance(game_id, str):
         raise ValueError(f'"id" must name a past game, not {game_id!r}')
     path = _kept(state_dir).get(game_id)
     if path is None:
         raise ValueError(f"no past game {game_id[:80]!r} here: `smartboard games` lists them")
     try:
-        return read_journal(path)[0]
-    except JournalError as error:
+        return path, _stamp(path)
+    except OSError as error:
+        raise ValueError(f"past game {game_id} cannot be read: {error.strerror}") from None
+
+
+def past_record(state_dir: Path, game_id: object) -> Record:
+    """The journal of a kept game, by its id from the listing (a ValueError if none)."""
+    try:
+        return _read(*_past(state_dir, game_id))
+    except (OSError, JournalError) as error:
         raise ValueError(f"past game {game_id} does not read back: {error}") from None
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: Path, stamp: tuple[int, int]) -> Record:
+    """A kept journal, read once while a player steps through it."""
+    return read_journal(path)[0]
 
 
 def record_json(record: Record) -> JSON:
@@ -107,6 +122,44 @@ def record_json(record: Record) -> JSON:
     return {"game": record.game, "options": record.options, "history": history, "names": names}
 
 
+CHECKPOINT = 32
+"""A replayed game keeps its position every so many moves: a step back, or the slider dragged
+across a long game, replays a few moves, not the whole game."""
+
+
+class _Replay:
+    """A kept game's positions, each rebuilt from the nearest one kept before it."""
+
+    def __init__(self, record: Record) -> None:
+        self.game = get_game(record.game)
+        self.history = record.history()
+        self._kept: dict[int, GameState] = {0: self.game.new_initial_state(record.options)}
+
+    def state(self, step: int) -> GameState:
+        start = max(kept for kept in self._kept if kept <= step)
+        state = self._kept[start].clone()
+        for done in range(start, step):
+            try:
+                state.apply(self.game.action_from_json(self.history[done]))
+            except (HistoryError, ValueError) as error:  # IllegalActionError is a ValueError
+                raise ValueError(f"move {done + 1} does not replay: {error}") from None
+            if (done + 1) % CHECKPOINT == 0:
+                self._kept[done + 1] = state.clone()
+        return state
+
+
+@functools.lru_cache(maxsize=4)
+def _replay(path: Path, stamp: tuple[int, int]) -> _Replay:
+    return _Replay(_read(path, stamp))
+
+
+@functools.cache
+def _builtin_profile(game: str) -> BoardProfile:
+    """The board profile of a game other than the one on the table: its built-in one."""
+    rules = get_game(game)
+    return load_profile(builtin_profile_path(rules.info.profile), rules.spots())
+
+
 def past_position(
     state_dir: Path,
     game_id: object,
@@ -118,21 +171,17 @@ def past_position(
     rules give that position, the pieces where they belong, and nothing to decide."""
     record = past_record(state_dir, game_id)
     try:
-        game = get_game(record.game)
-        history = record.history()
+        replay = _replay(*_past(state_dir, game_id))
+        number = _step(step, len(replay.history))
+        state = replay.state(number)
     except (JournalError, ValueError) as error:
-        raise ValueError(f"past game {game_id} does not replay: {error}") from None
-    number = _step(step, len(history))
-    try:
-        state = game.replay(history[:number], record.options)
-    except HistoryError as error:
-        raise ValueError(f"past game {game_id} does not replay: {error}") from None
-    profile = profiles.get(game.name) or load_profile(
-        builtin_profile_path(game.info.profile), game.spots()
-    )
+        raise ValueError(f"past game {game_id}: {error}") from None
+    game, history = replay.game, replay.history
+    profile = profiles.get(game.name) or _builtin_profile(game.name)
     # A session of its own, never opened: nothing is sensed but the position, nothing written.
     session = Session(game, state, Journal(state_dir), settle_s=0.0)
-    snapshot = table_snapshot(game, session, lights_view(game, state), profile, palette)
+    view = lights_view(game, state)
+    snapshot = table_snapshot(game, session, view, profile, palette, decisions=False)
     action = None if number == 0 else label(game.action_from_json(history[number - 1]))
     return {
         "id": game_id,
@@ -154,8 +203,6 @@ def _step(given: object, steps: int) -> int:
 def _still(record: Record, state: GameState) -> dict[str, Any]:
     """What a live table adds to its snapshot, for a position that is only looked at."""
     return {
-        "actions": [],
-        "candidates": [],
         "message": "",
         "version": 0,
         "paused": False,

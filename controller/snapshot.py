@@ -47,9 +47,11 @@ def table_snapshot(
     view: View,
     profile: BoardProfile,
     palette: Mapping[str, RGB],
+    decisions: bool = True,
 ) -> JSON:
     """The game and what the table shows of it (`view`: the session's view now); the daemon
-    adds its own parts (camera, pause)."""
+    adds its own parts (camera, pause). Without `decisions`, a position only looked at (a past
+    game's): none listed, none weighed."""
     state = session.state
     frame = render(view, profile, palette, blink_on=True)
     spots: dict[str, Any] = {}
@@ -80,7 +82,7 @@ def table_snapshot(
         "detail_help": {detail.name: detail.help for detail in game.info.details},
         "actions": [
             {"id": a.id, "label": label(a), "moves_pieces": session.moves_pieces(a)}
-            for a in state.legal_actions()
+            for a in (state.legal_actions() if decisions else [])
         ],
         "candidates": [a.id for a in session.candidates()],
         "dice_wanted": None
