@@ -365,6 +365,8 @@ class Dashboard:
 
     async def _get(self, request: web.Request) -> web.StreamResponse:
         op = request.match_info["op"]
+        if op in POST_OPS:
+            return _fail(405, f"{op} changes the game: POST it")
         if op not in GET_OPS:
             return _fail(404, f"no such page: {request.path}")
         # The op is the path's: a query's own "op" never turns a GET into another request.

@@ -183,7 +183,8 @@ function drawReplayBar() {
   $("replay-action").textContent = step === 0 ? t("replay_setup") : action ?? "";
   const slider = $("replay-step");
   slider.max = String(steps);
-  if (stepWanted === null) slider.value = String(step);
+  // Not under a finger dragging it: the thumb stays where it is taken.
+  if (document.activeElement !== slider || stepWanted === null) slider.value = String(step);
   $("replay-first").disabled = $("replay-prev").disabled = step === 0;
   $("replay-last").disabled = $("replay-next").disabled = step === steps;
   $("replay-download").href = `/api/record.json?id=${encodeURIComponent(game.id)}`;
