@@ -46,7 +46,7 @@ def test_a_named_game_is_kept_and_replayed_step_by_step(page: Page, tmp_path: Pa
         bar = page.locator("#replay-bar")
         expect(bar).to_contain_text("Replaying Capture the Akuma")
         expect(bar).to_contain_text("Ana, Bob")
-        expect(page.locator("#replay-step-text")).to_have_text("Step 0 of 2")
+        expect(page.locator("#replay-step-text")).to_have_text("Step 0 of 2:")
         expect(page.locator("#replay-action")).to_have_text("the set-up")
         # Looked at, not played: no decisions, set-up or pause.
         for hidden in ("#actions-box", "#setup", "#pause"):
@@ -55,7 +55,7 @@ def test_a_named_game_is_kept_and_replayed_step_by_step(page: Page, tmp_path: Pa
         expect(square).to_have_attribute("data-light", PALETTE["civilian"])
         page.locator("#replay-next").click()
         page.locator("#replay-next").click()
-        expect(page.locator("#replay-step-text")).to_have_text("Step 2 of 2")
+        expect(page.locator("#replay-step-text")).to_have_text("Step 2 of 2:")
         expect(page.locator("#replay-action")).to_have_text("roll: 7")
         expect(square).to_have_attribute("data-light", PALETTE["rolled"])
         expect(page.locator("#replay-next")).to_be_disabled()
