@@ -39,6 +39,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
+from controller.seats import check_names, per_seat
 from controller.session import Session, View, describe_state
 from controller.snapshot import table_snapshot
 from controller.startup import RunOptions, StartupError, board_profile, resume
@@ -400,9 +401,11 @@ class Daemon:
         elif self.sim_camera is not None:
             self.sim_camera.show(self.session.expected)
 
-    def new_game(self, now: float, name: object = None, options: object = None) -> None:
-        """Start a game afresh, this one or another (then on its own board profile); the old
-        journal is kept under a dated name."""
+    def new_game(
+        self, now: float, name: object = None, options: object = None, names: object = None
+    ) -> None:
+        """Start a game afresh, this one or another (then on its own board profile), played by
+        `names` (controller/seats.py); the old journal is kept under a dated name."""
         if name is not None and not isinstance(name, str):
             raise ValueError(f"the game must be named: {name!r}")
         if options is not None and not isinstance(options, dict):
@@ -411,10 +414,11 @@ class Daemon:
         if options is None and game is self.game:
             options = self.session.state.options
         state = game.new_initial_state(options)
+        chosen = check_names(names, state.num_players)
         if game is self.game:
             # Journalled first: a full disk leaves the game as it was, and what the table shows
             # of the new game is recorded in its own journal.
-            self.journal.start(game.name, state.options)
+            self.journal.start(game.name, state.options, chosen)
             self.session = Session(game, state, self.journal, self.config.settle_s)
             self.session.on_layout(self.sensed(), now)
             if self.bots is not None:
@@ -428,7 +432,7 @@ class Daemon:
                 self._reopen(playing, error)
                 raise
             try:
-                self.journal.start(game.name, state.options)
+                self.journal.start(game.name, state.options, chosen)
             except JournalWriteError as error:
                 self._close_table()
                 self._reopen(playing, error)
@@ -543,6 +547,8 @@ class Daemon:
         out["busy"] = self._table_busy()
         out["alerts"] = self.alerts()
         out["marks"] = role_marks()
+        out["names"] = per_seat(self.journal.names, self.session.state.num_players)
+        out["started"] = self.journal.started
         link = self._parts.link_state()
         # Whole seconds: the dashboard is sent a snapshot whenever one changes.
         out["link"] = None if link is None else link.to_json(digits=0)

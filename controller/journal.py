@@ -28,6 +28,8 @@ from controller.rules.api import JSON
 log = logging.getLogger(__name__)
 
 JOURNAL = "journal.jsonl"
+KEPT = "journal-{}.jsonl"
+"""A game's journal once the next game has started: the time it was kept in the name."""
 
 PROBE_BYTES = 4096
 """What a probe for free space writes: a block, more than any record needs."""
@@ -80,6 +82,8 @@ class Record:
     torn: bool = False  # an incomplete last line followed the entries
     damage: Damage | None = None  # whole records that did not read back followed them
     started_by: str | None = None  # the control request that started the game, if one did
+    names: list[str | None] = field(default_factory=list)  # chosen per seat; none before names
+    started: float | None = None  # when the game started (time.time()), if the journal says
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -164,7 +168,12 @@ def read_journal(path: Path) -> tuple[Record, int]:
     if not isinstance(options, dict):
         raise JournalError(f"{path}: the first record's options are not an object")
     started_by = head.get("request") if isinstance(head.get("request"), str) else None
-    record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by)
+    names = head.get("names", [])
+    if not isinstance(names, list) or not all(n is None or isinstance(n, str) for n in names):
+        raise JournalError(f"{path}: the first record's names are not a list of names")
+    started = head.get("started")
+    when = float(started) if isinstance(started, int | float) else None
+    record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
     return record, good_length
 
 
@@ -191,6 +200,10 @@ class Journal:
         self.request: str | None = None
         """The id of the control request being answered: written with what it records, so that
         the request sent again after a restart is known as applied."""
+        self.names: list[str | None] = []
+        """The names chosen for the seats of the game journalled (controller/seats.py)."""
+        self.started: float | None = None
+        """When the game journalled started, if its journal says."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
@@ -231,6 +244,8 @@ class Journal:
         self._open(good_length)
         self.damage = record.damage
         self.recovered = record
+        self.names = list(record.names)
+        self.started = record.started
         return record
 
     def _keep_aside(self, good_length: int) -> Path:
@@ -245,16 +260,22 @@ class Journal:
             raise JournalWriteError(kept, error) from error
         return kept
 
-    def start(self, game: str, options: Mapping[str, Any]) -> None:
-        """Begin a new game; a finished game's journal is kept beside it under a dated name. If
-        the first record cannot be written, the journal is left as it was, still open."""
-        started = {"game": game, "options": dict(options), "started": time.time()}
+    def start(
+        self, game: str, options: Mapping[str, Any], names: Sequence[str | None] = ()
+    ) -> None:
+        """Begin a new game, played by `names` (chosen per seat, None for the seat's own name);
+        a finished game's journal is kept beside it under a dated name. If the first record
+        cannot be written, the journal is left as it was, still open."""
+        now = time.time()
+        started: dict[str, Any] = {"game": game, "options": dict(options), "started": now}
+        if any(name is not None for name in names):
+            started["names"] = list(names)
         head = _encode(started | ({} if self.request is None else {"request": self.request}))
         kept = handle = None
         try:
             # Renaming needs room too: a full directory or a card remounted read-only refuses.
             if self.path.exists() and self.path.stat().st_size > 0:
-                name = _free_name(self.path, "journal-{}.jsonl")
+                name = _free_name(self.path, KEPT)
                 self.path.rename(name)
                 kept = name
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -272,6 +293,8 @@ class Journal:
             self._file.close()
         self._file, self._size = handle, len(head)
         self.damage = self.recovered = None
+        self.names = list(names)
+        self.started = now
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from controller.journal import JournalWriteError
+from controller.past_games import past_games, past_position, past_record, record_json
 from controller.requests import ANSWER_WITHIN_S
 from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, PRESENT, UNSENSED, Action, IllegalActionError
 from controller.rules.guide import LANGUAGES, guide
+from controller.seats import MAX_NAME, per_seat
 from controller.startup import StartupError
 from hardware.reeds import ReedBank
 from vision.dice_sources import Face, VirtualDice
@@ -27,8 +29,9 @@ if TYPE_CHECKING:
 
 Handler = Callable[["Daemon", JSON, float], JSON]
 
-Kind = Literal["text", "flag", "faces", "object"]
-"""What an argument holds: a string, true or false, die faces (numbers or names), a JSON object."""
+Kind = Literal["text", "flag", "faces", "object", "words"]
+"""What an argument holds: a string, true or false, die faces (numbers or names), a JSON object,
+a list of strings (comma-separated on the command line)."""
 
 
 @dataclass(frozen=True)
@@ -107,12 +110,54 @@ def _dashboard(daemon: Daemon, request: JSON, now: float) -> JSON:
     return {"ok": True, "url": daemon.web.url(with_token=True)}
 
 
-@operation("record", "the game record: game, options, history", dashboard="get")
+PAST_ID_HELP = "a past game's id, from `smartboard games`"
+
+
+@operation(
+    "record",
+    "the game record: game, options, history, players' names; of a past game with --id",
+    Argument("id", "text", PAST_ID_HELP + " (default: the game on the table)"),
+    dashboard="get",
+)
 def _record(daemon: Daemon, request: JSON, now: float) -> JSON:
+    if request.get("id") is not None:
+        return {
+            "ok": True,
+            "record": record_json(past_record(daemon.options.state_dir, request["id"])),
+        }
     state = daemon.session.state
     history = state.history()
+    names = per_seat(daemon.journal.names, state.num_players)
     record = {"game": daemon.game.name, "options": state.options, "history": history}
-    return {"ok": True, "record": record}
+    return {"ok": True, "record": record | {"names": names}}
+
+
+@operation(
+    "games",
+    "the past games kept in the state directory, newest first: date, players, result, moves",
+    dashboard="get",
+)
+def _games(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return {"ok": True, "games": past_games(daemon.options.state_dir)}
+
+
+@operation(
+    "replay",
+    "a past game's position after some of its moves, as a snapshot the dashboard draws",
+    Argument("id", "text", PAST_ID_HELP, required=True),
+    Argument("step", "text", "how many of its moves (0: the set-up)", required=True),
+    dashboard="get",
+)
+def _replay(daemon: Daemon, request: JSON, now: float) -> JSON:
+    profiles = {daemon.game.name: daemon.profile}
+    position = past_position(
+        daemon.options.state_dir,
+        request.get("id"),
+        request.get("step"),
+        profiles,
+        daemon.config.palette,
+    )
+    return {"ok": True, **position}
 
 
 @operation(
@@ -223,6 +268,12 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
         choices=tuple(sorted(GAMES)),
     ),
     Argument("options", "object", "the new game's options (default: the same game's)"),
+    Argument(
+        "names",
+        "words",
+        f"the players' names, one a seat in turn order (at most {MAX_NAME} characters; none "
+        "or blank: the seat's own name)",
+    ),
     changes_game=True,
     dashboard="post",
 )
@@ -235,7 +286,7 @@ def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
             "error": "a game is in progress; abandon it with `smartboard new --abandon` "
             "(or the page's New game)",
         }
-    daemon.new_game(now, request.get("game"), request.get("options"))
+    daemon.new_game(now, request.get("game"), request.get("options"), request.get("names"))
     return {"ok": True, "game": daemon.game.name}
 
 

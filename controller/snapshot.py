@@ -64,6 +64,7 @@ def games_offered() -> JSON:
             "title": game.title,
             "titles": {"en": game.info.title, "fr": game.info.title_fr},
             "options": dict(game.default_options),
+            "seats": list(game.player_names),
         }
         for name, game in sorted(GAMES.items())
     }
@@ -76,10 +77,12 @@ def table_snapshot(
     profile: BoardProfile,
     palette: Mapping[str, RGB],
     choices: Sequence[Action] | None = None,
+    decisions: bool = True,
 ) -> JSON:
     """The game and what the table shows of it (`view`: the session's view now); the daemon
     adds its own parts (camera, pause). `choices`: the decisions open to the player to move
-    when the table knows their hand (the simulated table's), else every legal one."""
+    when the table knows their hand (the simulated table's), else every legal one. Without
+    `decisions`, a position only looked at (a past game's): none listed, none weighed."""
     state = session.state
     places = sub_spot_places(game)
     frame = render(view, profile, palette, blink_on=True)
@@ -111,7 +114,9 @@ def table_snapshot(
         "detail_help": {detail.name: detail.help for detail in game.info.details},
         "actions": [
             _decision(a, session, places)
-            for a in (state.legal_actions() if choices is None else choices)
+            for a in (
+                [] if not decisions else state.legal_actions() if choices is None else choices
+            )
         ],
         "candidates": [a.id for a in session.candidates()],
         "dice_wanted": None

@@ -12,6 +12,7 @@ from controller.config import Config
 from controller.journal import EmptyJournalError, Journal, JournalError, JournalWriteError
 from controller.rules import get_game
 from controller.rules.api import Game, GameState, HistoryError
+from controller.seats import Names, check_names, per_seat
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class RunOptions:
     until_end: bool = False
     new_game: bool = False
     seed: int | None = None
+    names: tuple[str | None, ...] | None = None  # the players' names for a new game (--names)
     show: TextIO | None = None
     colour: bool = False
 
@@ -71,15 +73,32 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
                 )
             game = get_game(record.game)
             state = game.replay(record.history(), record.options)
+            kept = per_seat(record.names, state.num_players)
+            if options.names is not None and _names(options, state) != kept:
+                raise StartupError(
+                    f"{journal.path} holds a {record.game} game played by {kept}, not "
+                    f"{list(options.names)}; finish it, or start a new game"
+                )
             # A finished game stays on the table, showing its result, until `smartboard new`.
             log.info("resumed %s after %d actions", game.name, len(state.actions()))
             return game, state
         game = get_game(chosen)
         state = game.new_initial_state(options.options)
-        journal.start(game.name, state.options)
+        journal.start(game.name, state.options, _names(options, state))
         return game, state
     except (JournalError, HistoryError, ValueError, OSError, JournalWriteError) as error:
         raise StartupError(f"cannot open the game journal: {error}") from error
+
+
+def _names(options: RunOptions, state: GameState) -> Names:
+    """The names given for the seats of `state`'s game: a bad one stops the start-up, and is
+    not the journal's fault."""
+    try:
+        return check_names(
+            None if options.names is None else list(options.names), state.num_players
+        )
+    except ValueError as error:
+        raise StartupError(f"--names: {error}") from None
 
 
 def board_profile(config: Config, game: Game) -> BoardProfile:

@@ -7,9 +7,12 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /                  the page (static files under /static/)
   GET  /api/snapshot      the table as JSON
   GET  /api/events        the snapshots, pushed as they change (text/event-stream)
-  GET  /api/record.json   the game record, replayable with `smartboard replay FILE`
-  GET  /api/guide         how to play: ?game=NAME (default: the game on the table) &lang=en|fr
+  GET  /api/record.json   the game record, replayable with `smartboard replay FILE`; ?id=ID a
+                          past game's
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
+  GET  /api/<op>?ARG=...  a reading control request (the ops of controller/operations.py that
+                          the dashboard may GET: past games, a past game's position, how to
+                          play: /api/guide?game=NAME&lang=fr)
   POST /api/<op>          a changing control request, its JSON body the request's arguments
                           (the ops of controller/operations.py that the dashboard may POST)
 
@@ -50,8 +53,9 @@ log = logging.getLogger(__name__)
 CameraView = Callable[[], bytes | None]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-# The control ops a page may send with POST: each may change the game.
+# The control ops a page may send with POST: each may change the game; with GET, each reads.
 POST_OPS = dashboard_ops("post")
+GET_OPS = dashboard_ops("get")
 TOKEN_FILE = "web_token"
 COOKIE = "smartboard_token"
 COOKIE_AGE_S = 365 * 24 * 3600  # a phone by the table stays signed in
@@ -154,9 +158,9 @@ class Dashboard:
                 web.get("/static/{name}", self._static),
                 web.get("/api/snapshot", self._snapshot),
                 web.get("/api/record.json", self._record),
-                web.get("/api/guide", self._guide),
                 web.get("/api/camera.jpg", self._camera_jpg),
                 web.get("/api/events", self._events),
+                web.get("/api/{op}", self._get),
                 web.post("/api/{op}", self._post),
             ]
         )
@@ -343,11 +347,14 @@ class Dashboard:
         return _reply(200, answer)
 
     async def _record(self, request: web.Request) -> web.StreamResponse:
-        answer = await ask(self._submit, {"op": "record"})
+        past = request.query.get("id")
+        answer = await ask(self._submit, {"op": "record", "id": past})
         if not answer.get("ok"):
-            return _reply(503, answer)
+            return _reply(503 if past is None else 404, answer)
         record = answer["record"]
-        name = f"{record.get('game', 'game')}-record.json"
+        # A past game's id is its dated journal's name: the date names the download.
+        when = "record" if past is None else past.removeprefix("journal-").removesuffix(".jsonl")
+        name = f"{record.get('game', 'game')}-{when}.json"
         return web.Response(
             body=json.dumps(record, indent=1).encode(),
             headers=HEADERS
@@ -357,9 +364,14 @@ class Dashboard:
             },
         )
 
-    async def _guide(self, request: web.Request) -> web.StreamResponse:
-        asked = {key: request.query[key] for key in ("game", "lang") if key in request.query}
-        return await self._ask({"op": "guide", **asked})
+    async def _get(self, request: web.Request) -> web.StreamResponse:
+        op = request.match_info["op"]
+        if op in POST_OPS:
+            return _fail(405, f"{op} changes the game: POST it")
+        if op not in GET_OPS:
+            return _fail(404, f"no such page: {request.path}")
+        # The op is the path's: a query's own "op" never turns a GET into another request.
+        return await self._ask({**request.query, "op": op})
 
     async def _camera_jpg(self, request: web.Request) -> web.StreamResponse:
         # Encoding a frame takes milliseconds: off the loop, which serves every other page.

@@ -155,12 +155,17 @@ def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     record = get(base + "api/record.json")
     assert record.json() == RECORD
     assert record.headers["Content-Disposition"] == 'attachment; filename="akuma-record.json"'
-    # How to play: the query's game and language go to the op (the fake table knows no guide).
-    assert get(base + "api/guide?game=voodoo&lang=fr&x=1").status == 409
-    assert table.requests[-1] == {"op": "guide", "game": "voodoo", "lang": "fr"}
     assert get(base + "api/camera.jpg").status == 404  # no camera
     assert get(base + "api/act?id=choose_dice:2").status == 405
-    assert [r["op"] for r in table.requests] == ["snapshot", "record", "guide"]
+    assert get(base + "api/nowhere").status == 404
+    # The other reading ops take their arguments from the query; its "op" is not obeyed.
+    assert get(base + "api/games").status == 409  # the fake table knows no past games
+    assert get(base + "api/replay?id=past&step=1&op=act").status == 409
+    assert table.requests[-1] == {"op": "replay", "id": "past", "step": "1"}
+    # How to play: the query's game and language go to the op (the fake table knows no guide).
+    assert get(base + "api/guide?game=voodoo&lang=fr").status == 409
+    assert table.requests[-1] == {"op": "guide", "game": "voodoo", "lang": "fr"}
+    assert [r["op"] for r in table.requests] == ["snapshot", "record", "games", "replay", "guide"]
     assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
 
 

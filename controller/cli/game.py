@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import time
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from controller.operations import OPERATIONS, Argument
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
 from controller.rules.api import JSON, HistoryError
+from controller.seats import split_names
 from controller.session import describe_state
 
 
@@ -53,6 +55,9 @@ def add_commands(commands: Commands) -> None:
     dashboard = _op_command(commands, "dashboard", _dashboard)
     dashboard.add_argument("--open", action="store_true", help="open it in this machine's browser")
     add_game_options(_op_command(commands, "new", _new))
+    games = _op_command(commands, "games", _games)
+    games.add_argument("--json", action="store_true")
+    _op_command(commands, "record", _record)
     _add_place_commands(commands)
 
 
@@ -103,6 +108,8 @@ def _add_argument(command: argparse.ArgumentParser, argument: Argument) -> None:
         command.add_argument(argument.name, choices=choices, help=argument.help)
     elif argument.kind == "text":
         command.add_argument(f"--{argument.name}", choices=choices, help=argument.help)
+    elif argument.kind == "words":
+        command.add_argument(f"--{argument.name}", type=split_names, help=argument.help)
 
 
 def _face(word: str) -> int | str:
@@ -143,6 +150,53 @@ def _new(args: argparse.Namespace) -> int:
         raise CommandError("game options need --game (the same game keeps its own)", EX_USAGE)
     print(f"new {_call(args, message)['game']} game started")
     return 0
+
+
+def _record(args: argparse.Namespace) -> int:
+    """The record as `smartboard replay FILE` reads it: `smartboard record > game.json`."""
+    print(json.dumps(_call(args, _message(args))["record"], indent=1))
+    return 0
+
+
+def _games(args: argparse.Namespace) -> int:
+    games: list[JSON] = _call(args, _message(args))["games"]
+    if args.json:
+        print(json.dumps(games))
+        return 0
+    if not games:
+        print("no past games yet: a game is kept here once the next one starts")
+        return 0
+    rows = [("id", "started", "game", "players", "result", "moves")]
+    rows += [_game_row(game) for game in games]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+    return 0
+
+
+def _game_row(game: JSON) -> tuple[str, str, str, str, str, str]:
+    """A past game as a line of `smartboard games`: the players by their chosen names."""
+    started = (
+        "-"
+        if game["started"] is None
+        else time.strftime("%Y-%m-%d %H:%M", time.localtime(game["started"]))
+    )
+    if "unreadable" in game:
+        return game["id"], started, "?", "-", f"unreadable: {game['unreadable']}", "-"
+    called = {seat: name or seat for seat, name in zip(game["players"], game["names"], strict=True)}
+    result = game["result"]
+    if isinstance(result, str):
+        outcome = result
+    elif result["winners"]:
+        outcome = "won by " + ", ".join(called.get(w, w) for w in result["winners"])
+    else:
+        outcome = "nobody won"
+    if game["note"]:
+        outcome += f" ({game['note']})"
+    players = ", ".join(called.values())
+    return game["id"], started, game["title"], players, outcome, str(game["moves"])
 
 
 def _dashboard(args: argparse.Namespace) -> int:

@@ -17,12 +17,20 @@ from controller.cli.arguments import (
     listen_address,
     read_config,
 )
-from controller.cli.errors import EX_CANTCREAT, EX_CONFIG, EX_DATAERR, EX_USAGE, CommandError
+from controller.cli.errors import (
+    EX_CANTCREAT,
+    EX_CONFIG,
+    EX_DATAERR,
+    EX_USAGE,
+    CommandError,
+    failing,
+)
 from controller.config import ConfigError
 from controller.journal import JournalError, JournalWriteError, StateDirInUseError
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
 from controller.rules.api import HistoryError
+from controller.seats import check_names, split_names
 from controller.simulate import simulate
 from controller.startup import RunOptions, SetupError, StartupError, UnavailableError
 from controller.web_access import UnresolvableError, resolve_listen
@@ -34,6 +42,12 @@ def add_commands(commands: Commands) -> None:
     run.add_argument("--config", type=Path, help="TOML config overriding the built-in defaults")
     run.add_argument("--game", choices=sorted(GAMES), help="game to start (default: from config)")
     add_game_options(run)
+    run.add_argument(
+        "--names",
+        type=split_names,
+        metavar="A,B,...",
+        help="the players' names for a new game, one a seat in turn order (blank: the seat's own)",
+    )
     run.add_argument(
         "--sim", action="store_true", help="simulate every backend: mock pins, recorded LEDs"
     )
@@ -108,6 +122,11 @@ def _run(args: argparse.Namespace) -> int:
     if config.web_listen:
         _check_listen(config.web_listen, "--web" if args.web is not None else config.source)
     options = game_options(args.game or config.game, args)
+    if args.names is not None:
+        # Checked against the game asked for; a game resumed from the journal checks them again.
+        seats = get_game(args.game or config.game).new_initial_state(options).num_players
+        with failing(EX_USAGE, ValueError):
+            check_names(args.names, seats)
     state_dir = args.state_dir or default_state_dir()
     show = args.show if args.show is not None else (sys.stdout.isatty() or args.sim)
     run = RunOptions(
@@ -120,6 +139,7 @@ def _run(args: argparse.Namespace) -> int:
         until_end=args.until_end,
         new_game=args.new_game,
         seed=args.seed,
+        names=None if args.names is None else tuple(args.names),
         show=sys.stdout if show else None,
         colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ,
     )

@@ -367,6 +367,7 @@ function drawOptions() {
   const options = { ...snap.games[name]?.options, ...(name === snap.game ? snap.options : {}) };
   $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
     el("label", {}, el("span", { text: key.replaceAll("_", " ") }), " ", optionInput(key, value))));
+  drawNames(); // a name field per seat (past.js)
 }
 
 function drawSetup() {
@@ -425,6 +426,7 @@ function drawAlerts() {
 
 function render() {
   if (!snap) return;
+  drawPast(); // while a past game is replayed, snap is its position (past.js)
   drawAlerts();
   drawTurn();
   drawBoard();
@@ -438,7 +440,7 @@ function render() {
   drawDetails();
   drawCamera();
   drawLog();
-  drawSetup();
+  if (!replaying) drawSetup();
 }
 
 function translate() {
@@ -459,8 +461,10 @@ function parseValues(text) {
 function connect() {
   const events = new EventSource("/api/events");
   events.onmessage = (event) => {
-    snap = JSON.parse(event.data);
+    const live = JSON.parse(event.data);
     $("offline").hidden = true;
+    if (keptAside(live)) return; // a past game is on the board (past.js)
+    snap = live;
     render();
   };
   events.onerror = () => { $("offline").hidden = false; };
@@ -491,7 +495,7 @@ $("new-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const abandon = Boolean(snap && !snap.result);
   if (abandon && !window.confirm(t("abandon"))) return;
-  post("new", { game: $("new-game").value, options: chosenOptions(), abandon });
+  post("new", { game: $("new-game").value, options: chosenOptions(), names: chosenNames(), abandon });
 });
 $("camera").addEventListener("error", () => {
   $("camera").hidden = true;

@@ -1,0 +1,52 @@
+"""The names players choose for their seats: kept with the game in its journal, shown on the page
+instead of the seat's own name (hawkmoth, player_1) when there is one."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+MAX_NAME = 24
+"""Characters in a name at most: it has to fit a phone's header beside the turn."""
+
+Names = list[str | None]
+"""A chosen name per seat, in seat order; None where the seat keeps its own name."""
+
+
+def check_names(given: object, seats: int) -> Names:
+    """The names of `seats` seats from what a player typed: each trimmed, a blank one (or one
+    missing at the end) the seat's default; a ValueError says what is wrong."""
+    if given is None:
+        return [None] * seats
+    if not isinstance(given, list):
+        raise ValueError(f'"names" must be a list of names, one a seat, not {given!r}')
+    if len(given) > seats:
+        raise ValueError(f"{len(given)} names for a game of {seats} seats")
+    names: Names = []
+    for seat, name in enumerate(given, start=1):
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"seat {seat}'s name must be text, not {name!r}")
+        text = (name or "").strip()
+        if len(text) > MAX_NAME:
+            raise ValueError(f"seat {seat}'s name is {len(text)} characters; at most {MAX_NAME}")
+        # Control characters (a newline, an escape) would break a line of the log or a terminal.
+        if any(unicodedata.category(char).startswith("C") for char in text):
+            raise ValueError(f"seat {seat}'s name {text!r} holds a control character")
+        if text and text.casefold() in (n.casefold() for n in names if n is not None):
+            raise ValueError(f"two seats are named {text!r}: tell the players apart")
+        names.append(text or None)
+    return names + [None] * (seats - len(names))
+
+
+def per_seat(names: Sequence[str | None], seats: int) -> Names:
+    """`names` as one entry per seat: a journal written before names were kept has none."""
+    return [names[seat] if seat < len(names) else None for seat in range(seats)]
+
+
+def split_names(text: str) -> Names:
+    """`--names "Ana,Bob"`: the names a command line gives, comma-separated, blank for none
+    (`"Ana,,"` names the first seat alone, whatever the number of seats)."""
+    names: Names = [name.strip() or None for name in text.split(",")]
+    while names and names[-1] is None:
+        names.pop()
+    return names
