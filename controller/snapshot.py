@@ -12,6 +12,7 @@ from typing import Any
 from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game
+from controller.rules.words import action_fields, catalogue
 from controller.session import Session, View
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
@@ -28,6 +29,13 @@ def label(action: Action) -> str:
     return f"{words}: {values.replace(':', ', ')}" if values else words
 
 
+def words(game: Game) -> JSON:
+    """The game's catalogue in both languages, and each action kind's fields, which its
+    templates name (words.py): what the page phrases ids with. Served once a game
+    (GET /api/words.json), not in every snapshot."""
+    return {**catalogue(game), "fields": action_fields(game)}
+
+
 def games_offered() -> JSON:
     """The games the table plays, with their titles and default options."""
     return {
@@ -35,6 +43,10 @@ def games_offered() -> JSON:
             "title": game.title,
             "titles": {"en": game.info.title, "fr": game.info.title_fr},
             "options": dict(game.default_options),
+            # The new-game form names the options of any game, in the page's language.
+            "option_words": {
+                language: words.get("options", {}) for language, words in catalogue(game).items()
+            },
         }
         for name, game in sorted(GAMES.items())
     }
@@ -85,9 +97,10 @@ def table_snapshot(
         "dice_wanted": None
         if wanted is None
         else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
-        "log": [label(a) for a in state.actions()],
+        "log": [a.id for a in state.actions()],
         "result": game.result(state),
         "message": session.message,
+        "note": session.note,
         "options": dict(state.options),
         "games": games_offered(),
     }

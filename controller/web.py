@@ -9,6 +9,7 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/events        the snapshots, pushed as they change (text/event-stream)
   GET  /api/record.json   the game record, replayable with `smartboard replay FILE`
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
+  GET  /api/words.json?game=NAME  a game's words in English and French (rules/words.py)
   POST /api/<op>          a changing control request, its JSON body the request's arguments
                           (the ops of controller/operations.py that the dashboard may POST)
 
@@ -41,7 +42,9 @@ from aiohttp.web_protocol import RequestHandler
 from controller.loop_thread import LoopThread
 from controller.operations import dashboard_ops
 from controller.requests import MAX_REQUEST, RequestError, Submit, ask, parse_request
+from controller.rules import GAMES
 from controller.rules.api import JSON
+from controller.snapshot import words
 from controller.web_access import check_token, parse_listen, reachable_hosts
 
 log = logging.getLogger(__name__)
@@ -154,6 +157,7 @@ class Dashboard:
                 web.get("/api/snapshot", self._snapshot),
                 web.get("/api/record.json", self._record),
                 web.get("/api/camera.jpg", self._camera_jpg),
+                web.get("/api/words.json", self._words),
                 web.get("/api/events", self._events),
                 web.post("/api/{op}", self._post),
             ]
@@ -354,6 +358,13 @@ class Dashboard:
                 "Content-Disposition": f'attachment; filename="{name}"',
             },
         )
+
+    async def _words(self, request: web.Request) -> web.StreamResponse:
+        # Fixed for as long as the daemon runs: asked once a game, not pushed with each snapshot.
+        game = GAMES.get(request.query.get("game", ""))
+        if game is None:
+            return _fail(404, f"no such game: {request.query.get('game', '')!r}")
+        return _reply(200, words(game), {"Cache-Control": "private, max-age=3600"})
 
     async def _camera_jpg(self, request: web.Request) -> web.StreamResponse:
         # Encoding a frame takes milliseconds: off the loop, which serves every other page.

@@ -136,10 +136,14 @@ class DiceRequest:
 
 @dataclass(frozen=True)
 class Problem:
-    """What is wrong with a sensed layout: a message, and the spots at fault."""
+    """What is wrong with a sensed layout: a message, and the spots at fault. `key` and
+    `params` say it again for the game's catalogue of words (words.py), which the page phrases
+    in the reader's language; `message` is English, for the terminal and the logs."""
 
     message: str
     spots: frozenset[str] = frozenset()
+    key: str = ""
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
 
 class GameState(ABC):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 OptionValue = bool | int | str
 
@@ -152,6 +153,9 @@ class GameType:
     deck: CardDeck | None = None
     details: tuple[Detail, ...] = ()
     """Every field of `Game.describe`, each in every position (None where it does not apply)."""
+    words: Path | None = None
+    """Its catalogue of words in English and French (words.py), a file beside its rules; None:
+    the page shows its ids, made readable."""
 
     def __post_init__(self) -> None:
         kinds = {dice.kind for dice in self.icon_dice}
