@@ -348,22 +348,33 @@ class Daemon:
             else:
                 self.unsure = roll
                 values = ", ".join(map(str, roll.values))
-                self.session.message = (
+                self.session.say(
                     f"dice read {values}, but unsure (confidence {roll.confidence:.2f}): "
-                    f"`smartboard confirm` applies it, `smartboard roll ...` types the right one"
+                    f"`smartboard confirm` applies it, `smartboard roll ...` types the right one",
+                    "unsure",
+                    values=list(roll.values),
                 )
         elif kind == "camera":
             status: CameraStatus = event[1]
             if status.state == "retrying" and status.attempt == 1:
-                self.session.message = f"camera failing: {status.reason}; retrying"
+                self.session.say(
+                    f"camera failing: {status.reason}; retrying",
+                    "camera_failing",
+                    why=status.reason,
+                )
             elif status.state == "ok" and self.session.message.startswith("camera failing"):
                 # TrayDice takes the dice lying still as it comes back as no new roll.
-                self.session.message = (
+                self.session.say(
                     "camera working again; dice that came to rest while it was out are not read: "
-                    "throw them again or type the roll with `smartboard roll`"
+                    "throw them again or type the roll with `smartboard roll`",
+                    "camera_back",
                 )
             elif status.state == "ended":
-                self.session.message = f"{status.reason}: type the rolls with `smartboard roll`"
+                self.session.say(
+                    f"{status.reason}: type the rolls with `smartboard roll`",
+                    "camera_ended",
+                    why=status.reason,
+                )
         elif kind == "control":
             _, request, reply, came = event
             reply.put(answer(self, request, now, time.monotonic() - came))
@@ -375,12 +386,12 @@ class Daemon:
         self.unsure = None
         if self.halted:
             why = self.journal_fault or "the game is paused"
-            self.session.message = f"dice not applied: {why}"
+            self.session.say(f"dice not applied: {why}", "dice_refused", why=why)
             return
         try:
             self.session.on_dice(reading.values, now)
         except IllegalActionError as error:
-            self.session.message = f"dice not applied: {error}"
+            self.session.say(f"dice not applied: {error}", "dice_refused", why=str(error))
             log.warning("%s", self.session.message)
 
     @property
@@ -524,7 +535,7 @@ class Daemon:
             return
         log.info("the game journal can be written again: the game goes on")
         self.journal_fault = None
-        self.session.message = "the journal can be written again: the game goes on"
+        self.session.say("the journal can be written again: the game goes on", "journal_back")
         if not self.paused:
             with self._recording():
                 self.session.on_layout(self.sensed(), now)

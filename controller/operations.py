@@ -310,7 +310,7 @@ def _pausing(daemon: Daemon, pause: bool, now: float) -> JSON:
         return {"ok": False, "error": "the game is over: there is nothing to pause"}
     daemon.paused = pause
     if pause:
-        session.message = "paused: the table ignores the pieces until the game resumes"
+        session.say("paused: the table ignores the pieces until the game resumes", "paused")
     else:
         session.message = ""
         # What the hands did meanwhile is read now, as if it had just happened.

@@ -51,7 +51,8 @@ class Session:
         self.settle_s = settle_s
         self.expected: Layout = game.layout(state)
         self.sensed: Layout = dict(self.expected)
-        self.message = ""
+        self._message = ""
+        self.note: JSON | None = None  # the message as a key and parameters, for the page
         self._mismatch_since: float | None = None
         self._candidates: list[Action] = []
         self._landing: frozenset[str] | None = None  # set while a piece is in the hand
@@ -59,6 +60,31 @@ class Session:
         self._layouts_after: dict[Action, Layout] = {}
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
         self.problem: Problem | None = None  # why the sensed layout breaks the rules, if known
+
+    # -- what the table says -------------------------------------------------------------
+
+    @property
+    def message(self) -> str:
+        """What the table says now, in English: `smartboard status`, the terminal, the logs."""
+        return self._message
+
+    @message.setter
+    def message(self, text: str) -> None:
+        """A message with no key: the page shows it as it is."""
+        self._message = text
+        self.note = None
+
+    def say(self, text: str, key: str, **params: object) -> None:
+        """A message, and its key and parameters in the page's catalogue (words.js), which
+        phrases it in the reader's language from ids rather than sentences."""
+        self._message = text
+        self.note = {"key": key, **params}
+
+    def _say_problem(self, problem: Problem) -> None:
+        if problem.key:
+            self.say(problem.message, "problem", problem=problem.key, params=dict(problem.params))
+        else:
+            self.message = problem.message
 
     # -- what happened on the table -------------------------------------------------------
 
@@ -72,7 +98,8 @@ class Session:
         actions = self.game.dice_actions(self.state, values)
         self._apply(actions, now)
         self._last_reading = (before, len(actions))
-        self.message = f"dice {', '.join(map(str, values))}: {', '.join(a.id for a in actions)}"
+        ids = [a.id for a in actions]
+        self.say(f"dice {', '.join(map(str, values))}: {', '.join(ids)}", "dice", actions=ids)
         return actions
 
     def correct_dice(self, values: Sequence[int | str], now: float) -> list[Action]:
@@ -91,14 +118,15 @@ class Session:
         self._last_reading = (before, len(actions))
         self._changed()
         self._reconcile(now)
-        self.message = f"corrected the dice to {', '.join(map(str, values))}"
+        shown = ", ".join(map(str, values))
+        self.say(f"corrected the dice to {shown}", "corrected", values=list(values))
         return actions
 
     def act(self, action_id: str, now: float) -> Action:
         """Apply a legal decision by its id: the control interface's way in."""
         for action in self.state.legal_actions():
             if action.id == action_id:
-                self.message = f"{action.id} (control)"
+                self.say(f"{action.id} (control)", "played", actions=[action.id])
                 self._apply([action], now)
                 return action
         legal = [a.id for a in self.state.legal_actions()]
@@ -313,7 +341,7 @@ class Session:
             self.message = ""  # put right: the problem's message goes with it
         alert = self.game.alert(self.state)
         if alert is not None and self.problem is None:
-            self.message = alert.message
+            self._say_problem(alert)
 
     def _match(self, now: float) -> None:
         # Each outcome or move seen is applied in turn: a board filled ahead of the rules (cells
@@ -329,7 +357,7 @@ class Session:
             outcome = self.outcome_shown(self.sensed)
             if outcome is not None:
                 self._commit([outcome])
-                self.message = f"{outcome.id} (seen on the table)"
+                self.say(f"{outcome.id} (seen on the table)", "seen", actions=[outcome.id])
                 continue
             matches: list[Action] = []
             if not self.state.is_terminal() and not self.state.is_chance_node():
@@ -338,20 +366,22 @@ class Session:
                 ]
             if len(matches) == 1:
                 self._commit(matches)
-                self.message = f"{matches[0].id} (seen on the table)"
+                self.say(f"{matches[0].id} (seen on the table)", "seen", actions=[matches[0].id])
                 continue
             if not matches:
                 both = self._decided_and_shown()
                 if len(both) == 1:
                     self._commit(both[0])
-                    self.message = " then ".join(a.id for a in both[0]) + " (seen on the table)"
+                    ids = [a.id for a in both[0]]
+                    self.say(" then ".join(ids) + " (seen on the table)", "seen", actions=ids)
                     continue
             break
         self._ahead = self._filled_ahead()
         if matches:
             # Nothing to put right: the table is lit for a choice through `smartboard act`.
             self._candidates = matches
-            self.message = "several moves fit the table: " + ", ".join(a.id for a in matches)
+            ids = [a.id for a in matches]
+            self.say("several moves fit the table: " + ", ".join(ids), "several", actions=ids)
             self._mismatch_since = None
             return
         landing = self._landing_spots()
@@ -364,7 +394,7 @@ class Session:
         self._mismatch_since = now
         self.problem = self.game.explain(self.state, self.sensed)
         if self.problem is not None:
-            self.message = self.problem.message
+            self._say_problem(self.problem)
 
     def _apply(self, actions: Sequence[Action], now: float) -> None:
         self._commit(actions)

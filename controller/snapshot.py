@@ -12,6 +12,7 @@ from typing import Any
 from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game, Layout
+from controller.rules.words import action_fields, catalogue
 from controller.session import Session, View, differing
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
@@ -57,6 +58,13 @@ def sub_spot_places(game: Game) -> dict[str, str]:
     return places
 
 
+def words(game: Game) -> JSON:
+    """The game's catalogue in both languages, and each action kind's fields, which its
+    templates name (words.py): what the page phrases ids with. Served once a game
+    (GET /api/words.json), not in every snapshot."""
+    return {**catalogue(game), "fields": action_fields(game)}
+
+
 def games_offered() -> JSON:
     """The games the table plays, with their titles and default options."""
     return {
@@ -65,6 +73,10 @@ def games_offered() -> JSON:
             "titles": {"en": game.info.title, "fr": game.info.title_fr},
             "options": dict(game.default_options),
             "seats": list(game.player_names),
+            # The new-game form names the options of any game, in the page's language.
+            "option_words": {
+                language: words.get("options", {}) for language, words in catalogue(game).items()
+            },
         }
         for name, game in sorted(GAMES.items())
     }
@@ -122,9 +134,10 @@ def table_snapshot(
         "dice_wanted": None
         if wanted is None
         else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
-        "log": [label(a) for a in state.actions()],
+        "log": [a.id for a in state.actions()],
         "result": game.result(state),
         "message": session.message,
+        "note": session.note,
         "options": dict(state.options),
         "games": games_offered(),
     }

@@ -10,6 +10,7 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/record.json   the game record, replayable with `smartboard replay FILE`; ?id=ID a
                           past game's
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
+  GET  /api/words.json?game=NAME  a game's words in English and French (rules/words.py)
   GET  /api/<op>?ARG=...  a reading control request (the ops of controller/operations.py that
                           the dashboard may GET: past games, a past game's position, how to
                           play: /api/guide?game=NAME&lang=fr)
@@ -45,7 +46,9 @@ from aiohttp.web_protocol import RequestHandler
 from controller.loop_thread import LoopThread
 from controller.operations import dashboard_ops
 from controller.requests import MAX_REQUEST, RequestError, Submit, ask, parse_request
+from controller.rules import GAMES
 from controller.rules.api import JSON
+from controller.snapshot import words
 from controller.web_access import check_token, parse_listen, reachable_hosts
 
 log = logging.getLogger(__name__)
@@ -159,6 +162,7 @@ class Dashboard:
                 web.get("/api/snapshot", self._snapshot),
                 web.get("/api/record.json", self._record),
                 web.get("/api/camera.jpg", self._camera_jpg),
+                web.get("/api/words.json", self._words),
                 web.get("/api/events", self._events),
                 web.get("/api/{op}", self._get),
                 web.post("/api/{op}", self._post),
@@ -372,6 +376,13 @@ class Dashboard:
             return _fail(404, f"no such page: {request.path}")
         # The op is the path's: a query's own "op" never turns a GET into another request.
         return await self._ask({**request.query, "op": op})
+
+    async def _words(self, request: web.Request) -> web.StreamResponse:
+        # Fixed for as long as the daemon runs: asked once a game, not pushed with each snapshot.
+        game = GAMES.get(request.query.get("game", ""))
+        if game is None:
+            return _fail(404, f"no such game: {request.query.get('game', '')!r}")
+        return _reply(200, words(game), {"Cache-Control": "private, max-age=3600"})
 
     async def _camera_jpg(self, request: web.Request) -> web.StreamResponse:
         # Encoding a frame takes milliseconds: off the loop, which serves every other page.

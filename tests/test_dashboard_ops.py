@@ -74,7 +74,7 @@ def test_the_snapshot_shows_the_akuma_table(running: Daemon, page: Page) -> None
     assert first["sim"] is True and first["paused"] is False and first["log"] == []
     assert set(first["games"]) == {"akuma", "voodoo", "takeover", "potions", "mightymania"}
     assert call(running, op="act", id="choose_dice:2")["ok"]
-    after = page.wait_for(lambda s: s["log"] == ["choose dice: 2"])
+    after = page.wait_for(lambda s: s["log"] == ["choose_dice:2"])
     assert after["version"] > first["version"]
     assert after["dice_wanted"] == {"kind": "d6", "count": 2, "faces": [1, 2, 3, 4, 5, 6]}
     assert after["actions"] == []  # a chance node: the dice decide

@@ -22,7 +22,7 @@ from controller.rules.api import JSON
 from controller.web import CameraView, Dashboard, WebError, load_token
 from controller.web_access import parse_listen, reachable_hosts
 
-SNAPSHOT: JSON = {"version": 3, "game": "akuma", "log": ["choose dice: 2"]}
+SNAPSHOT: JSON = {"version": 3, "game": "akuma", "log": ["choose_dice:2"]}
 RECORD: JSON = {"game": "akuma", "options": {"traps": 5}, "history": [{"type": "ChooseDice"}]}
 
 
@@ -167,6 +167,14 @@ def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     assert table.requests[-1] == {"op": "guide", "game": "voodoo", "lang": "fr"}
     assert [r["op"] for r in table.requests] == ["snapshot", "record", "games", "replay", "guide"]
     assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
+
+
+def test_a_games_words_are_served_once_for_the_page_to_keep(served: Dashboard) -> None:
+    words = get(served.url() + "api/words.json?game=akuma")
+    assert words.json()["fr"]["players"]["hawkmoth"] == "Papillombre"
+    assert words.json()["fields"]["place_trap"] == ["square"]
+    assert "max-age" in words.headers["Cache-Control"]
+    assert get(served.url() + "api/words.json?game=chess").status == 404
 
 
 def test_the_camera_picture(table: FakeTable) -> None:
@@ -330,7 +338,7 @@ def test_the_daemon_keeps_its_token_out_of_the_log_and_a_post_with_it_plays(
         assert fetch(base + "api/snapshot", headers=table.key).json() == before
         assert fetch(base + "api/act", {"id": "choose_dice:2"}, table.key).status == 200
         after = fetch(base + "api/snapshot", headers=table.key).json()
-        assert after["log"] == [*before["log"], "choose dice: 2"]
+        assert after["log"] == [*before["log"], "choose_dice:2"]
     # Started again, it keeps the same token.
     with dashboard(tmp_path, "--game", "akuma") as again:
         assert again.printed[1].strip() == hint and again.token == table.token

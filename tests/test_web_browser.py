@@ -26,7 +26,7 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
 
         # Hawk Moth rolls two dice (AK-3), typed in: 3 + 4 akumatizes square 7.
         page.locator('[data-action="choose_dice:2"]').click()
-        expect(page.locator("#turn")).to_have_text("Turn 1 · roll 2 \u00d7 d6")
+        expect(page.locator("#turn")).to_have_text("Turn 1 · Hawk Moth: roll both dice")
         # The dice start unset: the form is not sent until each one is set.
         expect(page.locator("#dice-inputs select:invalid")).to_have_count(2)
         page.locator("#roll-form button[type=submit]").click()
@@ -36,7 +36,7 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         page.locator('#dice-inputs select[name="die0"]').select_option("3")
         page.locator('#dice-inputs select[name="die1"]').select_option("4")
         page.locator("#roll-form button[type=submit]").click()
-        expect(page.locator("#log li").last).to_have_text("roll: 7")
+        expect(page.locator("#log li").last).to_have_text("Rolled 7")
         expect(root).to_have_attribute("data-to-move", "ladybug")
         expect(page.locator('[data-spot="7"]')).to_have_attribute("data-light", PALETTE["rolled"])
         # A legend says what the colours lit now mean.
@@ -61,7 +61,7 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         page.locator('[data-action="choose_dice:1"]').click()
         page.locator("#dice-wanted button.die").first.click()
         expect(page.locator("#log li")).to_have_count(4)
-        expect(page.locator("#log li").last).to_have_text(re.compile(r"roll: [1-6]$"))
+        expect(page.locator("#log li").last).to_have_text(re.compile(r"Rolled [1-6]$"))
 
         # A refused request shows the daemon's reason.
         page.locator("#correct-form input").fill("9 9 9")
@@ -222,3 +222,52 @@ def test_potions_is_dealt_by_taps_and_its_decisions_come_grouped(
         page.locator("#actions-filter").fill(first)
         expect(page.locator(f'#actions button[data-action="{first}"]')).to_be_visible()
         assert shown.count() <= 12
+
+
+# Ids as the table sends them: "place_trap", "choose_dice:2", "purple:point", "player_1".
+RAW_ID = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+:[a-z0-9]+|player_\d")
+
+
+def visible_ids(page: Page) -> list[str]:
+    return sorted(set(RAW_ID.findall(page.inner_text("body"))))
+
+
+def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
+    """Every string a player reads comes from the catalogues (words.js, rules/*.words.toml):
+    decisions, log, details, legend, header and put-right guidance, in English and French."""
+    for game, lay in (("akuma", "7.akuma"), ("potions", None)):
+        with dashboard(tmp_path / game, "--game", game, "--seed", "3") as table:
+            page.goto(table.page)
+            page.locator("#lang").select_option("en")
+            expect(page.locator("html")).to_have_attribute("data-game", game)
+            if game == "akuma":
+                page.locator('[data-action="choose_dice:2"]').click()
+                expect(page.locator("#turn")).to_have_text("Turn 1 · Hawk Moth: roll both dice")
+                page.locator("#roll-random").click()
+                expect(page.locator("#log li")).to_have_count(2)
+                page.locator(f'[data-spot="{lay}"]').click()  # a piece where none belongs
+                expect(page.locator("#fixes li").first).to_contain_text("Take the akuma off 7")
+            else:
+                expect(page.locator("#turn")).to_contain_text("Deal a card face up")
+            expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
+            assert visible_ids(page) == []
+            page.locator("#lang").select_option("fr")
+            expect(page.locator("#log-box h2")).to_have_text("Journal de la partie")
+            if game == "akuma":
+                expect(page.locator("#log li").first).to_have_text("Lancer les deux dés")
+            else:
+                expect(page.locator("#new-options label").first).to_have_text(re.compile("Paquet"))
+            assert visible_ids(page) == []
+    # A game with no catalogue reads its ids, made readable.
+    fallback = page.evaluate(
+        """() => {
+            const saved = snap;
+            snap = { ...saved, game: "stack", players: ["first", "second"] };
+            gameWords.stack = {};
+            const said = [actionText("move:a:b"), playerName("first"),
+                          detailName("stack_height"), valueText("phase", "set_up")];
+            snap = saved;
+            return said;
+        }"""
+    )
+    assert fallback == ["move: a, b", "first", "stack height", "set up"]

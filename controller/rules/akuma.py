@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from controller.rules.api import (
@@ -409,6 +410,7 @@ class AkumaGame(Game):
         deck=CardDeck(_cards, size=18, first=94),
         # Every public fact of the position, so that the page, `smartboard status` and a computer
         # player need nothing else (sides are named as in `player_names`; squares are 1-9, AK-1)
+        words=Path(__file__).with_name("akuma.words.toml"),
         details=(
             Detail(
                 "turn",

@@ -136,10 +136,15 @@ class DiceRequest:
 
 @dataclass(frozen=True)
 class Problem:
-    """What is wrong with a sensed layout: a message, and the spots at fault."""
+    """What is wrong with a sensed layout: a message, and the spots at fault. `key` and
+    `params` say it again for the game's catalogue of words (words.py), which the page phrases
+    in the reader's language; `message` is English, for the terminal and the logs. Problems
+    are equal when they say the same of the same spots."""
 
     message: str
     spots: frozenset[str] = frozenset()
+    key: str = dataclasses.field(default="", compare=False)
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
 
 class GameState(ABC):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 OptionValue = bool | int | str
 
@@ -156,6 +157,9 @@ class GameType:
     """How to play it, in the project's words (guide.py): the name of its files in
     controller/rules/guides/, its page in each language and the help of each value of its "phase"
     detail; "" when it has none."""
+    words: Path | None = None
+    """Its catalogue of words in English and French (words.py), a file beside its rules; None:
+    the page shows its ids, made readable."""
 
     def __post_init__(self) -> None:
         kinds = {dice.kind for dice in self.icon_dice}

@@ -893,6 +893,7 @@ class MightymaniaGame(Game):
         board=CARDS,
         # Printed before decks were allocated: the block stays where the cards have it.
         deck=CardDeck(_cards, size=len(PRINTED_SQUAD) + len(PRINTED_POWERS), first=81),
+        words=Path(__file__).with_name("mightymania.words.toml"),
         details=(
             Detail(
                 "turn",
@@ -1027,11 +1028,12 @@ class MightymaniaGame(Game):
             if token is None or token == was or _in_progress(s, spot, token, expected, sensed):
                 continue
             player, is_slot, _ = SPOT_INFO[spot]
-            message = _foreign(s, player, is_slot, token)
-            if message is None:
+            said = _foreign(s, player, is_slot, token)
+            if said is None:
                 check = _slot_problem if is_slot else _position_problem
-                message = check(s, spot, token, was)
-            return Problem(f"{spot}: {message}", frozenset({spot}))
+                said = check(s, spot, token, was)
+            message, key, params = said
+            return Problem(f"{spot}: {message}", frozenset({spot}), key, {"spot": spot, **params})
         return None
 
     def describe(self, state: GameState) -> JSON:
@@ -1151,7 +1153,12 @@ def _defence_laid(s: MightymaniaState, sensed: Layout) -> Problem | None:
         squad = card == token or (card == DOWN and token in s.candidates(d, j))
         if own not in sensed and squad and token != s.data.leaders[d]:
             message = f"{spot}: the card from {own} defends it: name the defence, defend:{j + 1}"
-            return Problem(f"{message} (MM-5)", frozenset({spot, own}))
+            return Problem(
+                f"{message} (MM-5)",
+                frozenset({spot, own}),
+                "defence_laid",
+                {"spot": spot, "own": own},
+            )
     return None
 
 
@@ -1162,58 +1169,77 @@ def _reveal_spot(s: MightymaniaState, player: int, col: int) -> str:
     return POS[player][col]
 
 
-def _foreign(s: MightymaniaState, player: int, is_slot: bool, token: str) -> str | None:
+Said = tuple[str, str, JSON]
+"""What is wrong at a spot: the English message, its key in the catalogue, its parameters."""
+
+
+def _foreign(s: MightymaniaState, player: int, is_slot: bool, token: str) -> Said | None:
     """A token that may never lie there: another deck's card, no card at all, a gone card."""
+    whose = {"token": token, "player": PLAYERS[player]}
     if is_slot:
-        return None if token == DOWN or token in s.data.powers else f"{token!r} is no power card"
+        if token == DOWN or token in s.data.powers:
+            return None
+        return f"{token!r} is no power card", "not_power_card", whose
     if token == DOWN:
         return None
     owner = s.data.owner.get(token)
     if owner is None:
-        return f"{token!r} is no card of {PLAYERS[player]}'s deck"
+        return f"{token!r} is no card of {PLAYERS[player]}'s deck", "not_own_deck", whose
     if owner != player:
-        return f"card {token} is {PLAYERS[owner]}'s, not {PLAYERS[player]}'s"
+        message = f"card {token} is {PLAYERS[owner]}'s, not {PLAYERS[player]}'s"
+        return message, "not_yours", {**whose, "owner": PLAYERS[owner]}
     if token in s.removed and (s.leaving is None or s.leaving[2] != token):
-        return f"card {token} has left the table (rule 12)"
+        return f"card {token} has left the table (rule 12)", "left_table", whose
     return None
 
 
-def _slot_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> str:
+def _slot_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> Said:
     player, _, index = SPOT_INFO[spot]
     if s.phase not in (Phase.LAY_POWER, Phase.REVEAL_POWER):
-        return "power cards laid before the rounds are rolled (rules 7-8)"
+        return "power cards laid before the rounds are rolled (rules 7-8)", "powers_early", {}
     if index >= s.rounds:
-        return f"{s.rounds} round(s) in this duel: no power card here (rule 8)"
+        message = f"{s.rounds} round(s) in this duel: no power card here (rule 8)"
+        return message, "no_round_slot", {"rounds": s.rounds}
     if token == DOWN:
-        return f"{was} was turned up and stays face up until the duel ends (rule 11)"
+        message = f"{was} was turned up and stays face up until the duel ends (rule 11)"
+        return message, "power_stays_up", {"was": was}
     if token in s.powers[player]:
-        return f"{token} is already played in this duel: each power once (MM-4)"
-    return "power cards are laid face down, then turned up round by round (rules 8-9)"
+        message = f"{token} is already played in this duel: each power once (MM-4)"
+        return message, "power_used", {"token": token}
+    message = "power cards are laid face down, then turned up round by round (rules 8-9)"
+    return message, "powers_face_down", {}
 
 
-def _position_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> str:
+def _position_problem(s: MightymaniaState, spot: str, token: str, was: str | None) -> Said:
     player = SPOT_INFO[spot][0]
     attacked = s.phase in DUEL and spot == POS[s.defender][s.target]
     if attacked and s.defence_due() and was == DOWN and token in s.candidates(player, s.target):
         # The attacked card turned up would tell whether it is the Leader.
-        return "the defence is decided before the attacked card turns up (MM-5)"
+        message = "the defence is decided before the attacked card turns up (MM-5)"
+        return message, "defence_first", {}
     if s.phase is Phase.DEFEND and spot == POS[s.defender][s.target]:
         # A face-down neighbour laid face up on the Leader is the defence: the session sees it.
-        return "only a card next to the attacked Leader may defend it (rule 5, MM-5)"
+        message = "only a card next to the attacked Leader may defend it (rule 5, MM-5)"
+        return message, "only_neighbour", {}
     if was is None:
         if s.phase is Phase.SETUP:
-            return "cards are laid face down (rule 1)"
+            return "cards are laid face down (rule 1)", "face_down_setup", {}
         if s.phase is Phase.MOVE and player == s.movers[0]:
-            return "one card moves at a time, to an empty position (rule 15)"
+            message = "one card moves at a time, to an empty position (rule 15)"
+            return message, "one_at_a_time", {}
         if s.phase is Phase.MOVE:
-            return f"{PLAYERS[s.movers[0]]} moves a card now, not {PLAYERS[player]} (rule 15, MM-7)"
-        return "no card may go here now: cards move only before an attack (rule 15)"
+            mover, who = PLAYERS[s.movers[0]], PLAYERS[player]
+            message = f"{mover} moves a card now, not {who} (rule 15, MM-7)"
+            return message, "not_your_move", {"mover": mover, "player": who}
+        message = "no card may go here now: cards move only before an attack (rule 15)"
+        return message, "no_card_now", {}
     if was != DOWN and token == DOWN:
-        return f"{was} was revealed and stays face up (rule 6)"
+        return f"{was} was revealed and stays face up (rule 6)", "stays_up", {"was": was}
     if was == DOWN and token in s.unrevealed(player):
-        return "a card turned face up, but no reveal is due (rule 6)"
+        return "a card turned face up, but no reveal is due (rule 6)", "no_reveal_due", {}
     lying = "a card" if was == DOWN else was
-    return f"a second card where {lying} lies: one card per position (rule 15)"
+    message = f"a second card where {lying} lies: one card per position (rule 15)"
+    return message, "second_card", {}
 
 
 GAME = MightymaniaGame()

@@ -540,6 +540,7 @@ class PotionsGame(Game):
         deck=CardDeck(_cards, size=80, first=1),
         # The public facts of the position, for the terminal, the dashboard, `smartboard status`
         # and computer players. Players are named ("player_1", "player_2"); cards by id.
+        words=Path(__file__).with_name("potions.words.toml"),
         details=(
             Detail(
                 "turn",
@@ -673,11 +674,14 @@ class PotionsGame(Game):
         player = s.player_name(s.to_move)
         if s.phase is Phase.FORGOTTEN:
             captures = s.captures(s.to_move)
+            other = s.player_name(1 - s.to_move)
             return Problem(
                 f"forgotten capture (MP-3): {player} must make one of "
                 + ", ".join(f"{c.monster} with {c.potion_a} and {c.potion_b}" for c in captures)
-                + f"; then {s.player_name(1 - s.to_move)} takes the pile's top card",
+                + f"; then {other} takes the pile's top card",
                 frozenset(self._capture_spots(s, captures)),
+                "forgotten",
+                {"player": player, "other": other, "captures": [c.id for c in captures]},
             )
         if s.phase is Phase.PLACE:
             (slot, *_) = s.empty_slots(s.to_move)
@@ -685,7 +689,9 @@ class PotionsGame(Game):
                 # FAQ: no limit to a zone. The camera cannot see the card: it must be named.
                 return Problem(
                     f"{player}'s zone has no free slot on the table: lay the card beside it "
-                    f"and name it (place:CARD:{slot})"
+                    f"and name it (place:CARD:{slot})",
+                    key="zone_full",
+                    params={"player": player, "slot": slot},
                 )
         return None
 
@@ -743,11 +749,17 @@ class PotionsGame(Game):
             card = sensed[spot]
             if card not in s.cards:
                 return Problem(
-                    f"{spot} shows {card!r}, which is not a card of this deck", frozenset({spot})
+                    f"{spot} shows {card!r}, which is not a card of this deck",
+                    frozenset({spot}),
+                    "not_a_card",
+                    {"spot": spot, "card": card},
                 )
             if card in where and sensed.get(where[card]) == card:
                 return Problem(
-                    f"card {card} cannot lie in {spot}: it is in {where[card]}", frozenset({spot})
+                    f"card {card} cannot lie in {spot}: it is in {where[card]}",
+                    frozenset({spot}),
+                    "card_elsewhere",
+                    {"card": card, "spot": spot, "where": where[card]},
                 )
             if card in beside:
                 owner, slot = beside[card]
@@ -755,11 +767,15 @@ class PotionsGame(Game):
                     f"card {card} lies beside {s.player_name(owner)}'s zone (slot {slot}), "
                     f"not in {spot}",
                     frozenset({spot}),
+                    "card_beside",
+                    {"card": card, "owner": s.player_name(owner), "slot": slot, "spot": spot},
                 )
             if any(card in pair for pair in s.pile_under):
                 return Problem(
                     f"card {card} was spent: it lies under the draw pile, not in {spot}",
                     frozenset({spot}),
+                    "card_spent",
+                    {"card": card, "spot": spot},
                 )
         if s.phase is Phase.DEAL:
             return None
@@ -771,17 +787,21 @@ class PotionsGame(Game):
             return Problem(
                 f"it is {whose}'s turn: cards go down only in {whose}'s own zone and trophies",
                 frozenset(strangers),
+                "not_your_zone",
+                {"player": whose},
             )
         if s.phase is Phase.PLACE and gone:
             return Problem(
                 f"{s.player_name(player)} places a card first (step 1): put back what was taken",
                 frozenset(gone),
+                "place_first",
+                {"player": s.player_name(player)},
             )
         if s.phase is Phase.PLACE:
             for spot in added:
                 lot = s.lot_of(sensed[spot])
                 if lot is not None and not lot.held[player]:
-                    return Problem(_not_in_hand(s, sensed[spot]), frozenset({spot}))
+                    return _not_in_hand(s, sensed[spot], spot)
         return _capture_problem(s, expected, gone)
 
     def describe(self, state: GameState) -> JSON:
@@ -842,12 +862,15 @@ class PotionsGame(Game):
         return result
 
 
-def _not_in_hand(s: PotionsState, card: str) -> str:
+def _not_in_hand(s: PotionsState, card: str, spot: str) -> Problem:
     """Why hidden `card` cannot come from the hand of the player to move: none of its lot is
     there (Étape 2: a spent card comes back only to the hand that draws it)."""
-    return (
-        f"card {card} cannot be in {s.player_name(s.to_move)}'s hand: it lies in the pile "
-        f"or in {s.player_name(1 - s.to_move)}'s hand"
+    player, other = s.player_name(s.to_move), s.player_name(1 - s.to_move)
+    return Problem(
+        f"card {card} cannot be in {player}'s hand: it lies in the pile or in {other}'s hand",
+        frozenset({spot}),
+        "not_in_hand",
+        {"card": card, "player": player, "other": other},
     )
 
 
@@ -864,12 +887,17 @@ def _capture_problem(s: PotionsState, expected: Layout, gone: set[str]) -> Probl
             monster = s.cards[theirs[0]].monster
             if a * b != monster:
                 return Problem(
-                    f"{a} x {b} = {a * b}, not {monster}: put the cards back (MP-2)", at_fault
+                    f"{a} x {b} = {a * b}, not {monster}: put the cards back (MP-2)",
+                    at_fault,
+                    "wrong_product",
+                    {"a": a, "b": b, "product": a * b, "monster": monster},
                 )
         elif len(mine) > 2:
-            return Problem("exactly two potions make a capture, never more (MP-2)", at_fault)
+            return Problem(
+                "exactly two potions make a capture, never more (MP-2)", at_fault, "two_potions"
+            )
         elif len(theirs) > 1:
-            return Problem("one monster at most is captured a turn (FAQ)", at_fault)
+            return Problem("one monster at most is captured a turn (FAQ)", at_fault, "one_monster")
     return None
 
 

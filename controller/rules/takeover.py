@@ -17,6 +17,7 @@ import functools
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Self
 
 from controller.rules.api import (
@@ -842,6 +843,7 @@ class TakeoverGame(Game):
         icon_dice=(IconDice("d12", tuple(str(n) for n in range(1, 13))),),
         # Every public fact of the state, in JSON: the tracking sheet, the map and set-up. Players
         # go by colour, cells by name ("r0c0"), buildings by number in placing order.
+        words=Path(__file__).with_name("takeover.words.toml"),
         details=(
             Detail(
                 "turn",
@@ -1048,22 +1050,28 @@ class TakeoverGame(Game):
             # HT-1: a new tile shares a cell edge with one already placed.
             new = tiles - s.tiles
             if not any(n in s.tiles for c in new for n in grid.edges[c]):
-                return _problem("tile shares no edge with the map (HT-1)", new, grid)
+                return _problem(
+                    "tile shares no edge with the map (HT-1)", "tile_no_edge", new, grid
+                )
         bad = map_problems(tiles, buildings, grid)
         if bad:
             built = {c for b in buildings for c in b.cells}
             if set(bad) <= built:
-                return _problem("building touches no empty tile cell (HT-3)", bad, grid)
+                return _problem(
+                    "building touches no empty tile cell (HT-3)", "building_no_empty", bad, grid
+                )
             # The cells cut off: all but the largest part of the map, wherever it lies.
             built_on = tiles - built
             parts = sorted(components(built_on, grid), key=len, reverse=True)
             cut = [c for part in parts[1:] for c in part] or bad
-            return _problem("empty cells cut off from the map (HT-3)", cut, grid)
+            return _problem("empty cells cut off from the map (HT-3)", "cells_cut_off", cut, grid)
         large = {c for b in buildings if b.size == "large" for c in b.cells}
         for cell in spawns:
             near = [n for n in grid.around[cell] if n in large]
             if near and cell not in s.spawns:
-                return _problem("spawn next to a large building (HT-4)", [cell, *near], grid)
+                return _problem(
+                    "spawn next to a large building (HT-4)", "spawn_near_large", [cell, *near], grid
+                )
         return None
 
     def describe(self, state: GameState) -> JSON:
@@ -1184,12 +1192,12 @@ def _sensed_map(
     return tiles, buildings, sorted(spawns)
 
 
-def _problem(what: str, cells: Iterable[int], grid: Grid, shown: int = 8) -> Problem:
+def _problem(what: str, key: str, cells: Iterable[int], grid: Grid, shown: int = 8) -> Problem:
     names = [grid.names[c] for c in sorted(set(cells))]
     listed = ", ".join(names[:shown]) + (
         f" and {len(names) - shown} more" if len(names) > shown else ""
     )
-    return Problem(f"illegal map: {what}: {listed}", frozenset(names))
+    return Problem(f"illegal map: {what}: {listed}", frozenset(names), key, {"cells": listed})
 
 
 GAME = TakeoverGame()

@@ -1299,6 +1299,7 @@ class VoodooGame(Game):
         board="soul",
         # Every public fact of the state, in JSON; players and sides go by name. A side is a
         # player, or a team "loa+loa" in team mode (BV-12). Dice are "colour:face".
+        words=Path(__file__).with_name("voodoo.words.toml"),
         details=(
             Detail(
                 "turn",

@@ -171,16 +171,13 @@ function drawTurn() {
   const title = snap.games[snap.game]?.titles?.[lang] ?? snap.title;
   $("title").textContent = title;
   document.title = `${title} · smartboard`;
-  const parts = [t("turn", { turn: snap.turn })];
-  // At a chance node the game waits for the dice, or for the draw laid on the table (cards).
-  if (snap.to_move === "chance") {
-    parts.push(snap.dice_wanted ? t("to_roll", snap.dice_wanted) : t("to_lay_out"));
-  }
-  else if (snap.to_move) parts.push(t("to_move", { player: snap.to_move }));
+  loadWords(snap.game);
+  // Whose turn it is and what the table waits for, in words (words.js).
+  const parts = [t("turn", { turn: snap.turn }), headerText(snap)];
   if (snap.paused) parts.push(t("paused"));
-  $("turn").textContent = parts.join(" · ");
+  $("turn").textContent = parts.filter(Boolean).join(" · ");
   $("pause").textContent = t(snap.paused ? "resume" : "pause");
-  $("message").textContent = snap.message || (snap.sim ? t("sim") : "");
+  $("message").textContent = messageText(snap) || (snap.sim ? t("sim") : "");
 }
 
 function drawResult() {
@@ -189,7 +186,7 @@ function drawResult() {
   if (!snap.result) return;
   const winners = snap.result.winners;
   const line = Array.isArray(winners)
-    ? winners.length ? t("winners", { names: winners.join(", ") }) : t("draw")
+    ? winners.length ? t("winners", { names: winners.map(playerName).join(", ") }) : t("draw")
     : "";
   box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: line }));
 }
@@ -199,7 +196,7 @@ function drawFixes() {
   $("fixes").hidden = fixes.length === 0;
   $("fixes").querySelector("ul").replaceChildren(
     ...fixes.map(([id, spot]) =>
-      el("li", { text: `${id}: ${spot.sensed ?? "-"} → ${spot.expected ?? "-"}` })),
+      el("li", { "data-spot": id, text: fixText(id, spot) })),
   );
 }
 
@@ -215,7 +212,7 @@ function actionButton(action) {
     type: "button",
     "data-action": action.id,
     "data-candidate": snap.candidates.includes(action.id) ? "true" : null,
-    text: action.label,
+    text: actionText(action.id),
     onclick: () => post("act", { id: action.id }),
   });
 }
@@ -230,7 +227,7 @@ function groupedActions(actions) {
   return [...groups].map(([kind, inKind]) => {
     const open = inKind.length <= FEW_ACTIONS || openKinds.has(kind);
     const group = el("details", { "data-kind": kind, open: open || null },
-      el("summary", { text: `${kind.replaceAll("_", " ")} (${inKind.length})` }),
+      el("summary", { text: `${kindText(kind)} (${inKind.length})` }),
       el("div", { class: "group" }, ...inKind.map(actionButton)));
     group.addEventListener("toggle", () => {
       if (group.open) openKinds.add(kind);
@@ -309,33 +306,39 @@ function drawDice() {
   );
 }
 
-function detailValue(value) {
+// A detail's value, in words: `key` is the name of the field that holds it (words.js).
+function detailValue(value, key) {
   if (value === null || value === undefined) return "–";
   if (typeof value === "boolean") return t(value ? "yes" : "no");
   if (Array.isArray(value)) {
     if (value.length === 0) return t("none");
-    if (value.every((item) => item === null || typeof item !== "object")) return value.join(", ");
+    if (value.every((item) => item === null || typeof item !== "object")) {
+      return value.map((item) => (item === null ? "–" : valueText(key, item))).join(", ");
+    }
     if (value.every((item) => item && typeof item === "object" && !Array.isArray(item))) {
       // Rows of the same fields (Hostile Takeover's buildings): a table, a column a field.
       const keys = [...new Set(value.flatMap((row) => Object.keys(row)))];
       return el("table", { class: "rows" },
-        el("thead", {}, el("tr", {}, ...keys.map((key) => el("th", { text: key.replaceAll("_", " ") })))),
+        el("thead", {}, el("tr", {}, ...keys.map((column) => el("th", { text: detailName(column) })))),
         el("tbody", {}, ...value.map((row) =>
-          el("tr", {}, ...keys.map((key) => el("td", {}, detailValue(row[key])))))));
+          el("tr", {}, ...keys.map((column) => el("td", {}, detailValue(row[column], column)))))));
     }
-    return el("ul", { class: "items" }, ...value.map((item) => el("li", {}, detailValue(item))));
+    return el("ul", { class: "items" }, ...value.map((item) => el("li", {}, detailValue(item, key))));
   }
   if (typeof value === "object") {
-    return el("dl", {}, ...Object.entries(value).flatMap(([key, inner]) =>
-      [el("dt", { text: key.replaceAll("_", " ") }), el("dd", {}, detailValue(inner))]));
+    // Keys that are seats or spots hold the parent's kind of value; others are fields.
+    return el("dl", {}, ...Object.entries(value).flatMap(([inner, held]) => {
+      const field = lookup("details", inner) !== undefined ? inner : key;
+      return [el("dt", { text: detailName(inner) }), el("dd", {}, detailValue(held, field))];
+    }));
   }
-  return String(value);
+  return valueText(key, value);
 }
 
 function drawDetails() {
   $("details").replaceChildren(...Object.entries(snap.details).flatMap(([key, value]) =>
-    [el("dt", { text: key.replaceAll("_", " "), title: snap.detail_help?.[key] ?? "" }),
-     el("dd", { "data-detail": key }, detailValue(value))]));
+    [el("dt", { text: detailName(key), title: snap.detail_help?.[key] ?? "" }),
+     el("dd", { "data-detail": key }, detailValue(value, key))]));
 }
 
 function drawCamera() {
@@ -347,7 +350,7 @@ function drawCamera() {
 }
 
 function drawLog() {
-  $("log").replaceChildren(...snap.log.map((line) => el("li", { text: line })));
+  $("log").replaceChildren(...snap.log.map((id) => el("li", { "data-action": id, text: actionText(id) })));
   $("log").scrollTop = $("log").scrollHeight;
 }
 
@@ -366,7 +369,7 @@ function drawOptions() {
   // The game on the table offers its own options again; another game, its defaults.
   const options = { ...snap.games[name]?.options, ...(name === snap.game ? snap.options : {}) };
   $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
-    el("label", {}, el("span", { text: key.replaceAll("_", " ") }), " ", optionInput(key, value))));
+    el("label", {}, el("span", { text: optionName(name, key) }), " ", optionInput(key, value))));
   drawNames(); // a name field per seat (past.js)
 }
 
@@ -395,14 +398,6 @@ function roleMark(role) {
   return role ? snap.marks?.[role.split("@")[0]] ?? "" : "";
 }
 
-// "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
-function roleText(role) {
-  if (STRINGS.en[`role_${role}`]) return t(`role_${role}`);
-  const [name, level] = role.split("@");
-  const words = name.replaceAll("_", " ");
-  return level === undefined ? words : `${words} ${Math.round(Number(level) * 100)} %`;
-}
-
 // What each colour lit on the board now means: the table's own roles in words, a game's roles
 // (a piece, a player) by their names.
 function drawLegend() {
@@ -413,7 +408,7 @@ function drawLegend() {
   }
   $("legend").replaceChildren(...[...lit].map(([role, colour]) => el("li", {},
     el("span", { class: "swatch", style: `background: ${colour}`, text: roleMark(role) }),
-    roleText(role))));
+    roleName(role))));
   $("legend-box").hidden = lit.size === 0;
 }
 
@@ -450,6 +445,8 @@ function translate() {
   $("actions-filter").placeholder = t("find_decision");
   $("actions-filter").setAttribute("aria-label", t("find_decision"));
   diceKey = null;
+  actionsKey = null; // decisions and options are named in the language
+  setupKey = null;
   render();
 }
 

@@ -53,7 +53,7 @@ function decide(actions) {
     type: "button",
     class: "choice",
     "data-action": action.id,
-    text: action.label,
+    text: actionText(action.id),
     onclick: () => {
       $("chooser").close();
       post("act", { id: action.id });
@@ -110,7 +110,7 @@ function drawPointing() {
   box.replaceChildren(
     el("p", { text: t("point_to", { place: pointFrom }) }),
     ...here.map((action) => el("button", {
-      type: "button", "data-action": action.id, text: action.label, onclick: () => decide([action]),
+      type: "button", "data-action": action.id, text: actionText(action.id), onclick: () => decide([action]),
     })),
     el("button", {
       type: "button", class: "cancel", text: t("cancel"),

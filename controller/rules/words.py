@@ -1,0 +1,125 @@
+"""A game's words: what the page says of it, in English and French (`<game>.words.toml`).
+
+The rules speak in ids (`place_trap:7`, `hawkmoth`, `purple:point`); players read sentences.
+Each game declares its catalogue beside its rules (`GameType.words`); the page phrases every
+id from it, and falls back on the id itself, underscores made spaces, where a game has none.
+
+A catalogue has one table per language, each with these sections:
+
+- players: a seat's name ("hawkmoth" -> "Hawk Moth");
+- actions: an action kind's phrase, a template over its fields ("Lay a trap on square
+  {square}"); `{field|seat}` names a player by index, `{field|token}` a token,
+  `{field|tokens}` tokens joined by "+", `{field|actions}` a list of action ids;
+- kinds: an action kind as the heading of a group of decisions;
+- details: a detail's name, or a field's within one (also the columns of a table of rows);
+- values: for a detail, what each of its values says ("phase" -> "place_trap" -> ...);
+- prompts: by phase, what the table waits for, a template over the details ("{side}: lay a
+  trap"); `{player}` is the player to move, `{dice}` the dice wanted;
+- roles: a light's meaning, by palette role;
+- options: a new game's option, by name;
+- tokens: what lies on a spot, by token; a `*` stands for any part, `{1}`, `{2}`... for the
+  parts it stood for ("civilian-*" -> "Civilian card {1}");
+- words: single words that ids are made of (colours, faces, powers);
+- dice: a dice kind's name, one and many (["die", "dice"]);
+- problems: `Problem.key`'s sentence, a template over `Problem.params`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from controller.rules.api import Game, read_toml
+
+LANGUAGES = ("en", "fr")
+SECTIONS = (
+    "players",
+    "actions",
+    "kinds",
+    "details",
+    "values",
+    "prompts",
+    "roles",
+    "options",
+    "tokens",
+    "words",
+    "dice",
+    "problems",
+)
+MODIFIERS = ("", "seat", "token", "tokens", "actions")
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
+
+Catalogue = dict[str, dict[str, Any]]
+"""Language -> section -> entries."""
+
+
+class WordsError(ValueError):
+    """A catalogue that cannot be read, or whose languages do not say the same things."""
+
+
+def placeholders(template: str) -> list[tuple[str, str]]:
+    """The (name, modifier) of each `{name|modifier}` in `template`."""
+    return [(m[1], m[2] or "") for m in PLACEHOLDER.finditer(template)]
+
+
+@cache
+def _load(path: Path) -> Catalogue:
+    data = read_toml(path, "the words file", WordsError)
+    if sorted(data) != sorted(LANGUAGES):
+        raise WordsError(f"{path}: one table per language, {' and '.join(LANGUAGES)}")
+    keys: dict[str, set[str]] = {}
+    for language in LANGUAGES:
+        for section, entries in data[language].items():
+            if section not in SECTIONS or not isinstance(entries, dict):
+                raise WordsError(f"{path}: [{language}.{section}] is no section of a catalogue")
+            for key, entry in entries.items():
+                _check_entry(path, f"{language}.{section}.{key}", section, entry)
+            names = _flat_keys(section, entries)
+            other = keys.setdefault(section, names)
+            if other != names:
+                missing = sorted(other ^ names)
+                raise WordsError(f"{path}: [{section}] differs between languages: {missing}")
+    return data
+
+
+def _flat_keys(section: str, entries: dict[str, Any]) -> set[str]:
+    if section == "values":
+        return {f"{key}.{value}" for key, values in entries.items() for value in values}
+    return set(entries)
+
+
+def _check_entry(path: Path, where: str, section: str, entry: object) -> None:
+    if section == "values":
+        ok = isinstance(entry, dict) and all(isinstance(v, str) for v in entry.values())
+    elif section == "dice":
+        ok = isinstance(entry, list) and len(entry) == 2 and all(isinstance(v, str) for v in entry)
+    else:
+        ok = isinstance(entry, str)
+    if not ok:
+        raise WordsError(f"{path}: {where} is not what a [{section}] entry holds")
+    for _, modifier in placeholders(entry) if isinstance(entry, str) else ():
+        if modifier not in MODIFIERS:
+            raise WordsError(f"{path}: {where}: no such form as |{modifier}")
+
+
+def catalogue(game: Game) -> Catalogue:
+    """The game's words in each language; empty sections for a game without a catalogue."""
+    path = game.info.words
+    if path is None:
+        return {language: {} for language in LANGUAGES}
+    return _load(Path(path))
+
+
+def action_fields(game: Game) -> dict[str, list[str]]:
+    """Each action kind's fields, in the order its id lists them: what a template may use."""
+    return {
+        _kind(action): [field.name for field in dataclasses.fields(action)]
+        for action in game.action_types
+    }
+
+
+def _kind(action: type) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", action.__name__).lower()

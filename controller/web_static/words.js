@@ -1,0 +1,249 @@
+// A game's words: the ids the table sends (actions, seats, details, tokens, messages) phrased
+// in the page's language from the game's catalogue (controller/rules/words.py), fetched once a
+// game from /api/words.json. A game without one still reads: its ids, underscores made spaces.
+"use strict";
+
+// The table's own messages (controller/session.py's `note`), and the phrases around the games'.
+Object.assign(STRINGS.en, {
+  note_dice: "Dice read: {actions}",
+  note_seen: "Seen on the table: {actions}",
+  note_played: "Played: {actions}",
+  note_several: "Several moves fit the table: {actions}. Choose one among the decisions.",
+  note_corrected: "Dice corrected to {values}",
+  note_unsure: "Dice read {values}, but unsure: confirm them or enter the right ones",
+  note_camera_failing: "The camera is failing ({why}); retrying",
+  note_camera_back: "The camera works again; dice that came to rest meanwhile were not read: throw them again or enter the roll",
+  note_camera_ended: "No camera ({why}): enter the rolls by hand",
+  note_dice_refused: "Dice not applied: {why}",
+  note_journal_back: "The game record can be written again: the game goes on",
+  note_paused: "Paused: the table ignores the pieces until the game resumes",
+  put_back: "Put the {thing} back on {place}",
+  take_off: "Take the {thing} off {place}",
+  put_instead: "Put the {thing} on {place} instead of the {other}",
+  dice_one: "the {kind}",
+  dice_two: "both {kind}",
+  dice_many: "{count} {kind}",
+  to_move_words: "{player} to move",
+  and_more: "{count} more",
+});
+Object.assign(STRINGS.fr, {
+  note_dice: "Dés lus : {actions}",
+  note_seen: "Vu sur la table : {actions}",
+  note_played: "Joué : {actions}",
+  note_several: "Plusieurs coups correspondent à la table : {actions}. Choisissez-en un parmi les décisions.",
+  note_corrected: "Dés corrigés en {values}",
+  note_unsure: "Dés lus {values}, mais incertains : confirmez-les ou saisissez les bons",
+  note_camera_failing: "La caméra ne répond pas ({why}) ; nouvel essai",
+  note_camera_back: "La caméra fonctionne à nouveau ; les dés arrêtés entre-temps n’ont pas été lus : relancez-les ou saisissez le lancer",
+  note_camera_ended: "Pas de caméra ({why}) : saisissez les lancers à la main",
+  note_dice_refused: "Dés non appliqués : {why}",
+  note_journal_back: "L’enregistrement de la partie fonctionne à nouveau : la partie continue",
+  note_paused: "En pause : la table ignore les pièces jusqu’à la reprise",
+  put_back: "Remettez sur {place} : {thing}",
+  take_off: "Enlevez de {place} : {thing}",
+  put_instead: "Sur {place} : {thing} au lieu de {other}",
+  dice_one: "le {kind}",
+  dice_two: "les deux {kind}",
+  dice_many: "{count} {kind}",
+  to_move_words: "À {player} de jouer",
+  and_more: "{count} de plus",
+});
+
+const gameWords = {}; // game name -> its catalogue, once fetched ({} when it has none)
+const wordsAsked = new Set();
+
+// Fetched once a game; the page is drawn again when the words arrive.
+function loadWords(game) {
+  if (!game || wordsAsked.has(game)) return;
+  wordsAsked.add(game);
+  fetch(`/api/words.json?game=${encodeURIComponent(game)}`)
+    .then((response) => (response.ok ? response.json() : {}))
+    .catch(() => ({}))
+    .then((words) => {
+      gameWords[game] = words;
+      if (snap && snap.game === game) translate();
+    });
+}
+
+function catalogue() {
+  return (snap && gameWords[snap.game]) || {};
+}
+
+// An entry in the page's language, else in English, else undefined.
+function lookup(section, key) {
+  const words = catalogue();
+  return words[lang]?.[section]?.[key] ?? words.en?.[section]?.[key];
+}
+
+function readable(id) {
+  return String(id).replaceAll("_", " ");
+}
+
+function isSeat(value) {
+  return typeof value === "string" && Boolean(snap?.players?.includes(value) || lookup("players", value));
+}
+
+function playerName(seat) {
+  return lookup("players", seat) ?? readable(seat);
+}
+
+// A word that an id is made of: a seat, a catalogued word, else the id made readable.
+function wordText(part) {
+  if (isSeat(part)) return playerName(part);
+  return lookup("words", part) ?? readable(part);
+}
+
+function tokenPatterns() {
+  const words = catalogue();
+  return { ...words.en?.tokens, ...words[lang]?.tokens };
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+// The catalogue's phrase for a token: "civilian-3" by "civilian-*", "large:blue" by "large:*".
+function tokenMatch(token) {
+  const exact = lookup("tokens", token);
+  if (exact !== undefined) return exact;
+  for (const [pattern, template] of Object.entries(tokenPatterns())) {
+    if (!pattern.includes("*")) continue;
+    const found = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("(.+?)")}$`).exec(token);
+    if (found) return template.replace(/\{(\d+)\}/g, (_, n) => wordText(found[Number(n)]));
+  }
+  return undefined;
+}
+
+function tokenText(token) {
+  if (token === null || token === undefined) return "–";
+  return tokenMatch(String(token)) ?? wordText(String(token));
+}
+
+// A template's value: `form` as in words.py (seat, token, tokens, actions).
+function shown(value, form) {
+  if (value === null || value === undefined) return "–";
+  if (form === "seat") return playerName(snap?.players?.[Number(value)] ?? String(value));
+  if (form === "token") return tokenText(value);
+  if (form === "tokens") return String(value).split("+").map(tokenText).join(", ");
+  if (form === "actions") return [].concat(value).map(actionText).join(" ; ");
+  if (Array.isArray(value)) return value.map((item) => shown(item, "")).join(", ");
+  if (typeof value === "boolean") return t(value ? "yes" : "no");
+  if (typeof value === "string") return wordText(value);
+  return String(value);
+}
+
+function fill(template, get) {
+  return template.replace(/\{(\w+)(?:\|(\w+))?\}/g, (_, name, form) => shown(get(name), form ?? ""));
+}
+
+// An id's values by field. Values are joined by ":" and a token may hold ":" itself (a die
+// "red:point"): every field takes one part, and the fields that the template calls tokens
+// share what is left over.
+function actionValues(template, fields, parts) {
+  const tokens = new Set([...template.matchAll(/\{(\w+)\|tokens?\}/g)].map((m) => m[1]));
+  const wide = fields.filter((field) => tokens.has(field));
+  let extra = parts.length - fields.length;
+  if (extra < 0 || (extra > 0 && wide.length === 0) || extra % Math.max(wide.length, 1)) return null;
+  const each = wide.length ? extra / wide.length : 0;
+  const values = {};
+  let at = 0;
+  for (const field of fields) {
+    const width = tokens.has(field) ? 1 + each : 1;
+    values[field] = parts.slice(at, at + width).join(":");
+    at += width;
+  }
+  return values;
+}
+
+// "place_trap:7" -> "Lay a trap on square 7".
+function actionText(id) {
+  const exact = lookup("actions", id);
+  if (exact !== undefined) return exact;
+  const [kind, ...parts] = id.split(":");
+  const template = lookup("actions", kind);
+  const fields = catalogue().fields?.[kind];
+  const values = template && fields ? actionValues(template, fields, parts) : null;
+  if (values) return fill(template, (name) => values[name]);
+  return parts.length ? `${readable(kind)}: ${parts.map(wordText).join(", ")}` : readable(kind);
+}
+
+function kindText(kind) {
+  return lookup("kinds", kind) ?? readable(kind);
+}
+
+function detailName(key) {
+  if (isSeat(key)) return playerName(key);
+  return lookup("details", key) ?? readable(key);
+}
+
+function valueText(key, value) {
+  if (typeof value !== "string") return shown(value, "");
+  const words = catalogue();
+  const own = words[lang]?.values?.[key]?.[value] ?? words.en?.values?.[key]?.[value];
+  return own ?? tokenMatch(value) ?? wordText(value);
+}
+
+// "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
+function roleName(role) {
+  const [name, level] = role.split("@");
+  const words = STRINGS.en[`role_${name}`] ? t(`role_${name}`) : lookup("roles", name) ?? readable(name);
+  return level === undefined ? words : `${words} ${Math.round(Number(level) * 100)} %`;
+}
+
+function optionName(game, name) {
+  const words = snap?.games?.[game]?.option_words;
+  return words?.[lang]?.[name] ?? words?.en?.[name] ?? readable(name);
+}
+
+// What a hand must do to put a spot right: "Put the akuma back on 8".
+function fixText(id, spot) {
+  const dot = id.indexOf(".");
+  const place = dot > 0 ? id.slice(0, dot) : id;
+  const piece = dot > 0 ? id.slice(dot + 1) : "";
+  // A reed feels "a piece": its spot says which ("8.akuma").
+  const thing = (token) => (token === "piece" && piece ? lookup("words", piece) ?? wordText(piece) : tokenText(token));
+  if (spot.expected && !spot.sensed) return t("put_back", { thing: thing(spot.expected), place });
+  if (!spot.expected && spot.sensed) return t("take_off", { thing: thing(spot.sensed), place });
+  return t("put_instead", { thing: thing(spot.expected), place, other: thing(spot.sensed) });
+}
+
+function diceText(wanted) {
+  const [one, many] = lookup("dice", wanted.kind) ?? [readable(wanted.kind), readable(wanted.kind)];
+  if (wanted.count === 1) return t("dice_one", { kind: one });
+  if (wanted.count === 2) return t("dice_two", { kind: many });
+  return t("dice_many", { count: wanted.count, kind: many });
+}
+
+// The header: whose turn it is and what the table waits for, or the first thing to put right.
+function headerText(snap) {
+  const fix = Object.entries(snap.spots).find(([, spot]) => spot.fix);
+  if (fix) return fixText(...fix);
+  if (!snap.to_move) return "";
+  const prompt = lookup("prompts", snap.details?.phase);
+  if (prompt !== undefined) {
+    return fill(prompt, (name) => {
+      if (name === "player") return snap.to_move;
+      if (name === "dice") return snap.dice_wanted ? diceText(snap.dice_wanted) : "";
+      return snap.details[name];
+    });
+  }
+  if (snap.to_move !== "chance") return t("to_move_words", { player: playerName(snap.to_move) });
+  return snap.dice_wanted ? t("to_roll", snap.dice_wanted) : t("to_lay_out");
+}
+
+// The table's message: from its key and values when it has one, else as it came.
+function messageText(snap) {
+  const note = snap.note;
+  if (!note) return snap.message || "";
+  if (note.key === "problem") {
+    const template = lookup("problems", note.problem);
+    return template === undefined ? snap.message : fill(template, (name) => note.params[name]);
+  }
+  const key = `note_${note.key}`;
+  if (!(key in STRINGS.en)) return snap.message || "";
+  const vars = {};
+  for (const [name, value] of Object.entries(note)) {
+    vars[name] = name === "actions" ? value.map(actionText).join(" ; ") : shown(value, "");
+  }
+  return t(key, vars);
+}

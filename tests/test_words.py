@@ -1,0 +1,128 @@
+"""Each game's words (controller/rules/words.py): every id a player may see on the page has its
+phrase in English and in French, and a game without a catalogue still reads."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from stack_game import StackGame
+
+from controller.rules import GAMES
+from controller.rules.api import Game
+from controller.rules.words import (
+    LANGUAGES,
+    WordsError,
+    _load,
+    action_fields,
+    catalogue,
+    placeholders,
+)
+from controller.simulate import random_step
+
+BUILT_IN = ("akuma", "voodoo", "takeover", "potions", "mightymania")
+GAMES_PLAYED = 3  # random games a game, for the phases and action ids they reach
+MOST_STEPS = 400
+
+
+def played(game: Game) -> tuple[set[str], set[str]]:
+    """The phases and action ids that a few short random games reach, chance outcomes drawn
+    with their odds, as tests/test_*_random.py do."""
+    phases: set[str] = set()
+    ids: set[str] = set()
+    for seed in range(GAMES_PLAYED):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        hidden = game.deal(state, rng)
+        for _ in range(MOST_STEPS):
+            phases.add(str(game.describe(state).get("phase")))
+            if state.is_terminal():
+                break
+            ids.add(random_step(state, rng, hidden).id)
+    return phases, ids
+
+
+def problem_keys(game: Game) -> dict[str, set[str] | None]:
+    """The catalogue keys of the problems that the game's module can say, each with the names
+    of its parameters where the source spells them out (None where it passes them on)."""
+    tree = ast.parse(inspect.getsource(sys.modules[type(game).__module__]))
+    found: dict[str, set[str] | None] = {}
+
+    def params(node: ast.expr | None) -> set[str] | None:
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+            return {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("Problem", "_problem"):
+            given = {kw.arg: kw.value for kw in node.keywords}
+            at = 2 if node.func.id == "Problem" else 1  # type: ignore[attr-defined]
+            key = given.get("key", node.args[at] if len(node.args) > at else None)
+            if isinstance(key, ast.Constant):
+                found[key.value] = params(given.get("params", node.args[3:4] and node.args[3]))
+        # mightymania's (message, key, params) of a spot
+        if isinstance(node, ast.Tuple) and len(node.elts) == 3:
+            key = node.elts[1]
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                found[key.value] = params(node.elts[2])
+    return {key: names for key, names in found.items() if key}
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_every_id_has_words_in_both_languages(name: str) -> None:
+    game = GAMES[name]
+    words = catalogue(game)
+    fields = action_fields(game)
+    phases, ids = played(game)
+    problems = problem_keys(game)
+    info = game.info
+    for language in LANGUAGES:
+        said = words[language]
+        assert set(info.player_names) <= set(said["players"]), language
+        assert set(fields) <= set(said["kinds"]), language
+        for kind in fields:
+            exact = [key for key in said["actions"] if key.partition(":")[0] == kind]
+            assert exact, f"{language}: no words for {kind}"
+        for key, template in said["actions"].items():
+            kind = key.partition(":")[0]
+            assert kind in fields, f"{language}: {key} is no action of {name}"
+            for field, _ in placeholders(template):
+                assert field in fields[kind], f"{language}: {key} has no field {field!r}"
+        for action_id in ids:
+            kind = action_id.partition(":")[0]
+            assert action_id in said["actions"] or kind in said["actions"], action_id
+        assert {detail.name for detail in info.details} <= set(said["details"]), language
+        assert phases - {"None"} <= set(said["values"]["phase"]), language
+        assert phases - {"None", "over"} <= set(said["prompts"]), language
+        assert {role.name for role in info.palette} <= set(said["roles"]), language
+        assert {option.name for option in info.options} <= set(said["options"]), language
+        assert set(info.dice_kinds) <= set(said.get("dice", {})), language
+        assert set(problems) <= set(said.get("problems", {})), language
+        for key, template in said.get("problems", {}).items():
+            assert key in problems, f"{language}: {key} is no problem of {name}"
+            names = problems[key]
+            if names is not None:
+                used = {field for field, _ in placeholders(template)}
+                assert used <= names | {"spot"}, f"{language}: {key} names {used - names}"
+
+
+def test_a_game_without_words_gets_empty_sections_and_its_fields() -> None:
+    game = StackGame()
+    assert game.info.words is None
+    assert catalogue(game) == {"en": {}, "fr": {}}
+    assert action_fields(game) == {"put": ["cell", "token", "twin"], "move": ["src", "dst"]}
+
+
+def test_languages_that_differ_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "game.words.toml"
+    path.write_text('[en.players]\na = "A"\nb = "B"\n[fr.players]\na = "A"\n')
+    with pytest.raises(WordsError, match=r"\[players\] differs between languages: \['b'\]"):
+        _load(path)
+    path.write_text('[en.actions]\na = "{x|loud}"\n[fr.actions]\na = "{x}"\n')
+    with pytest.raises(WordsError, match=re.escape("no such form as |loud")):
+        _load(path)
