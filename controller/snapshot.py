@@ -106,7 +106,8 @@ def looks(game: Game, palette: Mapping[str, RGB]) -> JSON | None:
     colours |= declared.colours
     return {
         "tokens": [
-            {key: value for key, value in dataclasses.asdict(look).items() if value}
+            # Empty fields left out, and a span of one cell (the page's default).
+            {k: v for k, v in dataclasses.asdict(look).items() if v and (k, v) != ("span", 1)}
             for look in declared.tokens
         ],
         "colours": colours,

@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page, expect
+from table_session import session_over
 from web_daemon import fetch
 
+from controller.config import load_config
 from controller.rules import GAMES
-from controller.rules.api import Game
+from controller.rules.api import JSON, Game, GameState
 from controller.rules.game_type import Look, Looks
 from controller.simulate import random_step
+from controller.snapshot import table_snapshot
 from controller.web import Dashboard
+from hardware.profile import builtin_profile_path, load_profile
 
 HEX = re.compile(r"#[0-9a-f]{6}")
 # Short random games, their chance sampled: enough for every kind of token to come up (each
@@ -122,5 +129,55 @@ def test_card_pictures() -> None:
         for missing in ("potions/1x1", "potions/civilian-3", "takeover/tile", "nogame/6x10"):
             assert fetch(url + f"api/card/{missing}.png", headers=key).status == 404
         assert fetch(url + "api/card/potions/6x10.png").status == 401
+    finally:
+        dash.close()
+
+
+def played_snapshot(game: Game, tmp_path: Path, until: Callable[[GameState], bool]) -> JSON:
+    """The snapshot the daemon would push after random play of `game` reaches `until`."""
+    rng = random.Random(1)
+    state = game.new_initial_state()
+    while not until(state):
+        random_step(state, rng)
+    session = session_over(game, tmp_path / game.name, state)
+    profile = load_profile(builtin_profile_path(game.info.profile), game.spots())
+    palette = load_config(None).palette
+    snapshot = table_snapshot(game, session, session.view(0.0), profile, palette)
+    extras = {"paused": False, "sim": False, "alerts": [], "marks": {}, "camera": None}
+    return snapshot | extras | {"dice_seen": [], "dice_unsure": None}
+
+
+def test_dice_drawn_in_their_colours_stacks_and_pips(page: Page, tmp_path: Path) -> None:
+    """A Voodoo die on the board is drawn in its body's colour, its face's glyph on it and its
+    column's height beside it (BV-2, BV-4); a d6 the camera saw shows its pips."""
+    voodoo, akuma = GAMES["voodoo"], GAMES["akuma"]
+
+    def stacked(state: GameState) -> bool:
+        return any(len(s) >= 2 for s in voodoo.describe(state)["columns"].values())
+
+    snapshot = played_snapshot(voodoo, tmp_path, stacked)
+    cell, column = next((c, s) for c, s in snapshot["details"]["columns"].items() if len(s) >= 2)
+    colour, face = column[-1].split(":")
+    shown: list[JSON] = [snapshot]
+    dash = Dashboard("127.0.0.1:0", lambda request, reply: reply.put(shown[0]), lambda: None, TOKEN)
+    try:
+        dash.publish(snapshot)
+        page.goto(dash.url() + f"?token={TOKEN}")
+        drawn = page.locator(f'[data-spot="{cell}"] > .look-die')
+        expect(drawn).to_have_attribute("data-stack", str(len(column)))
+        expect(drawn.locator(".stack")).to_have_text(str(len(column)))
+        die = drawn.locator(".die")
+        body = snapshot["looks"]["colours"][colour]
+        rgb = "rgb({}, {}, {})".format(*(int(body[i : i + 2], 16) for i in (1, 3, 5)))
+        expect(die).to_have_css("background-color", rgb)
+        expect(die.locator(".glyph")).to_have_text(declared(voodoo).faces[face])
+
+        # Akuma's regular dice, as the camera saw them: pips.
+        seen = played_snapshot(akuma, tmp_path, lambda state: True)
+        shown[0] = seen | {"dice_seen": [{"value": 5, "confidence": 0.9}], "camera": {}}
+        dash.publish(shown[0])
+        pips = page.locator("#dice-seen .die.pips")
+        expect(pips).to_have_attribute("data-face", "5")
+        expect(pips.locator(".pip.on")).to_have_count(5)
     finally:
         dash.close()
