@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import functools
 
-from controller.rules import card_blocks, card_games, get_game
+import cv2
+
+from controller.rules import GAMES, card_blocks, card_games, get_game
 from controller.rules.api import Game
 from controller.rules.game_type import CARDS, CardDeck
 from vision.card_deck import Card, CardDeckError
+from vision.card_sheet import card_image
 from vision.table_reader import BoardContents
 
 
@@ -52,6 +55,26 @@ def _deck(name: str, printed: CardDeck, first: int) -> tuple[Card, ...]:
 def all_cards() -> tuple[Card, ...]:
     """The cards of every game, for a reader that must tell any card from another."""
     return tuple(card for name in card_games() for card in deck(get_game(name)))
+
+
+CARD_DPI = 90
+"""The page's card pictures: 223 x 312 px, sharp on a phone's screen at the size it shows them."""
+
+
+@functools.lru_cache(maxsize=512)
+def card_png(game: str, card: str | None) -> bytes | None:
+    """A card side as printed, as a PNG: `card` of `game`'s deck, None for the back (every card
+    game's); None if the game prints no such card. Made once a process (some 10 ms each)."""
+    if card is None:
+        face = None
+    else:
+        if game not in card_games():
+            return None
+        face = next((c for c in deck(GAMES[game]) if c.id == card), None)
+        if face is None:
+            return None
+    ok, png = cv2.imencode(".png", card_image(face, CARD_DPI))
+    return png.tobytes() if ok else None
 
 
 def board_contents(game: Game) -> BoardContents | None:

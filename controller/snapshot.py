@@ -6,6 +6,7 @@ alternating, so a page redraws only when something happens on the table.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -140,6 +141,34 @@ def table_snapshot(
         "note": session.note,
         "options": dict(state.options),
         "games": games_offered(),
+        "looks": looks(game, palette),
+    }
+
+
+def looks(game: Game, palette: Mapping[str, RGB]) -> JSON | None:
+    """How the page draws the game's tokens (`GameType.looks`), its colour names as "#rrggbb" (the
+    configured palette's, for roles); None for a game that declares none (drawn as text)."""
+    declared = game.info.looks
+    if declared is None:
+        return None
+    roles = {role.name for role in game.info.palette}
+    colours = {name: hex_colour(rgb) for name, rgb in palette.items() if name in roles}
+    colours |= declared.colours
+    return {
+        "tokens": [
+            # Empty fields left out, and a span of one cell (the page's default).
+            {k: v for k, v in dataclasses.asdict(look).items() if v and (k, v) != ("span", 1)}
+            for look in declared.tokens
+        ],
+        "colours": colours,
+        "seats": {
+            name: colours.get(colour, colour)
+            for name, colour in zip(game.player_names, declared.seats, strict=False)
+        },
+        "faces": dict(declared.faces),
+        "dice": list(game.dice_kinds),
+        "stacks": declared.stacks,
+        "owners": declared.owners,
     }
 
 

@@ -11,6 +11,8 @@ every new snapshot, pushed to the open pages with server-sent events.
                           past game's
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
   GET  /api/words.json?game=NAME  a game's words in English and French (rules/words.py)
+  GET  /api/card/GAME/CARD.png, /api/card/back.png
+                          a card side as printed (small), for the page's card spots
   GET  /api/<op>?ARG=...  a reading control request (the ops of controller/operations.py that
                           the dashboard may GET: past games, a past game's position, how to
                           play: /api/guide?game=NAME&lang=fr)
@@ -43,6 +45,7 @@ from pathlib import Path
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from controller.game_vision import card_png
 from controller.loop_thread import LoopThread
 from controller.operations import dashboard_ops
 from controller.requests import MAX_REQUEST, RequestError, Submit, ask, parse_request
@@ -79,6 +82,8 @@ STATIC_TYPES = {
     ".svg": "image/svg+xml",
 }
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+# A card's picture changes only with the program: a page loads each once.
+CARD_HEADERS = HEADERS | {"Cache-Control": "private, max-age=86400", "Content-Type": "image/png"}
 
 
 class WebError(RuntimeError):
@@ -163,6 +168,8 @@ class Dashboard:
                 web.get("/api/record.json", self._record),
                 web.get("/api/camera.jpg", self._camera_jpg),
                 web.get("/api/words.json", self._words),
+                web.get("/api/card/back.png", self._card),
+                web.get("/api/card/{game}/{card}.png", self._card),
                 web.get("/api/events", self._events),
                 web.get("/api/{op}", self._get),
                 web.post("/api/{op}", self._post),
@@ -390,6 +397,14 @@ class Dashboard:
         if frame is None:
             return _fail(404, "no camera picture on this table")
         return web.Response(body=frame, headers=HEADERS | {"Content-Type": "image/jpeg"})
+
+    async def _card(self, request: web.Request) -> web.StreamResponse:
+        game, card = request.match_info.get("game", ""), request.match_info.get("card")
+        # Drawn off the loop the first time; cached after.
+        png = await asyncio.get_running_loop().run_in_executor(None, card_png, game, card)
+        if png is None:
+            return _fail(404, f"{game or 'this table'} prints no card {card!r}")
+        return web.Response(body=png, headers=CARD_HEADERS)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers=HEADERS | {"Content-Type": "text/event-stream"})

@@ -57,6 +57,8 @@ def photograph(game: str, seconds: float) -> Path:
                 page = browser.new_page(viewport={"width": 1200, "height": 860})
                 page.goto(f"{url}?token={token}")
                 page.wait_for_selector("#board [data-spot]")
+                # The cards' pictures drawn too.
+                page.wait_for_function("[...document.images].every((image) => image.complete)")
                 page.screenshot(path=str(out), type="jpeg", quality=80)
                 browser.close()
         finally:

@@ -33,6 +33,8 @@ from controller.rules.game_type import (
     Detail,
     GameType,
     IconDice,
+    Look,
+    Looks,
     Option,
     Role,
 )
@@ -379,6 +381,29 @@ def _cards() -> tuple[CardFace, ...]:
     return tuple(cards)
 
 
+# How the page draws the game (issue 20): the cards as printed (AK-10), each piece on its reed in
+# its light's colour, and the Miraculous Powers die's faces (AK-6).
+LOOKS = Looks(
+    tokens=(
+        Look(r"(civilian|akumatized)-\d", "card"),
+        Look(PRESENT, "piece", colour="hawkmoth", glyph="\u2748", spot=r"\d\.hawkmoth"),
+        Look(PRESENT, "piece", colour="ladybug", glyph="\u2742", spot=r"\d\.ladybug"),
+        Look(PRESENT, "piece", colour="trap", glyph="\u2716", spot=r"\d\.trap"),
+        Look(PRESENT, "piece", colour="shellter", glyph="\u2b22", spot=r"\d\.shellter"),
+        Look(PRESENT, "piece", colour="akuma", glyph="\u2739", spot=r"\d\.akuma"),
+    ),
+    seats=("hawkmoth", "ladybug"),
+    faces={
+        "cataclysm": "\u2604",
+        "shellter": "\u2b22",
+        "venom": "\u2620",
+        "deevilize": "\u2740",
+        "second_chance": "\u21bb",
+        "voyage": "\u2691",
+    },
+)
+
+
 class AkumaGame(Game):
     info = GameType(
         name="akuma",
@@ -411,6 +436,7 @@ class AkumaGame(Game):
         # Every public fact of the position, so that the page, `smartboard status` and a computer
         # player need nothing else (sides are named as in `player_names`; squares are 1-9, AK-1)
         words=Path(__file__).with_name("akuma.words.toml"),
+        looks=LOOKS,
         details=(
             Detail(
                 "turn",

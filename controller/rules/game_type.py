@@ -124,6 +124,89 @@ class Detail:
     help: str
 
 
+LOOK_KINDS = ("card", "back", "die", "piece", "tile", "building", "spawn")
+"""How the page may draw a token: a card's picture (from the game's deck), a card face down, an
+icon or d6 die, a piece, or the map's ground, buildings and spawns (which fill their cell)."""
+_GROUP = re.compile(r"\{\d\}")
+
+
+@dataclass(frozen=True)
+class Look:
+    """How the page draws a sensed token (issue 20): the first of a game's looks whose `match`
+    (a regular expression, as simple as JavaScript reads it alike) matches the whole token, and
+    whose `spot` (if any) matches the whole spot id, draws it. "{1}", "{2}" in the other fields
+    stand for its groups, "{0}" for the whole token.
+
+    `colour`: a colour name of the game's `Looks` (a palette role or one of `Looks.colours`) or
+    "#rrggbb"; `glyph`: a short symbol; `label`: a few characters written on it; `face`: a die's
+    face, drawn as the dice box draws it; `span`: how many cells one token covers (a large
+    building's cells each show it)."""
+
+    match: str
+    kind: str
+    colour: str = ""
+    glyph: str = ""
+    label: str = ""
+    face: str = ""
+    spot: str = ""
+    span: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in LOOK_KINDS:
+            raise ValueError(f"look {self.match!r}: kind {self.kind!r} is not one of {LOOK_KINDS}")
+        groups = re.compile(self.match).groups
+        for text in (self.colour, self.glyph, self.label, self.face):
+            if any(int(g[1]) > groups for g in _GROUP.findall(text)):
+                raise ValueError(f"look {self.match!r}: {text!r} names a group it does not have")
+
+    def fill(self, token: str) -> dict[str, str]:
+        """The look's fields for `token`, its groups put in: what the page computes itself."""
+        found = re.fullmatch(self.match, token)
+        if found is None:
+            raise ValueError(f"look {self.match!r} does not match {token!r}")
+        parts = (found.group(0), *found.groups(default=""))
+        fields = {
+            "colour": self.colour,
+            "glyph": self.glyph,
+            "label": self.label,
+            "face": self.face,
+        }
+        return {
+            key: _GROUP.sub(lambda g: parts[int(g.group()[1])], text)
+            for key, text in fields.items()
+        }
+
+
+@dataclass(frozen=True)
+class Looks:
+    """How the page draws the game (issue 20): its tokens, its seats' colours, its dice faces.
+
+    `seats`: each seat's colour, as `GameType.player_names`, for names and pieces; `colours`:
+    named colours beyond the palette roles; `faces`: a glyph for each icon-dice face; `stacks`:
+    the detail field giving each spot's stack (spot -> its tokens, bottom first), whose height
+    the page shows; `owners`: the detail field giving where each player's piece is (player ->
+    spot), so that a piece the sensors feel is drawn in its owner's colour."""
+
+    tokens: tuple[Look, ...]
+    seats: tuple[str, ...] = ()
+    colours: Mapping[str, str] = field(default_factory=dict)
+    faces: Mapping[str, str] = field(default_factory=dict)
+    stacks: str = ""
+    owners: str = ""
+
+    def __post_init__(self) -> None:
+        for name, colour in self.colours.items():
+            if not _HEX.fullmatch(colour):
+                raise ValueError(f"looks: colour {name!r} is {colour!r}, not like #ff8000")
+
+    def find(self, token: str, spot: str) -> Look | None:
+        """The look that draws `token` on `spot`, as the page finds it."""
+        for look in self.tokens:
+            if re.fullmatch(look.match, token) and (not look.spot or re.fullmatch(look.spot, spot)):
+                return look
+        return None
+
+
 CARDS = "cards"
 """`GameType.board`: the camera reads cards in the board's camera spots."""
 
@@ -160,6 +243,8 @@ class GameType:
     words: Path | None = None
     """Its catalogue of words in English and French (words.py), a file beside its rules; None:
     the page shows its ids, made readable."""
+    looks: Looks | None = None
+    """How the page draws its tokens; None: as their text."""
 
     def __post_init__(self) -> None:
         kinds = {dice.kind for dice in self.icon_dice}
@@ -167,6 +252,8 @@ class GameType:
             raise ValueError(f"{self.name}: the board holds {self.board!r}, which it never reads")
         if self.board == CARDS and self.deck is None:
             raise ValueError(f"{self.name}: the camera reads cards, and the game has no deck")
+        if self.looks is not None and len(self.looks.seats) not in (0, len(self.player_names)):
+            raise ValueError(f"{self.name}: looks.seats must give a colour to each seat")
 
     @property
     def players(self) -> tuple[int, int]:

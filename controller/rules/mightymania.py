@@ -47,7 +47,17 @@ from controller.rules.api import (
     Problem,
     read_toml,
 )
-from controller.rules.game_type import CARDS, CardDeck, CardFace, Detail, GameType, Option, Role
+from controller.rules.game_type import (
+    CARDS,
+    CardDeck,
+    CardFace,
+    Detail,
+    GameType,
+    Look,
+    Looks,
+    Option,
+    Role,
+)
 
 PLAYERS = ("player_1", "player_2")
 COLUMNS = 4  # MM-3
@@ -860,6 +870,14 @@ def _cards() -> tuple[CardFace, ...]:
     return tuple(cards)
 
 
+# How the page draws the game (issue 20): a face-down card as a back, any other card as printed
+# with its id or power written on it (a squad or power cycle from a file has other ids).
+LOOKS = Looks(
+    tokens=(Look(DOWN, "back"), Look(r".+", "card", label="{0}")),
+    seats=("#3d8bfd", "#f08c00"),
+)
+
+
 class MightymaniaGame(Game):
     info = GameType(
         name="mightymania",
@@ -894,6 +912,7 @@ class MightymaniaGame(Game):
         # Printed before decks were allocated: the block stays where the cards have it.
         deck=CardDeck(_cards, size=len(PRINTED_SQUAD) + len(PRINTED_POWERS), first=81),
         words=Path(__file__).with_name("mightymania.words.toml"),
+        looks=LOOKS,
         details=(
             Detail(
                 "turn",

@@ -44,7 +44,17 @@ from controller.rules.api import (
     Problem,
     read_toml,
 )
-from controller.rules.game_type import CARDS, CardDeck, CardFace, Detail, GameType, Option, Role
+from controller.rules.game_type import (
+    CARDS,
+    CardDeck,
+    CardFace,
+    Detail,
+    GameType,
+    Look,
+    Looks,
+    Option,
+    Role,
+)
 
 HAND = 4  # set-up, and the draw back to 4 (step 3)
 WINNING_CAPTURES = 5  # MP-4
@@ -512,6 +522,13 @@ def _cards() -> tuple[CardFace, ...]:
     return tuple(cards)
 
 
+# How the page draws the game (issue 20): each card as printed, with its table and multiplier.
+LOOKS = Looks(
+    tokens=(Look(r"(\d+)x(\d+)", "card", label="{1}\u00d7{2}"),),
+    seats=("#3d8bfd", "#f08c00"),
+)
+
+
 class PotionsGame(Game):
     info = GameType(
         name="potions",
@@ -541,6 +558,7 @@ class PotionsGame(Game):
         # The public facts of the position, for the terminal, the dashboard, `smartboard status`
         # and computer players. Players are named ("player_1", "player_2"); cards by id.
         words=Path(__file__).with_name("potions.words.toml"),
+        looks=LOOKS,
         details=(
             Detail(
                 "turn",

@@ -35,7 +35,7 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
-from controller.rules.game_type import Detail, GameType, IconDice, Option, Role
+from controller.rules.game_type import Detail, GameType, IconDice, Look, Looks, Option, Role
 
 COLOURS = ("red", "blue", "green", "yellow")
 TILES = 20  # HT-1
@@ -805,6 +805,25 @@ class TakeoverState(GameState):
 # -- the game ---------------------------------------------------------------------------------
 
 
+# How the page draws the map (issue 20): the tiles' ground, buildings in their owner's colour or
+# unclaimed (a large one across its two cells, HT-2), spawns, and each pawn in its player's colour.
+LOOKS = Looks(
+    tokens=(
+        Look("tile", "tile", colour="ground"),
+        Look("small:none", "building", colour="none", glyph="\u2302"),
+        Look("large:none", "building", colour="none", glyph="\u2302", span=2),
+        # The owner's initial as well as the colour, for colour-blind eyes.
+        Look(r"small:((\w)\w*)", "building", colour="{1}", glyph="\u2302", label="{2}"),
+        Look(r"large:((\w)\w*)", "building", colour="{1}", glyph="\u2302", label="{2}", span=2),
+        Look(r"spawn:((\w)\w*)", "spawn", colour="{1}", glyph="\u2691", label="{2}"),
+        Look(PRESENT, "piece", glyph="\u265f"),
+    ),
+    seats=COLOURS,
+    colours={"ground": "#6b7d4a", "none": "#e0e0e0"},
+    owners="pawns",
+)
+
+
 class TakeoverGame(Game):
     info = GameType(
         name="takeover",
@@ -844,6 +863,7 @@ class TakeoverGame(Game):
         # Every public fact of the state, in JSON: the tracking sheet, the map and set-up. Players
         # go by colour, cells by name ("r0c0"), buildings by number in placing order.
         words=Path(__file__).with_name("takeover.words.toml"),
+        looks=LOOKS,
         details=(
             Detail(
                 "turn",

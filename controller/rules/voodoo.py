@@ -36,7 +36,7 @@ from controller.rules.api import (
     Layout,
     read_toml,
 )
-from controller.rules.game_type import Detail, GameType, IconDice, Option, Role
+from controller.rules.game_type import Detail, GameType, IconDice, Look, Looks, Option, Role
 
 SIZE = 7
 CENTRE = 3 * SIZE + 3
@@ -1260,6 +1260,23 @@ def _seated_loas(options: Mapping[str, Any]) -> tuple[str, ...]:
     return loas
 
 
+# How the page draws the game (issue 20): each column's top die in its colour, showing its face
+# (BV-2), with the column's height (BV-4); each Loa in its colour (BV-3).
+LOOKS = Looks(
+    tokens=(Look(r"(\w+):(\w+)", "die", colour="{1}", face="{2}"),),
+    seats=tuple(colour for _, colour in LOAS),
+    faces={
+        "offering": "\u26b1",
+        "point": "\u2605",
+        "change": "\u21bb",
+        "protection": "\u2602",
+        "steal": "\u2702",
+        "switch": "\u21c4",
+    },
+    stacks="columns",
+)
+
+
 class VoodooGame(Game):
     info = GameType(
         name="voodoo",
@@ -1300,6 +1317,7 @@ class VoodooGame(Game):
         # Every public fact of the state, in JSON; players and sides go by name. A side is a
         # player, or a team "loa+loa" in team mode (BV-12). Dice are "colour:face".
         words=Path(__file__).with_name("voodoo.words.toml"),
+        looks=LOOKS,
         details=(
             Detail(
                 "turn",

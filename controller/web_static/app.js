@@ -84,13 +84,13 @@ function spotElement(id, spot, className, label = id) {
     node.style.setProperty("--light", spot.light);
     node.classList.toggle("bright", bright(spot.light));
   }
-  // What a camera sees there (a die's face, a building), beyond a mere piece.
-  const token = spot.sensed && spot.sensed !== "piece" && spot.sensed !== "present" ? spot.sensed : "";
   node.append(el("span", { class: "label", text: label }));
   // A mark beside the colour, as the terminal shows it: colour alone fails colour-blind eyes.
   const marked = roleMark(spot.fix ? "fix" : spot.role);
   if (marked) node.append(el("span", { class: "mark", text: marked, "aria-hidden": "true" }));
-  if (token) node.append(el("span", { class: "token", text: token }));
+  // What the sensors tell there, drawn as the game looks (draw.js).
+  const token = tokenElement(spot.sensed, id, snap);
+  if (token) node.append(token);
   const placeable = snap.sim && (spot.sensor === "reed" || spot.sensor === "camera");
   if (placeable) {
     node.classList.add("placeable");
@@ -266,7 +266,9 @@ function filterActions() {
 }
 
 function dieFace(value, title) {
-  return el("span", { class: "die", title, text: String(value) });
+  const die = dieElement(value, snap.dice_wanted?.kind ?? null, snap.looks);
+  die.title = title;
+  return die;
 }
 
 function drawDice() {
