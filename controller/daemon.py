@@ -555,7 +555,7 @@ class Daemon:
         out["trouble"] = self._trouble()
         # Pieces on their way to the session (edges, debouncing, the camera settling): what the
         # page shows of the sensors may still change on its own.
-        out["busy"] = self._table_busy()
+        out["settling"] = self._table_busy()
         out["alerts"] = self.alerts()
         out["marks"] = role_marks()
         out["names"] = per_seat(self.journal.names, self.session.state.num_players)

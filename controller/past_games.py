@@ -21,7 +21,7 @@ from controller.rules import get_game
 from controller.rules.api import JSON, GameState, HistoryError
 from controller.seats import per_seat
 from controller.session import Session
-from controller.snapshot import label, table_snapshot
+from controller.snapshot import table_snapshot
 from controller.terminal import role_marks
 from hardware.leds import RGB
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
@@ -182,7 +182,7 @@ def past_position(
     session = Session(game, state, Journal(state_dir), settle_s=0.0)
     view = lights_view(game, state)
     snapshot = table_snapshot(game, session, view, profile, palette, decisions=False)
-    action = None if number == 0 else label(game.action_from_json(history[number - 1]))
+    action = None if number == 0 else game.action_from_json(history[number - 1]).id
     return {
         "id": game_id,
         "step": number,

@@ -23,13 +23,6 @@ def hex_colour(rgb: RGB) -> str:
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-def label(action: Action) -> str:
-    """ "choose_dice:2" -> "choose dice: 2": the id, readable."""
-    name, _, values = action.id.partition(":")
-    words = name.replace("_", " ")
-    return f"{words}: {values.replace(':', ', ')}" if values else words
-
-
 def pointed(expected: Layout, after: Layout, places: Mapping[str, str]) -> tuple[str, str | None]:
     """Where a player points to take a decision that changes the board: the place (a board
     square, or a spot off the board) of the piece it moves and the place it moves it to; for a
@@ -178,4 +171,4 @@ def _decision(action: Action, session: Session, places: Mapping[str, str]) -> JS
     after = session.layout_after(action)
     moves = after != session.expected
     at, to = pointed(session.expected, after, places) if moves else (None, None)
-    return {"id": action.id, "label": label(action), "moves_pieces": moves, "at": at, "to": to}
+    return {"id": action.id, "moves_pieces": moves, "at": at, "to": to}

@@ -18,7 +18,7 @@ Choice = Callable[[Snapshot, list[dict[str, Any]], random.Random], dict[str, Any
 
 # After `version`, the page is settled when the table has read every piece laid.
 SETTLED = """(version) => typeof snap !== "undefined" && snap !== null && snap.version !== version
-  && !snap.busy"""
+  && !snap.settling"""
 
 
 def at_random(snap: Snapshot, actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:

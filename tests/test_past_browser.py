@@ -20,7 +20,7 @@ def test_a_named_game_is_kept_and_replayed_step_by_step(page: Page, tmp_path: Pa
         # A name field per seat of the game chosen; the set-up game is abandoned for the new one.
         names = page.locator("#new-names input")
         expect(names).to_have_count(2)
-        expect(names.first).to_have_attribute("placeholder", "hawkmoth")
+        expect(names.first).to_have_attribute("placeholder", "Hawk Moth")
         names.nth(0).fill(" Ana ")
         names.nth(1).fill("Bob")
         page.once("dialog", lambda dialog: dialog.accept())
@@ -56,22 +56,22 @@ def test_a_named_game_is_kept_and_replayed_step_by_step(page: Page, tmp_path: Pa
         page.locator("#replay-next").click()
         page.locator("#replay-next").click()
         expect(page.locator("#replay-step-text")).to_have_text("Step 2 of 2:")
-        expect(page.locator("#replay-action")).to_have_text("roll: 7")
+        expect(page.locator("#replay-action")).to_have_text("Rolled 7")
         expect(square).to_have_attribute("data-light", PALETTE["rolled"])
         expect(page.locator("#replay-next")).to_be_disabled()
 
         # The live table goes on meanwhile, kept aside.
         assert fetch(f"{table.url}api/act", {"id": "choose_dice:1"}, table.key).json()["ok"]
         page.locator("#replay-step").press("ArrowLeft")
-        expect(page.locator("#replay-action")).to_have_text("choose dice: 2")
+        expect(page.locator("#replay-action")).to_have_text("Roll both dice")
         expect(page.locator("#log li")).to_have_count(1)
         expect(square).to_have_attribute("data-light", PALETTE["civilian"])
 
         page.locator("#replay-close").click()
         expect(bar).to_be_hidden()
-        expect(page.locator("#log li")).to_have_text(["choose dice: 1"])
+        expect(page.locator("#log li")).to_have_text(["Roll one die"])
         expect(page.locator("#setup")).to_be_visible()
-        expect(page.locator("#turn")).to_contain_text("roll 1")
+        expect(page.locator("#turn")).to_contain_text("roll the die")
 
         download = fetch(
             f"{table.url}api/record.json?id={kept.get_attribute('data-game-id')}", headers=table.key

@@ -204,24 +204,27 @@ def deal_by_taps(page: Page) -> int:
     return laid
 
 
-def test_potions_is_dealt_by_taps_and_its_decisions_come_grouped(
-    page: Page, tmp_path: Path
-) -> None:
-    """Issue 20: the deal stalled on the page, then a turn showed 1,463 buttons at once."""
+def test_potions_is_dealt_by_taps_and_played_by_pointing(page: Page, tmp_path: Path) -> None:
+    """Issue 20: the deal stalled on the page, then a turn showed 1,463 buttons at once. Now the
+    simulated table's seats hold real hands: a tap on a slot offers the few cards of the hand
+    (MP-1's deal of 4), and the list of every placement stays folded for those who want it."""
     with dashboard(tmp_path, "--game", "potions", "--seed", "4") as table:
         page.goto(table.page)
         assert deal_by_taps(page) >= 2
         expect(page.locator("html")).not_to_have_attribute("data-to-move", "chance")
-        shown = page.locator("#actions button:visible")
-        total = page.locator("#actions button")
-        groups = page.locator("#actions details").count()
-        assert total.count() > 100 and shown.count() <= 12 * groups
-        # A search narrows the decisions to those that match, and opens their group.
-        first = total.first.get_attribute("data-action")
-        assert first is not None
-        page.locator("#actions-filter").fill(first)
-        expect(page.locator(f'#actions button[data-action="{first}"]')).to_be_visible()
-        assert shown.count() <= 12
+        assert page.locator("#actions button:visible").count() <= 2  # end the turn, at most
+        expect(page.locator("#all-actions-box")).not_to_have_attribute("open", "")
+        # The folded list finds a placement by its words.
+        page.locator("#all-actions-box > summary").click()
+        page.locator("#actions-filter").fill("zzz")
+        expect(page.locator("#all-actions button:visible")).to_have_count(0)
+        slot = page.locator("#board > .pointable").first
+        slot.click()
+        offered = page.locator("#chooser[open] .choice")
+        expect(offered.first).to_be_visible()
+        assert 1 <= offered.count() <= 4
+        offered.first.click()
+        expect(page.locator("#log li")).to_have_count(3)
 
 
 # Ids as the table sends them: "place_trap", "choose_dice:2", "purple:point", "player_1".
@@ -243,10 +246,13 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
             if game == "akuma":
                 page.locator('[data-action="choose_dice:2"]').click()
                 expect(page.locator("#turn")).to_have_text("Turn 1 · Hawk Moth: roll both dice")
+                # While the dice are awaited no decision is pointed at: a tap lays a piece
+                # where none belongs.
+                page.locator(f'#board [data-spot="{lay}"]').click()
+                expect(page.locator("#fixes li").first).to_contain_text("Take the akuma off 7")
+                page.locator(f'#board [data-spot="{lay}"]').click()
                 page.locator("#roll-random").click()
                 expect(page.locator("#log li")).to_have_count(2)
-                page.locator(f'[data-spot="{lay}"]').click()  # a piece where none belongs
-                expect(page.locator("#fixes li").first).to_contain_text("Take the akuma off 7")
             else:
                 expect(page.locator("#turn")).to_contain_text("Deal a card face up")
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))

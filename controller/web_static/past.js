@@ -16,8 +16,9 @@ function seatName(snapshot, seat, fallback) {
   return snapshot?.names?.[seat] || fallback;
 }
 
+// A seat's own name from the catalogue of the game on the table (words.js), else made readable.
 function seatText(seat) {
-  return seat.replaceAll("_", " ");
+  return lookup("players", seat) ?? readable(seat);
 }
 
 // -- names in the new-game form ------------------------------------------------------------
@@ -180,7 +181,7 @@ function drawReplayBar() {
   $("replay-title").textContent = t("replaying", { title: gameTitle(game), date: when(game.started) });
   $("replay-players").textContent = pastPlayers(game).join(", ");
   $("replay-step-text").textContent = t("replay_step", { step, steps });
-  $("replay-action").textContent = step === 0 ? t("replay_setup") : action ?? "";
+  $("replay-action").textContent = step === 0 ? t("replay_setup") : actionText(action);
   const slider = $("replay-step");
   slider.max = String(steps);
   // Not under a finger dragging it: the thumb stays where it is taken.

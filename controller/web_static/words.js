@@ -83,7 +83,10 @@ function isSeat(value) {
   return typeof value === "string" && Boolean(snap?.players?.includes(value) || lookup("players", value));
 }
 
+// The name the players chose for the seat (the new-game form), else the seat's own.
 function playerName(seat) {
+  const chosen = snap?.names?.[snap.players?.indexOf(seat)];
+  if (chosen) return chosen;
   return lookup("players", seat) ?? readable(seat);
 }
 
