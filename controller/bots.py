@@ -84,7 +84,8 @@ class Bots:
                 raise RuntimeError(f"{game.name}: the board cannot show chance outcome {outcome}")
             self._place(layout)
             return
-        action = self.rng.choice(self.hands.choices(state))
+        choices = self.hands.choices(state)
+        action = self.rng.choice(state.legal_actions() if choices is None else choices)
         after = state.child(action)
         layout = game.layout(after)
         wanted = game.dice_wanted(after)

@@ -48,12 +48,13 @@ class SimHands:
         self.hidden = self.game.deal(self._shadow, self.rng)
         return self.hidden
 
-    def choices(self, state: GameState) -> list[Action]:
-        """The decisions the player to move can really make with what they hold."""
+    def choices(self, state: GameState) -> list[Action] | None:
+        """The decisions the player to move can really make with what they hold; None for a
+        game without hidden cards, where every legal decision can be made."""
         if state.is_chance_node() or state.is_terminal():
             return []
         hidden = self.follow(state)
-        return state.legal_actions() if hidden is None else hidden.choices(state)
+        return None if hidden is None else hidden.choices(state)
 
     def outcome(self, state: GameState) -> Action | None:
         """At a chance node, the card the hidden deal turns up; None for true chance."""

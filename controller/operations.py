@@ -382,7 +382,8 @@ def _spots(daemon: Daemon) -> JSON:
         dealt = None if hands is None else hands.outcome(state)
         steps = [dealt] if dealt is not None else [o for o, _ in state.chance_outcomes()]
     elif not state.is_terminal() and not state.is_chance_node():
-        steps = state.legal_actions() if hands is None else hands.choices(state)
+        choices = None if hands is None else hands.choices(state)
+        steps = session.legal_actions() if choices is None else choices
     afters = [session.layout_after(step) for step in steps]
     listed: JSON = {}
     for spot, sensor in sorted(game.spots().items()):
@@ -406,7 +407,7 @@ def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
     expected = session.expected.get(spot)
     if shown != expected:
         return expected
-    for action in session.state.legal_actions():
+    for action in session.legal_actions():
         after = session.layout_after(action).get(spot)
         if after != shown:
             return after

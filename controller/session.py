@@ -58,6 +58,9 @@ class Session:
         self._landing: frozenset[str] | None = None  # set while a piece is in the hand
         self._ahead: frozenset[str] = frozenset()
         self._layouts_after: dict[Action, Layout] = {}
+        self._changes: dict[Action, frozenset[str]] = {}
+        self._legal: set[str] | None = None
+        self._legal_actions: list[Action] | None = None
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
         self.problem: Problem | None = None  # why the sensed layout breaks the rules, if known
 
@@ -124,12 +127,12 @@ class Session:
 
     def act(self, action_id: str, now: float) -> Action:
         """Apply a legal decision by its id: the control interface's way in."""
-        for action in self.state.legal_actions():
+        for action in self.legal_actions():
             if action.id == action_id:
                 self.say(f"{action.id} (control)", "played", actions=[action.id])
                 self._apply([action], now)
                 return action
-        legal = [a.id for a in self.state.legal_actions()]
+        legal = [a.id for a in self.legal_actions()]
         raise IllegalActionError(
             f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
         )
@@ -167,7 +170,7 @@ class Session:
         for spot in differing(self.sensed, self.expected):
             roles[spot] = "fix" if spot in fixes else "changed"
         for action in self._candidates:
-            for spot in differing(self.layout_after(action), self.expected):
+            for spot in self.changes(action):
                 roles[spot] = "candidate"
         if self.problem is not None and self.settled(now):
             # The spots at fault blink too, though they may be as the game expects them.
@@ -177,7 +180,20 @@ class Session:
 
     def moves_pieces(self, action: Action) -> bool:
         """Whether the table sees `action` being taken: it changes what lies on the board."""
-        return bool(differing(self.layout_after(action), self.expected))
+        return bool(self.changes(action))
+
+    def legal_actions(self) -> list[Action]:
+        """The state's legal decisions, listed once per state: the same objects each time, so
+        that what is worked out of them (their ids, their layouts) is kept."""
+        if self._legal_actions is None:
+            self._legal_actions = self.state.legal_actions()
+        return self._legal_actions
+
+    def changes(self, action: Action) -> frozenset[str]:
+        """The spots that `action` changes on the table."""
+        if action not in self._changes:
+            self._changes[action] = differing(self.layout_after(action), self.expected)
+        return self._changes[action]
 
     def candidates(self) -> list[Action]:
         return list(self._candidates)
@@ -202,19 +218,25 @@ class Session:
         At a chance node read from the board, every spot an outcome would change: where the
         next piece goes.
         """
+        # The lights are redrawn on every loop turn: worked out once per state.
+        if self._legal is None:
+            self._legal = self._find_legal_spots()
+        return self._legal
+
+    def _find_legal_spots(self) -> set[str]:
         if self._board_chance():
             outcomes = [outcome for outcome, _ in self.state.chance_outcomes()]
-            return {s for o in outcomes for s in differing(self.layout_after(o), self.expected)}
+            return {s for o in outcomes for s in self.changes(o)}
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
-        afters = [self.layout_after(a) for a in self.state.legal_actions()]
-        changes = [(d, after) for after in afters if (d := differing(after, self.expected))]
-        if not changes:
+        moves = [a for a in self.legal_actions() if self.changes(a)]
+        if not moves:
             return set()
-        diffs = [d for d, _ in changes]
+        diffs = [self.changes(a) for a in moves]
         if all(d == diffs[0] for d in diffs):
             # One way to change the table (a pawn with one cell to go to): not where it leaves.
-            return {spot for spot in diffs[0] if spot in changes[0][1]}
+            after = self.layout_after(moves[0])
+            return {spot for spot in diffs[0] if spot in after}
         return set(frozenset.union(*diffs) - frozenset.intersection(*diffs))
 
     def outcome_shown(self, board: Layout) -> Action | None:
@@ -225,7 +247,7 @@ class Session:
         fits = []
         for outcome, _ in self.state.chance_outcomes():
             after = self.layout_after(outcome)
-            changed = differing(after, self.expected)
+            changed = self.changes(outcome)
             if changed and all(after.get(s) == board.get(s) for s in changed):
                 fits.append(outcome)
         return fits[0] if len(fits) == 1 else None
@@ -236,7 +258,7 @@ class Session:
         if self.state.is_terminal() or self.state.is_chance_node():
             return []
         found: list[tuple[Action, Action]] = []
-        for action in self.state.legal_actions():
+        for action in self.legal_actions():
             after = self.layout_after(action)
             # Only a decision whose own spots are the ones still wrong can be the first step.
             left = differing(after, self.sensed)
@@ -320,7 +342,7 @@ class Session:
         piece = self.expected.get(lifted_from)
         landing: set[str] = set()
         taken_off = False
-        for action in self.state.legal_actions():
+        for action in self.legal_actions():
             after = self.layout_after(action)
             if after.get(lifted_from) != lifted.get(lifted_from):
                 continue
@@ -361,9 +383,7 @@ class Session:
                 continue
             matches: list[Action] = []
             if not self.state.is_terminal() and not self.state.is_chance_node():
-                matches = [
-                    a for a in self.state.legal_actions() if self.layout_after(a) == self.sensed
-                ]
+                matches = [a for a in self.legal_actions() if self.layout_after(a) == self.sensed]
             if len(matches) == 1:
                 self._commit(matches)
                 self.say(f"{matches[0].id} (seen on the table)", "seen", actions=[matches[0].id])
@@ -414,6 +434,9 @@ class Session:
 
     def _changed(self) -> None:
         self._layouts_after.clear()
+        self._changes.clear()
+        self._legal = None
+        self._legal_actions = None
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
 

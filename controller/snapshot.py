@@ -14,7 +14,7 @@ from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game, Layout
 from controller.rules.words import action_fields, catalogue
-from controller.session import Session, View, differing
+from controller.session import Session, View
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
 
@@ -23,12 +23,14 @@ def hex_colour(rgb: RGB) -> str:
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-def pointed(expected: Layout, after: Layout, places: Mapping[str, str]) -> tuple[str, str | None]:
+def pointed(
+    expected: Layout, after: Layout, changes: frozenset[str], places: Mapping[str, str]
+) -> tuple[str, str | None]:
     """Where a player points to take a decision that changes the board: the place (a board
     square, or a spot off the board) of the piece it moves and the place it moves it to; for a
     piece laid, turned or taken away where it lies, that place and None. `places` maps each
-    sub-spot ("7.akuma") to the square drawn around it."""
-    changed = sorted(differing(after, expected))
+    sub-spot ("7.akuma") to the square drawn around it; `changes`: the spots that differ."""
+    changed = sorted(changes)
     for spot in changed:
         token = expected.get(spot)
         if token is None or after.get(spot) == token:
@@ -121,7 +123,7 @@ def table_snapshot(
         "actions": [
             _decision(a, session, places)
             for a in (
-                [] if not decisions else state.legal_actions() if choices is None else choices
+                [] if not decisions else session.legal_actions() if choices is None else choices
             )
         ],
         "candidates": [a.id for a in session.candidates()],
@@ -168,7 +170,8 @@ def looks(game: Game, palette: Mapping[str, RGB]) -> JSON | None:
 def _decision(action: Action, session: Session, places: Mapping[str, str]) -> JSON:
     """A decision as the page offers it: by pointing at the board (`at`, then `to`) when it
     changes the board, else as a button."""
-    after = session.layout_after(action)
-    moves = after != session.expected
-    at, to = pointed(session.expected, after, places) if moves else (None, None)
-    return {"id": action.id, "moves_pieces": moves, "at": at, "to": to}
+    changes = session.changes(action)
+    if not changes:
+        return {"id": action.id, "moves_pieces": False, "at": None, "to": None}
+    at, to = pointed(session.expected, session.layout_after(action), changes, places)
+    return {"id": action.id, "moves_pieces": True, "at": at, "to": to}

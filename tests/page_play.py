@@ -16,9 +16,10 @@ TAP_MS = 5000  # a tap on something the page no longer shows gives up after this
 
 Choice = Callable[[Snapshot, list[dict[str, Any]], random.Random], dict[str, Any]]
 
-# After `version`, the page is settled when the table has read every piece laid.
+# After `version`, the page is settled when the table has read every piece laid and the page
+# shows it.
 SETTLED = """(version) => typeof snap !== "undefined" && snap !== null && snap.version !== version
-  && !snap.settling"""
+  && !snap.settling && document.documentElement.dataset.version === String(snap.version)"""
 
 
 def at_random(snap: Snapshot, actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -37,49 +38,50 @@ def tap_decision(page: Page, action: dict[str, Any]) -> None:
         button = page.locator(f'#actions [data-action="{wanted}"]')
         group = page.locator("#actions details", has=button)
         if group.count() and not group.get_attribute("open"):
-            group.locator("summary").click()
-        button.click()
+            group.locator("summary").click(timeout=TAP_MS)
+        button.click(timeout=TAP_MS)
         return
-    place(page, action["at"]).click()
+    place(page, action["at"]).click(timeout=TAP_MS)
     if action.get("to") is not None:
-        place(page, action["to"]).click()
+        place(page, action["to"]).click(timeout=TAP_MS)
     chooser = page.locator(f'#chooser[open] [data-action="{wanted}"]')
     here = page.locator(f'#point-help [data-action="{wanted}"]')
     if chooser.count():
-        chooser.click()
+        chooser.click(timeout=TAP_MS)
     elif here.count():
-        here.click()
+        here.click(timeout=TAP_MS)
 
 
 def put_right(page: Page, snap: Snapshot) -> bool:
     """Tap each spot that does not show what the game expects (the pieces a roll calls for,
     drawn outlined): a reed's piece laid or lifted, a camera spot's token chosen. Whether there
     was anything to put right."""
-    fixes = {
-        spot: s["expected"]
+    fixes = [
+        spot
         for spot, s in snap["spots"].items()
         if s["sensor"] != "unsensed" and s.get("sensed") != s.get("expected")
-    }
-    for spot, expected in fixes.items():
-        page.locator(f'[data-spot="{spot}"]').click()
+    ]
+    for spot in fixes:
+        page.locator(f'#table [data-spot="{spot}"]').click(timeout=TAP_MS)
         if snap["spots"][spot]["sensor"] == "camera":
-            page.locator("#chooser[open] .choice").filter(has_text=expected or "").first.click()
+            page.locator('#chooser[open] .choice[data-why="expected"]').click(timeout=TAP_MS)
     return bool(fixes)
 
 
-def lay_draw(page: Page, rng: random.Random) -> None:
-    """At a chance node read from the board (a card dealt): tap where the next card goes, then
-    what the chooser offers."""
-    lit = page.locator('#table [data-sensor="camera"][data-role="legal"]')
-    spots = lit.all() or page.locator('#table [data-sensor="camera"]').all()
-    for spot in spots:
-        spot.click()
+def lay_draw(page: Page, snap: Snapshot, rng: random.Random) -> None:
+    """At a chance node read from the board (a card dealt, power cards cleared): tap a spot lit
+    for it, and lay there what the chooser offers as the game's next step."""
+    spots = snap["spots"]
+    lit = [spot for spot, s in spots.items() if s["sensor"] == "camera" and s["role"] == "legal"]
+    for spot in lit or [spot for spot, s in spots.items() if s["sensor"] == "camera"]:
+        page.locator(f'#table [data-spot="{spot}"]').click(timeout=TAP_MS)
         page.locator("#chooser[open]").wait_for(timeout=TAP_MS)
-        offered = page.locator("#chooser[open] .choice")
-        if offered.count():
-            offered.nth(rng.randrange(offered.count())).click()
+        offered = page.locator('#chooser[open] .choice[data-why="next"]').all()
+        if offered:
+            rng.choice(offered).click(timeout=TAP_MS)
             return
-        page.locator("#chooser button[value=cancel]").click()
+        page.locator("#chooser button[value=cancel]").click(timeout=TAP_MS)
+        page.locator("#chooser").wait_for(state="hidden", timeout=TAP_MS)
     raise AssertionError("the game waits for a draw that no spot offers")
 
 
@@ -93,14 +95,14 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
         snap: Snapshot = page.evaluate("snap")
         if snap["result"] is not None:
             return step
+        drawing = snap["to_move"] == "chance" and snap["dice_wanted"] is None
         try:
-            if put_right(page, snap):
+            if drawing:
+                lay_draw(page, snap, rng)  # a draw half laid out is no mistake to put right
+            elif put_right(page, snap):
                 pass
             elif snap["to_move"] == "chance":
-                if snap["dice_wanted"] is not None:
-                    page.locator("#dice-wanted button.die").first.click(timeout=TAP_MS)
-                else:
-                    lay_draw(page, rng)
+                page.locator("#dice-wanted button.die").first.click(timeout=TAP_MS)
             else:
                 tap_decision(page, choose(snap, snap["actions"], rng))
         except PlaywrightTimeoutError as error:

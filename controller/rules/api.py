@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import random
 import re
 import tomllib
@@ -77,9 +78,10 @@ class Action:
     def to_json(self) -> JSON:
         return {"type": type(self).__name__, **dataclasses.asdict(self)}
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
-        """A stable short name, used by `smartboard act ID` and the control socket."""
+        """A stable short name, used by `smartboard act ID` and the control socket; worked out
+        once, since pages list a thousand of them on every change."""
         name = re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
         values = [str(v) for v in dataclasses.astuple(self)]
         return ":".join([name, *values]) if values else name

@@ -114,18 +114,26 @@ async function choose(id) {
   const reply = await post("place", { list: true });
   const spot = reply.ok ? reply.spots[id] : undefined;
   if (!spot) return;
-  const tokens = [...new Set([...(spot.shows !== spot.expected ? [spot.expected] : []), ...spot.next])];
-  if (spot.shows !== null && !tokens.includes(null)) tokens.push(null);
+  // Each offer says why: put back as the game has it, what its next step leaves, or lifted.
+  const offers = [];
+  const offer = (token, why) => {
+    if (!offers.some((o) => o.token === token)) offers.push({ token, why });
+  };
+  if (spot.shows !== spot.expected) offer(spot.expected, "expected");
+  for (const token of spot.next) offer(token, "next");
+  if (spot.shows !== null) offer(null, "lift");
   const lay = (token) => {
     $("chooser").close();
     post("place", token === null ? { spot: id, lift: true } : { spot: id, token });
   };
   $("chooser-title").textContent = t("lay_on", { spot: id });
-  $("chooser-tokens").replaceChildren(...(tokens.length
-    ? tokens.map((token) => el("button", {
-      type: "button", class: "choice", "data-token": token ?? "", text: token ?? t("empty"),
-      onclick: () => lay(token),
-    }))
+  $("chooser-tokens").replaceChildren(...(offers.length
+    ? offers.map(({ token, why }) => el("button", {
+      type: "button", class: "choice", "data-token": token ?? "", "data-why": why,
+      title: t(`offer_${why}`), onclick: () => lay(token),
+    }, ...[token === null ? null : tokenElement(token, id, snap)].filter(Boolean),
+    el("span", { text: token === null ? t("empty") : tokenText(token) }),
+    el("small", { text: t(`offer_${why}`) })))
     : [el("p", { text: t("nothing_to_lay") })]));
   $("chooser").showModal();
 }
@@ -167,6 +175,7 @@ function drawBoard() {
 
 function drawTurn() {
   document.documentElement.dataset.game = snap.game;
+  document.documentElement.dataset.version = snap.version; // which snapshot the page shows
   document.documentElement.dataset.toMove = snap.to_move ?? "";
   const title = snap.games[snap.game]?.titles?.[lang] ?? snap.title;
   $("title").textContent = title;
@@ -457,6 +466,8 @@ function parseValues(text) {
   return values.map((value) => (/^\d+$/.test(value) ? Number(value) : value));
 }
 
+let drawing = false; // a snapshot waits for the next frame to be drawn
+
 function connect() {
   const events = new EventSource("/api/events");
   events.onmessage = (event) => {
@@ -464,7 +475,13 @@ function connect() {
     $("offline").hidden = true;
     if (keptAside(live)) return; // a past game is on the board (past.js)
     snap = live;
-    render();
+    // Drawn once a frame: a move sends several snapshots (each sensor as it settles).
+    if (drawing) return;
+    drawing = true;
+    requestAnimationFrame(() => {
+      drawing = false;
+      render();
+    });
   };
   events.onerror = () => { $("offline").hidden = false; };
 }
