@@ -97,6 +97,10 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
             return step
         drawing = snap["to_move"] == "chance" and snap["dice_wanted"] is None
         try:
+            if page.locator("#chooser[open]").count():
+                # Left open by a tap the page took for another (a snapshot came in between).
+                page.locator("#chooser button[value=cancel]").click(timeout=TAP_MS)
+                page.locator("#chooser").wait_for(state="hidden", timeout=TAP_MS)
             if drawing:
                 lay_draw(page, snap, rng)  # a draw half laid out is no mistake to put right
             elif put_right(page, snap):

@@ -614,9 +614,9 @@ def test_bots_play_mightymania_on_the_simulated_table_to_the_end(tmp_path: Path)
     daemon.open()
     try:
         assert daemon.camera is not None and not daemon.reeds.channels
-        assert daemon.bots is not None and daemon.bots.hidden is not None
-        secrets = CheckedSecrets(daemon.bots.hidden)
-        daemon.bots.hidden = secrets
+        assert daemon.bots is not None and daemon.bots.hands.hidden is not None
+        secrets = CheckedSecrets(daemon.bots.hands.hidden)
+        daemon.bots.hands.hidden = secrets
         assert daemon.run() == 0
         state = daemon.session.state
         assert isinstance(state, MightymaniaState) and state.is_terminal()

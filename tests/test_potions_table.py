@@ -520,9 +520,9 @@ def test_bots_play_potions_on_the_simulated_table_to_the_end(tmp_path: Path) -> 
     daemon.open()
     try:
         assert daemon.camera is not None and not daemon.reeds.channels
-        assert daemon.bots is not None and daemon.bots.hidden is not None
-        hands = CheckedHands(daemon.bots.hidden)
-        daemon.bots.hidden = hands
+        assert daemon.bots is not None and daemon.bots.hands.hidden is not None
+        hands = CheckedHands(daemon.bots.hands.hidden)
+        daemon.bots.hands.hidden = hands
         assert daemon.run() == 0
         state = daemon.session.state
         assert isinstance(state, PotionsState) and state.is_terminal()
