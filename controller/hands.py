@@ -34,15 +34,16 @@ class SimHands:
             return None
         seen = self._shadow.actions()
         now = state.actions()
-        if now[: len(seen)] == seen:
+        # A new game with other options (another deck) starts from a deal of its own.
+        if now[: len(seen)] == seen and state.options == self._shadow.options:
             try:
                 for action in now[len(seen) :]:
                     self._shadow.apply(action)
                     self.hidden.observe(action, self._shadow)
                 return self.hidden
             except (ValueError, KeyError, IndexError) as error:
-                # A card laid that this deal did not hold (typed in by hand): deal again.
-                log.info("the simulated hands are dealt again: %s", error)
+                # A step this deal cannot follow (a card it did not hold, typed in by hand).
+                log.warning("the simulated hands are dealt again: %s", error)
         # A corrected dice reading, a take-back or a new game: deal afresh to fit the table.
         self._shadow = state.clone()
         self.hidden = self.game.deal(self._shadow, self.rng)

@@ -369,24 +369,28 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
     return {"ok": True, "spot": spot, "token": laid}
 
 
+def _next_steps(daemon: Daemon) -> list[Action]:
+    """What may come next on the board: a legal move the seat can make (from the cards the
+    simulated hands hold), or a card or piece the board reads as a chance outcome (a deal; the
+    card the simulated deal really turns up)."""
+    session, hands = daemon.session, daemon.hands
+    state = session.state
+    if state.is_chance_node() and daemon.game.dice_wanted(state) is None:
+        dealt = None if hands is None else hands.outcome(state)
+        return [dealt] if dealt is not None else [o for o, _ in state.chance_outcomes()]
+    if state.is_terminal() or state.is_chance_node():
+        return []
+    choices = None if hands is None else hands.choices(state)
+    return session.legal_actions() if choices is None else choices
+
+
 def _spots(daemon: Daemon) -> JSON:
     """Each sensed spot: its sensor, what the table shows there and what the game expects, and
-    what the next step of the game may leave there (None: it empties the spot). The next step is
-    a legal move, or a card or piece the board reads as a chance outcome (a deal)."""
-    session, game = daemon.session, daemon.game
-    state = session.state
-    hands = daemon.hands
-    steps: list[Action] = []
-    if state.is_chance_node() and game.dice_wanted(state) is None:
-        # The card the simulated deal really turns up, where it holds the cards.
-        dealt = None if hands is None else hands.outcome(state)
-        steps = [dealt] if dealt is not None else [o for o, _ in state.chance_outcomes()]
-    elif not state.is_terminal() and not state.is_chance_node():
-        choices = None if hands is None else hands.choices(state)
-        steps = session.legal_actions() if choices is None else choices
-    afters = [session.layout_after(step) for step in steps]
+    what the next step of the game may leave there (None: it empties the spot)."""
+    session = daemon.session
+    afters = [session.layout_after(step) for step in _next_steps(daemon)]
     listed: JSON = {}
-    for spot, sensor in sorted(game.spots().items()):
+    for spot, sensor in sorted(daemon.game.spots().items()):
         if sensor == UNSENSED:
             continue
         expected = session.expected.get(spot)
@@ -402,13 +406,13 @@ def _spots(daemon: Daemon) -> JSON:
 
 def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
     """What a click lays on a camera spot: what the game expects there if it shows something
-    else; else what a legal move would leave there (an Akuma card turned, say); else nothing."""
+    else; else what the next step would leave there (an Akuma card turned, say); else nothing."""
     session = daemon.session
     expected = session.expected.get(spot)
     if shown != expected:
         return expected
-    for action in session.legal_actions():
-        after = session.layout_after(action).get(spot)
+    for step in _next_steps(daemon):
+        after = session.layout_after(step).get(spot)
         if after != shown:
             return after
     return None

@@ -178,13 +178,9 @@ class Session:
             fixes |= self.problem.spots
         return View(roles, fixes | alerts)
 
-    def moves_pieces(self, action: Action) -> bool:
-        """Whether the table sees `action` being taken: it changes what lies on the board."""
-        return bool(self.changes(action))
-
     def legal_actions(self) -> list[Action]:
         """The state's legal decisions, listed once per state: the same objects each time, so
-        that what is worked out of them (their ids, their layouts) is kept."""
+        that their ids, worked out once, are kept."""
         if self._legal_actions is None:
             self._legal_actions = self.state.legal_actions()
         return self._legal_actions

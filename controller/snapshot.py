@@ -24,34 +24,47 @@ def hex_colour(rgb: RGB) -> str:
 
 
 def pointed(
-    expected: Layout, after: Layout, changes: frozenset[str], places: Mapping[str, str]
+    expected: Layout, after: Layout, changes: frozenset[str], places: Mapping[str, int | str]
 ) -> tuple[str, str | None]:
     """Where a player points to take a decision that changes the board: the place (a board
     square, or a spot off the board) of the piece it moves and the place it moves it to; for a
-    piece laid, turned or taken away where it lies, that place and None. `places` maps each
-    sub-spot ("7.akuma") to the square drawn around it; `changes`: the spots that differ."""
-    changed = sorted(changes)
+    piece laid, turned or taken away where it lies, that place and None. `changes`: the spots
+    that differ; `places`: see `board_places`."""
+    # In reading order, a spot left empty first: the piece moved leaves nothing behind unless
+    # it stood on a stack, and a die beneath may look like another.
+    changed = sorted(changes, key=lambda spot: (after.get(spot) is not None, _order(spot, places)))
     for spot in changed:
         token = expected.get(spot)
         if token is None or after.get(spot) == token:
             continue
         for there in changed:
             if there != spot and after.get(there) == token and expected.get(there) != token:
-                start, end = places.get(spot, spot), places.get(there, there)
+                start, end = _place(spot, places), _place(there, places)
                 return start, None if end == start else end
     laid = [spot for spot in changed if after.get(spot) is not None] or changed
-    return places.get(laid[0], laid[0]), None
+    return _place(min(laid, key=lambda spot: _order(spot, places)), places), None
 
 
-def sub_spot_places(game: Game) -> dict[str, str]:
-    """Each sub-spot "S.x" drawn inside its board square S, to S."""
-    squares = {spot for row in game.board_rows() for spot in row}
-    places = {}
+def board_places(game: Game) -> dict[str, int | str]:
+    """Each spot's place: a board square's reading-order index, and for a sub-spot "S.x" drawn
+    inside square S, S; spots off the board come after the board, in the game's order."""
+    squares = [spot for row in game.board_rows() for spot in row]
+    places: dict[str, int | str] = {spot: index for index, spot in enumerate(squares)}
     for spot in game.spots():
         square = spot.rpartition(".")[0]
-        if square in squares and spot not in squares:
-            places[spot] = square
+        if spot not in places:
+            places[spot] = square if square in squares else len(places)
     return places
+
+
+def _place(spot: str, places: Mapping[str, int | str]) -> str:
+    square = places.get(spot)
+    return square if isinstance(square, str) else spot
+
+
+def _order(spot: str, places: Mapping[str, int | str]) -> int:
+    place = places.get(spot, len(places))
+    return _order(place, places) if isinstance(place, str) else place
 
 
 def words(game: Game) -> JSON:
@@ -92,7 +105,7 @@ def table_snapshot(
     when the table knows their hand (the simulated table's), else every legal one. Without
     `decisions`, a position only looked at (a past game's): none listed, none weighed."""
     state = session.state
-    places = sub_spot_places(game)
+    places = board_places(game)
     frame = render(view, profile, palette, blink_on=True)
     spots: dict[str, Any] = {}
     for spot_id, sensor in sorted(game.spots().items()):
@@ -167,11 +180,11 @@ def looks(game: Game, palette: Mapping[str, RGB]) -> JSON | None:
     }
 
 
-def _decision(action: Action, session: Session, places: Mapping[str, str]) -> JSON:
+def _decision(action: Action, session: Session, places: Mapping[str, int | str]) -> JSON:
     """A decision as the page offers it: by pointing at the board (`at`, then `to`) when it
     changes the board, else as a button."""
     changes = session.changes(action)
     if not changes:
-        return {"id": action.id, "moves_pieces": False, "at": None, "to": None}
+        return {"id": action.id, "at": None, "to": None}
     at, to = pointed(session.expected, session.layout_after(action), changes, places)
-    return {"id": action.id, "moves_pieces": True, "at": at, "to": to}
+    return {"id": action.id, "at": at, "to": to}

@@ -108,7 +108,12 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
             elif snap["to_move"] == "chance":
                 page.locator("#dice-wanted button.die").first.click(timeout=TAP_MS)
             else:
-                tap_decision(page, choose(snap, snap["actions"], rng))
+                wanted = choose(snap, snap["actions"], rng)["id"]
+                tap_decision(page, next(a for a in snap["actions"] if a["id"] == wanted))
+                # The taps played the decision meant, not another.
+                played = len(snap["log"])
+                page.wait_for_function(f"snap.log.length > {played}", timeout=TAP_MS)
+                assert page.evaluate(f"snap.log[{played}]") == wanted
         except PlaywrightTimeoutError as error:
             missed += 1
             print(f"step {step}: {error}"[:400])

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wait_for
 from hypothesis import given
 from hypothesis import strategies as st
 from web_daemon import Fetched, dashboard, fetch, first_event
@@ -332,6 +333,9 @@ def test_the_daemon_keeps_its_token_out_of_the_log_and_a_post_with_it_plays(
         assert stat.S_IMODE((tmp_path / "web_token").stat().st_mode) == 0o600
         base = table.url
         # A GET never changes the game, whatever it asks for; a POST with the token does.
+        # (Once the simulated camera has settled on the cards: that changes the snapshot.)
+        snapshot = base + "api/snapshot"
+        wait_for(lambda: not fetch(snapshot, headers=table.key).json()["settling"], what="settled")
         before = fetch(base + "api/snapshot", headers=table.key).json()
         for path in ("", "api/record.json", "api/camera.jpg", "api/act?id=choose_dice:2"):
             fetch(base + path, headers=table.key)

@@ -126,6 +126,7 @@ def test_rows_of_different_lengths_keep_to_their_own_rows(page: Page, tmp_path: 
         page.goto(table.page)
         boxes = {}
         for spot in ("s2.r1", "s2.c4", "s2.c1", "s1.c1", "s1.r1"):
+            expect(page.locator(f'[data-spot="{spot}"]')).to_be_visible()
             box = page.locator(f'[data-spot="{spot}"]').bounding_box()
             assert box is not None, spot
             boxes[spot] = box

@@ -98,8 +98,11 @@ function spotElement(id, spot, className, label = id) {
   }
   node.addEventListener("click", (event) => {
     event.stopPropagation();
-    // A tap points at a decision first (the square around a sub-spot holds its decisions).
-    if (pointAt(placeOf(id)) || !placeable) return;
+    // A tap points at a decision first (the square around a sub-spot holds its decisions),
+    // unless the spot is to be put right on the simulated table: then the hand does that.
+    const wrong = (spot.sensed ?? null) !== (spot.expected ?? null);
+    if (!(placeable && wrong) && pointAt(squareOf(id))) return;
+    if (!placeable) return;
     // A reed feels a piece or none: a tap lays or lifts it. A camera sees which card or die: a
     // tap offers what the game may see there next.
     if (spot.sensor === "reed") post("place", { spot: id });
@@ -139,7 +142,7 @@ async function choose(id) {
 }
 
 // The board square a sub-spot "S.piece" is drawn in, else the spot itself.
-function placeOf(id) {
+function squareOf(id) {
   const square = id.slice(0, Math.max(0, id.lastIndexOf(".")));
   return snap.board_rows.some((row) => row.includes(square)) ? square : id;
 }
@@ -149,6 +152,8 @@ function drawBoard() {
   const onBoard = new Set(snap.board_rows.flat());
   const board = $("board");
   board.style.setProperty("--cols", Math.max(...snap.board_rows.map((row) => row.length)));
+  // Drawn afresh: the spot a keyboard was on gets the focus back.
+  const focused = document.activeElement?.closest?.("#table [data-spot]")?.dataset.spot;
   board.replaceChildren();
   const squares = {};
   snap.board_rows.forEach((row, r) => row.forEach((id, c) => {
@@ -169,6 +174,7 @@ function drawBoard() {
     else others.append(squares[id] = spotElement(id, spot, "sub other"));
   }
   markPointing(squares);
+  if (focused) document.querySelector(`#table [data-spot="${CSS.escape(focused)}"]`)?.focus();
 }
 
 // -- the side panels -------------------------------------------------------------------
@@ -474,6 +480,8 @@ function connect() {
     const live = JSON.parse(event.data);
     $("offline").hidden = true;
     if (keptAside(live)) return; // a past game is on the board (past.js)
+    // A place tapped in another game or position is no longer the player's choice.
+    if (snap && (live.game !== snap.game || live.log.length !== snap.log.length)) pointFrom = null;
     snap = live;
     // Drawn once a frame: a move sends several snapshots (each sensor as it settles).
     if (drawing) return;

@@ -86,10 +86,12 @@ function markPointing(places) {
   }
   if (pointFrom === null) return;
   places[pointFrom]?.classList.add("pointed");
+  places[pointFrom]?.setAttribute("aria-pressed", "true");
   for (const action of actions) {
     const node = action.at === pointFrom && action.to !== null ? places[action.to] : undefined;
     if (!node || node.classList.contains("target")) continue;
     node.classList.add("target");
+    node.setAttribute("aria-label", t("point_target", { place: action.to }));
     node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
     focusable(node);
   }

@@ -1,0 +1,42 @@
+"""Where the page points for a decision (issue 20): the place a piece starts from and where it
+goes, from the layouts the game gives before and after it (controller/snapshot.py)."""
+
+from __future__ import annotations
+
+from controller.rules import GAMES
+from controller.rules.api import Layout
+from controller.session import differing
+from controller.snapshot import board_places, pointed
+
+
+def point(game: str, before: Layout, after: Layout) -> tuple[str, str | None]:
+    return pointed(before, after, differing(after, before), board_places(GAMES[game]))
+
+
+def test_a_marker_on_its_voyage_is_pointed_from_its_square_to_the_next() -> None:
+    """Sub-spots ("6.ladybug") are pointed at through the square they are drawn in (AK-1)."""
+    assert point("akuma", {"6.ladybug": "piece"}, {"1.ladybug": "piece"}) == ("6", "1")
+
+
+def test_a_pawn_moves_from_its_cell_and_a_tile_is_laid_at_its_named_cell() -> None:
+    """A tile's four cells are read in board order, not string order: r9c9 comes before r10c9
+    (HT-1's 2 x 2 tiles; the 12 x 12 map)."""
+    tile = {f"r{r}c{c}.map": "tile" for r in (9, 10) for c in (9, 10)}
+    assert point("takeover", {}, tile) == ("r9c9", None)
+    pawn = {"r7c4": "piece", "r7c4.map": "tile", "r6c3.map": "tile"}
+    moved = {"r6c3": "piece", "r7c4.map": "tile", "r6c3.map": "tile"}
+    assert point("takeover", pawn, moved) == ("r7c4", "r6c3")
+
+
+def test_a_die_jumping_upward_is_pointed_from_where_it_leaves() -> None:
+    """A Voodoo jump over a die (BV-5): from the die's cell, over the taken one, to its landing."""
+    before = {"r4c1": "red:point", "r3c1": "white:steal", "r2c1": "yellow:change"}
+    after = {"r2c1": "red:point"}
+    assert point("voodoo", before, after) == ("r4c1", "r2c1")
+
+
+def test_a_card_turned_where_it_lies_is_one_place() -> None:
+    assert point("akuma", {"7": "akumatized-7", "7.akuma": "piece"}, {"7": "civilian-7"}) == (
+        "7",
+        None,
+    )
