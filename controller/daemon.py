@@ -293,12 +293,15 @@ class Daemon:
 
     def _table_busy(self) -> bool:
         """Pieces are still on their way to the session: edges, debouncing or camera settling."""
-        if self.events.pending() or self.debouncer.next_deadline() is not None:
+        # Not the camera's steady frames, nor a page asking for the snapshot.
+        if self.events.pending("edge", "roll", "dice"):
+            return True
+        if self.debouncer.next_deadline() is not None:
             return True
         if self.camera is None:
             return False
         settled = self.settler.settled
-        if settled is None:
+        if settled is None or self.settler.changing:
             return True
         return self.sim_camera is not None and self.sim_camera.truth != settled
 

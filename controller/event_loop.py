@@ -60,8 +60,10 @@ class Events:
 
     # -- the loop -------------------------------------------------------------------------
 
-    def pending(self) -> bool:
-        return not self._queue.empty()
+    def pending(self, *kinds: str) -> bool:
+        """Whether events of these kinds wait on the queue."""
+        with self._queue.mutex:
+            return any(event[0] in kinds for event in self._queue.queue)
 
     def discard(self) -> None:
         """Forget what came before, such as the edges of pins just set up."""

@@ -386,18 +386,19 @@ def _next_steps(daemon: Daemon) -> list[Action]:
 
 def _spots(daemon: Daemon) -> JSON:
     """Each sensed spot: its sensor, what the table shows there and what the game expects, and
-    what the next step of the game may leave there (None: it empties the spot)."""
+    what the next step of the game may leave there other than those two (None: it empties the
+    spot)."""
     session = daemon.session
     afters = [session.layout_after(step) for step in _next_steps(daemon)]
     listed: JSON = {}
     for spot, sensor in sorted(daemon.game.spots().items()):
         if sensor == UNSENSED:
             continue
-        expected = session.expected.get(spot)
-        following = {after.get(spot) for after in afters} - {expected}
+        expected, shows = session.expected.get(spot), session.sensed.get(spot)
+        following = {after.get(spot) for after in afters} - {expected, shows}
         listed[spot] = {
             "sensor": sensor,
-            "shows": session.sensed.get(spot),
+            "shows": shows,
             "expected": expected,
             "next": sorted(following, key=lambda token: (token is not None, token or "")),
         }
@@ -466,6 +467,9 @@ def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
         return {"ok": False, "error": "the game is paused: resume it first"}
     if op.sim_only and not daemon.simulated:
         return {"ok": False, "error": "on a real table the pieces are placed by hand"}
+    for argument in op.arguments:
+        if argument.required and request.get(argument.name) is None:
+            return {"ok": False, "error": f'{op.name} needs "{argument.name}": {argument.help}'}
     try:
         reply = op.handler(daemon, request, now)
     except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError

@@ -59,6 +59,8 @@ class Session:
         self._ahead: frozenset[str] = frozenset()
         self._layouts_after: dict[Action, Layout] = {}
         self._changes: dict[Action, frozenset[str]] = {}
+        # How the page offers each decision (controller/snapshot.py), worked out once per state.
+        self.offered: dict[Action, JSON] = {}
         self._legal: set[str] | None = None
         self._legal_actions: list[Action] | None = None
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
@@ -270,6 +272,22 @@ class Session:
             )
         return found
 
+    def _moved_ahead(self) -> frozenset[str]:
+        """At a decision, the spots of a legal move already made on the table while other spots
+        are still to be put right (a trap laid before the Akuma put down by the last roll): they
+        wait for the rest, and are not to be undone. The move that explains the most spots."""
+        if self.state.is_terminal() or self.state.is_chance_node():
+            return frozenset()
+        pending = differing(self.sensed, self.expected)
+        made = [
+            changed
+            for action in self.legal_actions()
+            if (changed := self.changes(action)) < pending
+            and changed
+            and all(self.layout_after(action).get(s) == self.sensed.get(s) for s in changed)
+        ]
+        return max(made, key=len, default=frozenset())
+
     def _filled_ahead(self, limit: int = 100) -> frozenset[str]:
         """At a chance node read from the board, the differing spots that later outcomes explain.
 
@@ -406,9 +424,13 @@ class Session:
             self._landing = landing
             self._mismatch_since = None
             return
+        self._ahead |= self._moved_ahead()
         # Hands may still be moving pieces: the settle time runs from the latest change.
         self._mismatch_since = now
-        self.problem = self.game.explain(self.state, self.sensed)
+        # The game explains what is wrong apart from the pieces put down ahead.
+        behind = {s: t for s, t in self.sensed.items() if s not in self._ahead}
+        behind.update({s: self.expected[s] for s in self._ahead if s in self.expected})
+        self.problem = self.game.explain(self.state, behind)
         if self.problem is not None:
             self._say_problem(self.problem)
 
@@ -431,6 +453,7 @@ class Session:
     def _changed(self) -> None:
         self._layouts_after.clear()
         self._changes.clear()
+        self.offered.clear()
         self._legal = None
         self._legal_actions = None
         self.expected = self.game.layout(self.state)

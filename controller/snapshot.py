@@ -7,6 +7,7 @@ alternating, so a page redraws only when something happens on the table.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,7 @@ def pointed(
     return _place(min(laid, key=lambda spot: _order(spot, places)), places), None
 
 
+@functools.cache
 def board_places(game: Game) -> dict[str, int | str]:
     """Each spot's place: a board square's reading-order index, and for a sub-spot "S.x" drawn
     inside square S, S; spots off the board come after the board, in the game's order."""
@@ -74,6 +76,7 @@ def words(game: Game) -> JSON:
     return {**catalogue(game), "fields": action_fields(game)}
 
 
+@functools.cache  # the same for as long as the daemon runs
 def games_offered() -> JSON:
     """The games the table plays, with their titles and default options."""
     return {
@@ -156,6 +159,12 @@ def table_snapshot(
 def looks(game: Game, palette: Mapping[str, RGB]) -> JSON | None:
     """How the page draws the game's tokens (`GameType.looks`), its colour names as "#rrggbb" (the
     configured palette's, for roles); None for a game that declares none (drawn as text)."""
+    return _looks(game, tuple(sorted(palette.items())))
+
+
+@functools.cache  # a snapshot is built on every turn of the loop
+def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | None:
+    palette = dict(palette_items)
     declared = game.info.looks
     if declared is None:
         return None
@@ -183,8 +192,13 @@ def looks(game: Game, palette: Mapping[str, RGB]) -> JSON | None:
 def _decision(action: Action, session: Session, places: Mapping[str, int | str]) -> JSON:
     """A decision as the page offers it: by pointing at the board (`at`, then `to`) when it
     changes the board, else as a button."""
-    changes = session.changes(action)
-    if not changes:
-        return {"id": action.id, "at": None, "to": None}
-    at, to = pointed(session.expected, session.layout_after(action), changes, places)
-    return {"id": action.id, "at": at, "to": to}
+    offered = session.offered.get(action)
+    if offered is None:
+        changes = session.changes(action)
+        at, to = (
+            pointed(session.expected, session.layout_after(action), changes, places)
+            if changes
+            else (None, None)
+        )
+        offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
+    return offered

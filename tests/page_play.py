@@ -35,9 +35,10 @@ def tap_decision(page: Page, action: dict[str, Any]) -> None:
     """Take `action` as a person would: by pointing at the board, or with its button."""
     wanted = action["id"]
     if action.get("at") is None:
-        button = page.locator(f'#actions [data-action="{wanted}"]')
-        group = page.locator("#actions details", has=button)
-        if group.count() and not group.get_attribute("open"):
+        named = f'[data-action="{wanted}"]'
+        button = page.locator(f"#actions {named}")
+        group = page.locator("#actions details", has=page.locator(named))
+        if group.count() and not group.evaluate("details => details.open"):
             group.locator("summary").click(timeout=TAP_MS)
         button.click(timeout=TAP_MS)
         return
@@ -71,9 +72,10 @@ def put_right(page: Page, snap: Snapshot) -> bool:
 def lay_draw(page: Page, snap: Snapshot, rng: random.Random) -> None:
     """At a chance node read from the board (a card dealt, power cards cleared): tap a spot lit
     for it, and lay there what the chooser offers as the game's next step."""
-    spots = snap["spots"]
-    lit = [spot for spot, s in spots.items() if s["sensor"] == "camera" and s["role"] == "legal"]
-    for spot in lit or [spot for spot, s in spots.items() if s["sensor"] == "camera"]:
+    camera = [spot for spot, s in snap["spots"].items() if s["sensor"] == "camera"]
+    # Lit for the draw first, then lit at all (the game's own colours on the cards to clear).
+    order = {"legal": 0, None: 2}
+    for spot in sorted(camera, key=lambda spot: order.get(snap["spots"][spot]["role"], 1)):
         page.locator(f'#table [data-spot="{spot}"]').click(timeout=TAP_MS)
         page.locator("#chooser[open]").wait_for(timeout=TAP_MS)
         offered = page.locator('#chooser[open] .choice[data-why="next"]').all()
@@ -116,7 +118,7 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
                 assert page.evaluate(f"snap.log[{played}]") == wanted
         except PlaywrightTimeoutError as error:
             missed += 1
-            print(f"step {step}: {error}"[:400])
+            print(f"step {step}: {error}"[:1500])
             assert missed < 5, f"the page stopped answering taps: {snap['message']}"
             continue
         missed = 0

@@ -127,12 +127,13 @@ def test_settler_reports_nothing_while_frames_change() -> None:
 def test_settler_reports_a_board_after_n_equal_frames_and_only_once() -> None:
     settler = FrameSettler(3)
     assert settler.feed(BOARD) is None
-    assert settler.feed(dict(BOARD)) is None
+    assert settler.feed(dict(BOARD)) is None and settler.changing
     assert settler.feed(dict(BOARD)) == BOARD
     assert settler.settled == BOARD
     assert settler.feed(BOARD) is None  # still the same board: not reported again
+    assert not settler.changing
     moved = {"r0c1": "yellow:steal"}
-    assert settler.feed(moved) is None
+    assert settler.feed(moved) is None and settler.changing
     assert settler.feed(BOARD) is None  # a flicker back does not count as settling
     assert settler.feed(moved) is None
     assert settler.feed(moved) is None

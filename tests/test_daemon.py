@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -90,6 +91,26 @@ def test_a_trap_put_on_the_table_is_seen_and_lit(running: Daemon) -> None:
     cap = running.config.brightness_cap
     expected = tuple(int(c * cap) for c in running.config.palette["trap"])
     assert frame[trap_led] == expected
+
+
+def test_frames_and_requests_waiting_are_no_pieces_on_their_way(tmp_path: Path) -> None:
+    """The camera's frames keep coming and pages keep asking: neither makes the table look busy
+    to a page waiting for it to settle (it was sent the same table without end)."""
+    daemon = Daemon(fast_sim_config(), options_in(tmp_path))
+    daemon.open()
+    try:
+        camera = daemon.sim_camera
+        assert camera is not None
+        board = camera.truth
+        for _ in range(daemon.config.stable_frames):
+            daemon.settler.feed(board)
+        daemon.events.on_frame(board)
+        daemon.events.submit_control({"op": "snapshot"}, queue.Queue())
+        assert not daemon.snapshot(0.0)["settling"]
+        daemon.events.on_edge("5.trap", True, 0.0)  # a piece laid, not yet read
+        assert daemon.snapshot(0.0)["settling"]
+    finally:
+        daemon.close()
 
 
 def test_a_second_daemon_on_the_same_state_dir_is_refused(running: Daemon, tmp_path: Path) -> None:

@@ -4,21 +4,68 @@ page offers (tests/page_play.py). Screenshots are kept as CI artefacts."""
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
-from page_play import play_by_taps
+from page_play import Choice, at_random, play_by_taps
 from playwright.sync_api import Browser, expect
 from web_daemon import dashboard
 
 ARTEFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artifacts"
+DATA = Path(__file__).resolve().parent / "data"
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 # A quicker simulated camera and reeds than the defaults: the rules and the page are the same.
 QUICK = "[reeds]\ndebounce_ms = 5\n[camera]\nfps = 60\nstable_frames = 2\n"
 
 
+def _cell(name: str) -> tuple[int, int]:
+    found = re.match(r"r(\d+)c(\d+)", name)
+    assert found is not None, name
+    return int(found[1]), int(found[2])
+
+
+def toward_combat(
+    snap: dict[str, Any], actions: list[dict[str, Any]], rng: random.Random
+) -> dict[str, Any]:
+    """A Hostile Takeover player who fights: random play wanders for 1,400 decisions, while
+    a game ends when one player is left (HT-6). Attack when it can, else mostly step towards
+    the nearest other pawn (HT-5's eight directions)."""
+    attacks = [a for a in actions if a["id"].startswith("attack")]
+    if attacks:
+        return rng.choice(attacks)
+    me = snap["to_move"]
+    others = [
+        _cell(cell) for who, cell in (snap["details"]["pawns"] or {}).items() if who != me and cell
+    ]
+    moves = [a for a in actions if a["id"].startswith("move") and a["to"]]
+    if not (others and moves) or rng.random() < 0.1:
+        return rng.choice(actions)
+
+    def distance(action: dict[str, Any]) -> int:
+        r, c = _cell(action["to"])
+        return min(max(abs(r - o[0]), abs(c - o[1])) for o in others)
+
+    nearest = min(map(distance, moves))
+    return rng.choice([a for a in moves if distance(a) == nearest])
+
+
+PLAYERS: dict[str, Choice] = {
+    "akuma": at_random,
+    "mightymania": at_random,
+    "potions": at_random,
+    "takeover": toward_combat,
+    "voodoo": at_random,
+}
+# Baron Voodoo to a house target of 6 points (BV-11's rule data, tests/data/voodoo): the same
+# game and page, in a third of the moves.
+OPTIONS = {"voodoo": ["--option", f"rules={DATA / 'voodoo' / 'short_game.toml'}"]}
+
+
 @pytest.mark.parametrize("size", sorted(SIZES))
-@pytest.mark.parametrize("game", ["akuma", "potions"])
+@pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_a_whole_game_is_played_by_taps(
     browser: Browser, tmp_path: Path, game: str, size: str
 ) -> None:
@@ -28,13 +75,15 @@ def test_a_whole_game_is_played_by_taps(
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
         with dashboard(
-            tmp_path / "state", "--game", game, "--seed", "3", "--config", str(config)
+            tmp_path / "state",
+            *("--game", game, "--seed", "3", "--config", str(config)),
+            *OPTIONS.get(game, []),
         ) as table:
             page.goto(table.page)
-            steps = play_by_taps(page, seed=1)
+            steps = play_by_taps(page, seed=1, choose=PLAYERS[game])
             expect(page.locator("#result")).to_be_visible()
             result = page.evaluate("snap.result")
-            assert result is not None and len(result["returns"]) == 2
+            assert result is not None and len(result["returns"]) == 2  # both seats scored
             assert steps > 10
             ARTEFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTEFACTS / f"game-{game}-{size}.png"), full_page=True)

@@ -136,6 +136,20 @@ def test_chance_result_asks_the_table_to_follow(tmp_path: Path) -> None:
     assert session.fixes(now=5.0) == frozenset()
 
 
+def test_a_move_made_before_the_table_caught_up_waits_and_is_not_undone(tmp_path: Path) -> None:
+    """Hawk Moth's 1 asks for an akuma and the marker on square 1; the Ladybug lays a trap on 7
+    (legal after its 10) before they are down. Only square 1 is to be put right; once it is,
+    the trap is the placement (issue 20)."""
+    session = make_session(tmp_path, [ChooseDice(1), Roll(1), ChooseDice(2), Roll(10)])
+    behind = without(without(without(session.expected, "1.akuma"), "1.hawkmoth"), "1")
+    session.on_layout(behind | {"1": "civilian-1"} | pieces("7.trap"), now=0.0)
+    assert session.fixes(now=5.0) == {"1", "1.akuma", "1.hawkmoth"}
+    assert session.view(now=5.0).roles["7.trap"] == "changed"
+    session.on_layout(session.expected | pieces("7.trap"), now=6.0)
+    assert session.state.actions()[-1] == PlaceTrap(7)
+    assert session.fixes(now=10.0) == frozenset()
+
+
 def test_legal_spots_are_lit_for_a_decision(tmp_path: Path) -> None:
     session = make_session(tmp_path, [ChooseDice(1), Roll(3), ChooseDice(2), Roll(12)])
     roles = session.view(now=0.0).roles

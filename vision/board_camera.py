@@ -128,6 +128,11 @@ class FrameSettler:
         self._last: Board | None = None
         self._run = 0
 
+    @property
+    def changing(self) -> bool:
+        """The last frame shows a board other than the settled one."""
+        return self._last is not None and self._last != self.settled
+
     def feed(self, frame: Board) -> Board | None:
         """The newly settled board, or None while frames change or the board is unchanged."""
         if frame == self._last:

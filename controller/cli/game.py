@@ -88,7 +88,9 @@ def _add_place_commands(commands: Commands) -> None:
     place.add_argument("spot", nargs="?", help=said["spot"])
     place.add_argument("token", nargs="?", help=said["token"])
     place.add_argument("--list", action="store_true", help=said["list"])
-    remove = commands.add_parser("remove", help="lift the piece or card off a spot: " + op.help)
+    remove = commands.add_parser(
+        "remove", help="lift the piece or card off a spot of the simulated table"
+    )
     remove.add_argument("spot", help=said["spot"])
     for command in (place, remove):
         add_state_dir(command)
