@@ -275,7 +275,8 @@ class Session:
     def _moved_ahead(self) -> frozenset[str]:
         """At a decision, the spots of a legal move already made on the table while other spots
         are still to be put right (a trap laid before the Akuma put down by the last roll): they
-        wait for the rest, and are not to be undone. The move that explains the most spots."""
+        wait for the rest, and are not to be undone. The move that explains the most spots; a
+        game that explains the table itself (`Game.explain`) is not second-guessed."""
         if self.state.is_terminal() or self.state.is_chance_node():
             return frozenset()
         pending = differing(self.sensed, self.expected)
@@ -424,15 +425,13 @@ class Session:
             self._landing = landing
             self._mismatch_since = None
             return
-        self._ahead |= self._moved_ahead()
         # Hands may still be moving pieces: the settle time runs from the latest change.
         self._mismatch_since = now
-        # The game explains what is wrong apart from the pieces put down ahead.
-        behind = {s: t for s, t in self.sensed.items() if s not in self._ahead}
-        behind.update({s: self.expected[s] for s in self._ahead if s in self.expected})
-        self.problem = self.game.explain(self.state, behind)
+        self.problem = self.game.explain(self.state, self.sensed)
         if self.problem is not None:
             self._say_problem(self.problem)
+        else:
+            self._ahead |= self._moved_ahead()
 
     def _apply(self, actions: Sequence[Action], now: float) -> None:
         self._commit(actions)

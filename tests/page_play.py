@@ -69,13 +69,18 @@ def put_right(page: Page, snap: Snapshot) -> bool:
     return bool(fixes)
 
 
-def lay_draw(page: Page, snap: Snapshot, rng: random.Random) -> None:
+def lay_draw(page: Page, snap: Snapshot, rng: random.Random, done: set[str]) -> None:
     """At a chance node read from the board (a card dealt, power cards cleared): tap a spot lit
-    for it, and lay there what the chooser offers as the game's next step."""
-    camera = [spot for spot, s in snap["spots"].items() if s["sensor"] == "camera"]
+    for it, and lay there what the chooser offers as the game's next step. `done`: the spots
+    laid or found with nothing to offer since the game last moved on, not tapped again, as a
+    person clearing a table remembers."""
+    camera = [
+        s for s, spot in snap["spots"].items() if spot["sensor"] == "camera" and s not in done
+    ]
     # Lit for the draw first, then lit at all (the game's own colours on the cards to clear).
     order = {"legal": 0, None: 2}
     for spot in sorted(camera, key=lambda spot: order.get(snap["spots"][spot]["role"], 1)):
+        done.add(spot)
         page.locator(f'#table [data-spot="{spot}"]').click(timeout=TAP_MS)
         page.locator("#chooser[open]").wait_for(timeout=TAP_MS)
         offered = page.locator('#chooser[open] .choice[data-why="next"]').all()
@@ -93,10 +98,15 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
     rng = random.Random(seed)
     page.wait_for_function(SETTLED, arg=None)
     missed = 0
+    done: set[str] = set()
+    moves = 0
     for step in range(limit):
         snap: Snapshot = page.evaluate("snap")
         if snap["result"] is not None:
             return step
+        if len(snap["log"]) != moves:
+            moves = len(snap["log"])
+            done.clear()
         drawing = snap["to_move"] == "chance" and snap["dice_wanted"] is None
         try:
             if page.locator("#chooser[open]").count():
@@ -104,7 +114,7 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
                 page.locator("#chooser button[value=cancel]").click(timeout=TAP_MS)
                 page.locator("#chooser").wait_for(state="hidden", timeout=TAP_MS)
             if drawing:
-                lay_draw(page, snap, rng)  # a draw half laid out is no mistake to put right
+                lay_draw(page, snap, rng, done)  # a draw half laid out is no mistake to put right
             elif put_right(page, snap):
                 pass
             elif snap["to_move"] == "chance":

@@ -187,6 +187,7 @@ def deal_by_taps(page: Page) -> int:
     """Lay what the game waits for on the camera's spots, by taps alone, while it waits for a
     draw: each spot tapped offers what may lie there next, and the first offer is laid."""
     root = page.locator("html")
+    expect(root).to_have_attribute("data-to-move", "chance")
     laid = 0
     while root.get_attribute("data-to-move") == "chance" and laid < 100:
         for spot in page.locator('#table [data-sensor="camera"]').all():
