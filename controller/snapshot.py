@@ -186,6 +186,7 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
         "dice": list(game.dice_kinds),
         "stacks": declared.stacks,
         "owners": declared.owners,
+        "ground": declared.ground,
     }
 
 

@@ -90,6 +90,14 @@ def test_every_seat_and_face_has_a_colour_or_glyph(name: str) -> None:
             assert set(dice.faces) <= set(looks.faces), f"{name}: {dice.kind} faces unglyphed"
 
 
+@pytest.mark.parametrize("name", sorted(n for n, game in GAMES.items() if declared(game).ground))
+def test_a_printed_ground_colours_every_board_spot(name: str) -> None:
+    game = GAMES[name]
+    ground = game.describe(game.new_initial_state())[declared(game).ground]
+    assert set(ground) == {spot for row in game.board_rows() for spot in row}
+    assert all(colour_known(colour, game) or colour == "black" for colour in ground.values())
+
+
 def test_a_building_shows_its_size_and_owner() -> None:
     """HT-2: a large building covers two cells, each showing it; the owner by colour and initial."""
     looks = declared(GAMES["takeover"])
@@ -171,6 +179,16 @@ def test_dice_drawn_in_their_colours_stacks_and_pips(page: Page, tmp_path: Path)
         rgb = "rgb({}, {}, {})".format(*(int(body[i : i + 2], 16) for i in (1, 3, 5)))
         expect(die).to_have_css("background-color", rgb)
         expect(die.locator(".glyph")).to_have_text(declared(voodoo).faces[face])
+        # BV-1: each space's printed colour around it; the board's list is not repeated.
+        printed = snapshot["details"]["board_colours"][cell]
+        expect(page.locator(f'#board > [data-spot="{cell}"]')).to_have_attribute(
+            "data-ground", printed
+        )
+        expect(page.locator('#board > [data-spot="r3c3"]')).to_have_attribute(
+            "data-ground", "black"
+        )
+        expect(page.locator('#details [data-detail="board_colours"]')).to_have_count(0)
+        expect(page.locator('#details [data-detail="columns"]')).to_have_count(0)
 
         # Akuma's regular dice, as the camera saw them: pips.
         seen = played_snapshot(akuma, tmp_path, lambda state: True)

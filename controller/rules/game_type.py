@@ -185,7 +185,8 @@ class Looks:
     named colours beyond the palette roles; `faces`: a glyph for each icon-dice face; `stacks`:
     the detail field giving each spot's stack (spot -> its tokens, bottom first), whose height
     the page shows; `owners`: the detail field giving where each player's piece is (player ->
-    spot), so that a piece the sensors feel is drawn in its owner's colour."""
+    spot), so that a piece the sensors feel is drawn in its owner's colour; `ground`: the detail
+    field giving each board spot's printed colour (spot -> colour), drawn under its tokens."""
 
     tokens: tuple[Look, ...]
     seats: tuple[str, ...] = ()
@@ -193,6 +194,7 @@ class Looks:
     faces: Mapping[str, str] = field(default_factory=dict)
     stacks: str = ""
     owners: str = ""
+    ground: str = ""
 
     def __post_init__(self) -> None:
         for name, colour in self.colours.items():

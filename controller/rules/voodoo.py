@@ -1274,6 +1274,7 @@ LOOKS = Looks(
         "switch": "\u21c4",
     },
     stacks="columns",
+    ground="board_colours",
 )
 
 

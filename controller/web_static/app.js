@@ -84,6 +84,13 @@ function spotElement(id, spot, className, label = id) {
     node.style.setProperty("--light", spot.light);
     node.classList.toggle("bright", bright(spot.light));
   }
+  // The colour printed on the board there, around what lies on it and the light.
+  const ground = snap.looks?.ground ? snap.details[snap.looks.ground]?.[id] : null;
+  if (ground) {
+    node.dataset.ground = ground;
+    node.style.setProperty("--ground", lookColour(ground, snap.looks) ?? ground);
+    node.title += ` · ${valueText(snap.looks.ground, ground)}`;
+  }
   node.append(el("span", { class: "label", text: label }));
   // A mark beside the colour, as the terminal shows it: colour alone fails colour-blind eyes.
   const marked = roleMark(spot.fix ? "fix" : spot.role);
@@ -353,7 +360,10 @@ function detailValue(value, key) {
 }
 
 function drawDetails() {
-  $("details").replaceChildren(...Object.entries(snap.details).flatMap(([key, value]) =>
+  // What the board draws (the stacks, the printed colours) is not listed again.
+  const drawn = [snap.looks?.stacks, snap.looks?.ground].filter(Boolean);
+  const listed = Object.entries(snap.details).filter(([key]) => !drawn.includes(key));
+  $("details").replaceChildren(...listed.flatMap(([key, value]) =>
     [el("dt", { text: detailName(key), title: snap.detail_help?.[key] ?? "" }),
      el("dd", { "data-detail": key }, detailValue(value, key))]));
 }
