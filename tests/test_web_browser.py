@@ -280,3 +280,58 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
         }"""
     )
     assert fallback == ["move: a, b", "first", "stack height", "set up"]
+
+
+# The Web Audio API as far as sound.js uses it, keeping the notes played in `tones`.
+QUIET_AUDIO = """
+window.tones = [];
+window.AudioContext = class {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  resume() {}
+  createGain() {
+    const gain = { setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+    return { gain, connect: (to) => to };
+  }
+  createOscillator() {
+    const tone = { frequency: { value: 0 }, connect: (to) => to, stop() {} };
+    tone.start = () => window.tones.push(tone.frequency.value);
+    return tone;
+  }
+};
+"""
+
+
+# The turn passing to the other player, then the table wrong, then the game over.
+CUES = """() => {
+    const live = snap, other = live.players.find((seat) => seat !== live.to_move);
+    const wrong = { x: { fix: true } };
+    soundCues({ ...live, to_move: other });
+    soundCues({ ...live, to_move: other, spots: wrong });
+    soundCues({ ...live, to_move: other, spots: wrong, result: {} });
+    soundCues(live);
+    return tones;
+}"""
+
+
+def test_sound_cues_are_off_until_turned_on_and_mark_turn_mistake_and_end(
+    page: Page, tmp_path: Path
+) -> None:
+    """Issue 20's optional sound cues: silent by default; once on (and kept on), two notes when
+    the turn passes, a buzz when the table is to be put right, a tune at the end."""
+    page.add_init_script(QUIET_AUDIO)
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "3") as table:
+        page.goto(table.page)
+        page.locator("#lang").select_option("en")
+        sound = page.locator("#sound")
+        expect(sound).to_have_text("Sound: off")
+        page.locator('[data-action="choose_dice:2"]').click()
+        expect(page.locator("#log li")).to_have_count(1)  # a live snapshot heard
+        assert page.evaluate(CUES) == []
+
+        sound.click()
+        expect(sound).to_have_attribute("aria-pressed", "true")
+        page.reload()
+        expect(sound).to_have_text("Sound: on")
+        assert page.evaluate(CUES) == [660, 880, 180, 523, 659, 784]
+        page.locator("#lang").select_option("fr")
+        expect(sound).to_have_text("Son : activé")

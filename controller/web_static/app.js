@@ -471,6 +471,7 @@ function translate() {
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   $("actions-filter").placeholder = t("find_decision");
   $("actions-filter").setAttribute("aria-label", t("find_decision"));
+  drawSound(); // sound.js
   diceKey = null;
   actionsKey = null; // decisions and options are named in the language
   setupKey = null;
@@ -489,6 +490,7 @@ function connect() {
   events.onmessage = (event) => {
     const live = JSON.parse(event.data);
     $("offline").hidden = true;
+    soundCues(live); // sound.js
     if (keptAside(live)) return; // a past game is on the board (past.js)
     // A place tapped in another game or position is no longer the player's choice.
     if (snap && (live.game !== snap.game || live.log.length !== snap.log.length)) pointFrom = null;
