@@ -5,6 +5,7 @@ same), then takes it by tapping the board, the chooser and the buttons the page 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,14 @@ Choice = Callable[[Snapshot, list[dict[str, Any]], random.Random], dict[str, Any
 # shows it.
 SETTLED = """(version) => typeof snap !== "undefined" && snap !== null && snap.version !== version
   && !snap.settling && document.documentElement.dataset.version === String(snap.version)"""
+
+
+# An id where a player should read words: snake_case, kind:detail, a seat's own name.
+RAW_ID = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+:[a-z0-9]+|player_\d")
+
+
+def visible_ids(page: Page) -> list[str]:
+    return sorted(set(RAW_ID.findall(page.inner_text("body"))))
 
 
 def at_random(snap: Snapshot, actions: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Whole games played on the page by taps alone (issue 20), at a desktop's size and a phone's:
 no bots and no API calls, only what a person taps: the board, the chooser and the buttons the
-page offers (tests/page_play.py). Screenshots are kept as CI artefacts."""
+page offers (tests/page_play.py). At the end, no id shows where a player reads words, in English
+or French. Screenshots are kept as CI artefacts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_play import Choice, at_random, play_by_taps
+from page_play import Choice, at_random, play_by_taps, visible_ids
 from playwright.sync_api import Browser, expect
 from web_daemon import dashboard
 
@@ -87,5 +88,10 @@ def test_a_whole_game_is_played_by_taps(
             assert steps > 10
             ARTEFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTEFACTS / f"game-{game}-{size}.png"), full_page=True)
+            # The whole game's log, the result and the details, in words in both languages.
+            for language in ("en", "fr"):
+                page.locator("#lang").select_option(language)
+                expect(page.locator("html")).to_have_attribute("lang", language)
+                assert visible_ids(page) == [], language
     finally:
         page.close()

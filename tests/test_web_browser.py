@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from page_play import visible_ids
 from playwright.sync_api import Page, expect
 from web_daemon import dashboard
 
@@ -231,13 +232,6 @@ def test_potions_is_dealt_by_taps_and_played_by_pointing(page: Page, tmp_path: P
 
 
 # Ids as the table sends them: "place_trap", "choose_dice:2", "purple:point", "player_1".
-RAW_ID = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+:[a-z0-9]+|player_\d")
-
-
-def visible_ids(page: Page) -> list[str]:
-    return sorted(set(RAW_ID.findall(page.inner_text("body"))))
-
-
 def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
     """Every string a player reads comes from the catalogues (words.js, rules/*.words.toml):
     decisions, log, details, legend, header and put-right guidance, in English and French."""
