@@ -137,7 +137,7 @@ def table_snapshot(
         "details": details,
         "detail_help": {detail.name: detail.help for detail in game.info.details},
         "actions": [
-            _decision(a, session, places)
+            _decision(game, a, session, places)
             for a in (
                 [] if not decisions else session.legal_actions() if choices is None else choices
             )
@@ -190,16 +190,22 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
     }
 
 
-def _decision(action: Action, session: Session, places: Mapping[str, int | str]) -> JSON:
+def _decision(
+    game: Game, action: Action, session: Session, places: Mapping[str, int | str]
+) -> JSON:
     """A decision as the page offers it: by pointing at the board (`at`, then `to`) when it
-    changes the board, else as a button."""
+    changes the board, where the game says (`Game.pointing`) or as the layouts show; else as a
+    button."""
     offered = session.offered.get(action)
     if offered is None:
         changes = session.changes(action)
-        at, to = (
-            pointed(session.expected, session.layout_after(action), changes, places)
-            if changes
-            else (None, None)
-        )
+        told = game.pointing(session.state, action) if changes else None
+        if told is not None:
+            at, end = _place(told[0], places), told[1] and _place(told[1], places)
+            to = None if end == at else end
+        elif changes:
+            at, to = pointed(session.expected, session.layout_after(action), changes, places)
+        else:
+            at, to = None, None
         offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
     return offered

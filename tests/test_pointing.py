@@ -3,10 +3,17 @@ goes, from the layouts the game gives before and after it (controller/snapshot.p
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from table_session import session_over
+
+from controller.config import load_config
 from controller.rules import GAMES
 from controller.rules.api import Layout
+from controller.rules.voodoo import Jump, VoodooState
 from controller.session import differing
-from controller.snapshot import board_places, pointed
+from controller.snapshot import board_places, pointed, table_snapshot
+from controller.startup import board_profile
 
 
 def point(game: str, before: Layout, after: Layout) -> tuple[str, str | None]:
@@ -40,3 +47,20 @@ def test_a_card_turned_where_it_lies_is_one_place() -> None:
         "7",
         None,
     )
+
+
+def test_a_die_jumping_over_one_alike_is_pointed_from_the_jumper(tmp_path: Path) -> None:
+    """BV-5: a yellow Point jumps over a yellow Point. The layouts alone would point at the die
+    jumped over (it leaves its cell empty first in reading order); the game names the jumper."""
+    voodoo = GAMES["voodoo"]
+    columns = {"r4c1": ["yellow:point"], "r3c1": ["yellow:point"]}
+    state = VoodooState.from_position({"columns": columns})
+    session = session_over(voodoo, tmp_path, state)
+    config = load_config(None)
+    shown = table_snapshot(
+        voodoo, session, session.view(0.0), board_profile(config, voodoo), config.palette
+    )
+    jump = next(a for a in shown["actions"] if a["id"] == "jump:r4c1:r2c1")
+    assert (jump["at"], jump["to"]) == ("r4c1", "r2c1")
+    layouts = (session.expected, session.layout_after(Jump("r4c1", "r2c1")))
+    assert point("voodoo", *layouts) == ("r3c1", "r2c1")  # what the layouts alone would say

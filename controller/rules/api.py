@@ -375,6 +375,13 @@ class Game(ABC):
         """Extra public facts for status displays; games add to it."""
         return {}
 
+    def pointing(self, state: GameState, action: Action) -> tuple[str, str | None] | None:
+        """Where a player points to take `action` on a drawing of the board: the spot of the
+        piece it moves, and the spot it goes to (None: it stays where it lies). None: the page
+        works it out from the layouts before and after, which cannot tell two pieces alike apart
+        (a die jumping over a die of the same colour and face)."""
+        return None
+
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """Why a sensed layout that fits no legal action breaks the rules, if the game can say;
         the session shows it and lights the spots named."""

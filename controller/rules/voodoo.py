@@ -1560,6 +1560,14 @@ class VoodooGame(Game):
             "pool": sorted(map(token, s.pool)),
         }
 
+    def pointing(self, state: GameState, action: Action) -> tuple[str, str | None] | None:
+        # The die that moves, not one alike beneath it or jumped over (BV-5, BV-6).
+        if isinstance(action, Jump | GranBwa | PapaLegba):
+            return action.frm, action.to
+        if isinstance(action, ErzulieFreda):
+            return action.first, action.second
+        return None
+
     def result(self, state: GameState) -> JSON | None:
         summary = super().result(state)
         s = VoodooState.of(state)
