@@ -326,6 +326,7 @@ def test_sound_cues_are_off_until_turned_on_and_mark_turn_mistake_and_end(
         expect(sound).to_have_attribute("aria-pressed", "true")
         page.reload()
         expect(sound).to_have_text("Sound: on")
+        expect(page.locator("html")).to_have_attribute("data-game", "akuma")  # a snapshot heard
         assert page.evaluate(CUES) == [660, 880, 180, 523, 659, 784]
         page.locator("#lang").select_option("fr")
         expect(sound).to_have_text("Son : activé")

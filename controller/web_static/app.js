@@ -177,7 +177,9 @@ function drawBoard() {
     // A sub-spot "S.piece" is drawn inside its square S.
     const dot = id.lastIndexOf(".");
     const square = dot > 0 ? squares[id.slice(0, dot)] : undefined;
-    if (square) square.querySelector(".subs").append(spotElement(id, spot, "sub", id.slice(dot + 1)));
+    // Named in words: "8.hawkmoth" is the Hawk Moth's spot on square 8.
+    const piece = wordText(id.slice(dot + 1));
+    if (square) square.querySelector(".subs").append(spotElement(id, spot, "sub", piece));
     else others.append(squares[id] = spotElement(id, spot, "sub other"));
   }
   markPointing(squares);
