@@ -437,9 +437,10 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
         return earlier | {"repeated": True}
     # The refusals below are not kept by the request's id: sent again, it is a new chance.
     if daemon.journal_fault is not None and (op.changes_game or op.refused_paused):
-        return {"ok": False, "error": daemon.journal_fault}
+        return refused(daemon.journal_fault, "journal", reason=daemon.journal_fault)
     if op.changes and waited > ANSWER_WITHIN_S:
-        return {"ok": False, "error": f"not applied: the table was busy for {waited:.0f} s"}
+        seconds = round(waited)
+        return refused(f"not applied: the table was busy for {seconds} s", "busy", seconds=seconds)
     before = _progress(daemon)
     daemon.journal.request = request_id if isinstance(request_id, str) else None
     try:
@@ -447,7 +448,8 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
     except JournalWriteError as error:
         daemon.journal_failed(error, now)
         if _progress(daemon) == before:
-            return {"ok": False, "error": f"{daemon.journal_fault}: not applied"}
+            fault = daemon.journal_fault
+            return refused(f"{fault}: not applied", "journal", reason=fault)
         # A move sensed after the one asked for could not be recorded: the request itself was
         # applied, and a retry must not apply it again.
         reply = {"ok": False, "error": f"{daemon.journal_fault}: applied in part; check status"}
@@ -457,6 +459,12 @@ def answer(daemon: Daemon, request: JSON, now: float, waited: float = 0.0) -> JS
     return reply
 
 
+def refused(error: str, key: str, **params: object) -> JSON:
+    """A refusal a player may meet on the page: `error` in English for the CLI and the logs,
+    `key` and `params` for the page to say it in the player's language (strings.js)."""
+    return {"ok": False, "error": error, "key": key, "params": params}
+
+
 def _progress(daemon: Daemon) -> tuple[object, ...]:
     """What a changing request changes: the game, its moves, whether it is paused."""
     return daemon.game.name, len(daemon.session.state.actions()), daemon.paused
@@ -464,15 +472,17 @@ def _progress(daemon: Daemon) -> tuple[object, ...]:
 
 def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
     if daemon.paused and op.refused_paused:
-        return {"ok": False, "error": "the game is paused: resume it first"}
+        return refused("the game is paused: resume it first", "paused")
     if op.sim_only and not daemon.simulated:
-        return {"ok": False, "error": "on a real table the pieces are placed by hand"}
+        return refused("on a real table the pieces are placed by hand", "real_table")
     for argument in op.arguments:
         if argument.required and request.get(argument.name) is None:
             return {"ok": False, "error": f'{op.name} needs "{argument.name}": {argument.help}'}
     try:
         reply = op.handler(daemon, request, now)
-    except (ValueError, StartupError) as error:  # IllegalActionError is a ValueError
+    except IllegalActionError as error:
+        return refused(str(error), "illegal")
+    except (ValueError, StartupError) as error:
         return {"ok": False, "error": str(error)}
     if reply["ok"] and op.changes_game:
         daemon.hands_follow()

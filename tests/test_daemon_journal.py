@@ -146,7 +146,8 @@ def test_a_full_disk_pauses_the_game_and_it_goes_on_once_freed(
     assert alert.startswith("disk full: the game is paused")
     assert call(running, op="snapshot")["alerts"] == [alert]
     for op in ({"op": "act", "id": "choose_dice:2"}, {"op": "new", "abandon": True}):
-        assert call(running, **op) == {"ok": False, "error": alert}
+        said = {"ok": False, "error": alert, "key": "journal", "params": {"reason": alert}}
+        assert call(running, **op) == said
     wait_for(lambda: disk.refused >= 3, what="the daemon trying the disk again")
 
     disk.full = False

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from page_play import visible_ids
 from playwright.sync_api import Page, expect
-from web_daemon import dashboard
+from web_daemon import dashboard, fetch
 
 from controller.config import load_config
 from controller.snapshot import hex_colour
@@ -330,3 +330,21 @@ def test_sound_cues_are_off_until_turned_on_and_mark_turn_mistake_and_end(
         assert page.evaluate(CUES) == [660, 880, 180, 523, 659, 784]
         page.locator("#lang").select_option("fr")
         expect(sound).to_have_text("Son : activé")
+
+
+def test_a_refusal_is_said_in_the_players_language(page: Page, tmp_path: Path) -> None:
+    """A move the game has gone past, or one sent while paused: the page says why in French,
+    while the CLI and the logs keep the table's English."""
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "3") as table:
+        page.goto(table.page)
+        page.locator("#lang").select_option("fr")
+        expect(page.locator("html")).to_have_attribute("data-game", "akuma")
+        page.evaluate('post("act", { id: "voyage:2" })')
+        expect(page.locator("#error")).to_have_text(re.compile("^Ce coup n\u2019est pas permis"))
+        page.locator("#pause").click()
+        expect(page.locator("#pause")).to_have_text(re.compile("Reprendre"))
+        page.evaluate('post("act", { id: "choose_dice:2" })')
+        paused = "La partie est en pause : reprenez-la d\u2019abord."
+        expect(page.locator("#error")).to_have_text(paused)
+        refused = fetch(f"{table.url}api/act", {"id": "choose_dice:2"}, table.key).json()
+        assert refused["error"] == "the game is paused: resume it first"

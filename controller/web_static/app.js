@@ -23,10 +23,14 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-function showError(text) {
+// A refusal in the player's language when the table names it (`key`, operations.refused),
+// else as the table wrote it.
+function showError(text, reply = {}) {
   const box = $("error");
-  box.textContent = text || "";
-  box.hidden = !text;
+  const key = `error_${reply.key}`;
+  const said = reply.key && STRINGS[lang][key] ? t(key, reply.params ?? {}) : text;
+  box.textContent = said || "";
+  box.hidden = !said;
 }
 
 // A random id sent with a request, so that sending it again is never applied twice.
@@ -51,7 +55,7 @@ async function post(op, body = {}) {
         failure = reply.error; // the table was slow: the same id again gets its first answer
         continue;
       }
-      if (!reply.ok) showError(reply.error);
+      if (!reply.ok) showError(reply.error, reply);
       return reply;
     } catch (error) {
       failure = String(error);
