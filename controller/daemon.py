@@ -272,6 +272,7 @@ class Daemon:
                     self.bots.step(now, self._table_busy())
             self._want_dice()
             self._show(now)
+        log.info("stopping")
         return self.exit_code
 
     def _want_dice(self) -> None:
@@ -627,8 +628,9 @@ class Daemon:
 
 def install_signal_handlers(daemon: Daemon) -> None:
     def handler(signum: int, _frame: Any) -> None:
-        log.info("signal %d: stopping", signum)
-        daemon.stop()
+        # No lock may be taken here: the signal may come while this very thread holds the event
+        # queue's, and a put would wait for itself for ever. The loop wakes within a second.
+        daemon.stopping = True
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)

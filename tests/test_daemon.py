@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -15,7 +16,7 @@ from daemon_run import call, serving
 
 from controller import rules
 from controller.config import Config
-from controller.daemon import Daemon, RunOptions
+from controller.daemon import Daemon, RunOptions, install_signal_handlers
 from controller.journal import Journal
 from controller.rules.akuma import GAME, square_cards
 from controller.startup import StartupError, UnavailableError
@@ -111,6 +112,34 @@ def test_frames_and_requests_waiting_are_no_pieces_on_their_way(tmp_path: Path) 
         assert daemon.snapshot(0.0)["settling"]
     finally:
         daemon.close()
+
+
+def test_a_stop_signal_never_waits_for_the_event_queue(tmp_path: Path) -> None:
+    """SIGTERM may come while the loop's own thread holds the event queue's lock (in the middle
+    of taking an event): the handler must not wait for it. It hung systemd's stop for ever."""
+    daemon = Daemon(fast_sim_config(), options_in(tmp_path))
+    kept = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)}
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_queue() -> None:
+        with daemon.events._queue.mutex:  # as queue.get holds it
+            held.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold_the_queue)
+    try:
+        install_signal_handlers(daemon)
+        holder.start()
+        held.wait()
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        handler(signal.SIGTERM, None)
+        assert daemon.stopping
+    finally:
+        release.set()
+        holder.join()
+        for number, handler_kept in kept.items():
+            signal.signal(number, handler_kept)
 
 
 def test_a_second_daemon_on_the_same_state_dir_is_refused(running: Daemon, tmp_path: Path) -> None:
