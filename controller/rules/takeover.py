@@ -11,7 +11,6 @@ plain cell names. A large building is listed once, top or left cell first, and t
 
 from __future__ import annotations
 
-import copy
 import enum
 import functools
 from collections import deque
@@ -143,6 +142,15 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
+ROLLS = frozenset((Phase.FIRST_ROLL, Phase.CLAIM_ROLL, Phase.ATTACK_ROLL, Phase.DEFEND_ROLL))
+# The phases in which no player decides; in the others, the state's player does.
+NOT_DECIDING = dict.fromkeys(ROLLS, CHANCE) | {Phase.OVER: TERMINAL}
+# Each d12 outcome, made once: offered at every roll, and checked when one is played.
+ROLL_OUTCOMES = tuple((Roll(v), 1 / 12) for v in D12)
+ROLL_ACTIONS = tuple(roll for roll, _ in ROLL_OUTCOMES)
+ATTACKS = tuple(Attack(colour) for colour in COLOURS)
+
+
 @dataclass
 class Building:
     size: str
@@ -176,8 +184,20 @@ class Grid:
         # The bit of the cell one row up and one column left: in the border at worst.
         self.box_shift = tuple(bit.bit_length() - 2 - self.stride for bit in self.bits)
         self._one_group: dict[int, bool] = {}  # small masks, moved to the corner: one group?
-        # Each placement's action, made once: listing them is the slowest decision of set-up.
+        # Each tile's cells, as a mask, and the mask of the cells sharing an edge with them
+        # (HT-1): checked for every corner at each of the 20 tile placements.
+        self.tiles_at = tuple(self._tile_cells(i) for i in range(size * size))
+        self.tile_bits = tuple(self.mask(cells or ()) for cells in self.tiles_at)
+        self.tile_edge_bits = tuple(
+            self.mask(n for c in cells or () for n in self.edges[c]) for cells in self.tiles_at
+        )
+        # Each action naming a cell, made once: listing them is most of what random play and
+        # search do, and building placements are the slowest decision of set-up.
+        self.tile_places = tuple(PlaceTile(name) for name in self.names)
         self.small_places = tuple(PlaceSmall(name) for name in self.names)
+        self.spawn_places = tuple(PlaceSpawn(name) for name in self.names)
+        self.moves = tuple(Move(name) for name in self.names)
+        self.displaces = tuple(Displace(name) for name in self.names)
         self.large_places = {
             (i, j): PlaceLarge(self.names[i], self.names[j])
             for i in range(size * size)
@@ -230,6 +250,10 @@ class Grid:
         )
 
     def tile_cells(self, corner: int) -> tuple[int, ...] | None:
+        """The cells of a tile with this top-left corner, None if it would leave the grid."""
+        return self.tiles_at[corner]
+
+    def _tile_cells(self, corner: int) -> tuple[int, ...] | None:
         r, c = divmod(corner, self.size)
         if r + TILE > self.size or c + TILE > self.size:
             return None
@@ -390,7 +414,8 @@ class TakeoverState(GameState):
         other.tiles = set(self.tiles)
         other.tile_corners = list(self.tile_corners)
         other.roll_rounds = list(self.roll_rounds)  # a round done is never changed
-        other.buildings = [copy.copy(b) for b in self.buildings]
+        # Only a building's owner and points change: a new one is quicker than copy.copy.
+        other.buildings = [Building(b.size, b.cells, b.owner, b.points) for b in self.buildings]
         other.building_at = dict(self.building_at)
         other.supply = dict(self.supply)
         other.spawns = list(self.spawns)
@@ -431,12 +456,20 @@ class TakeoverState(GameState):
         pawn = self.pawns[player]
         if pawn is None:
             return []
-        free = self.empty_cells() - {p for p in self.pawns if p is not None}
-        targets = {n for n in self.grid.around[pawn] if n in free}
-        for k in self.touching_buildings(player):
+        # Free: an empty tile cell with no pawn. Checked cell by cell around the pawn (and its
+        # own buildings) rather than by building the set of free cells: listed on every turn.
+        tiles, at, pawns, around = self.tiles, self.building_at, self.pawns, self.grid.around
+        near = around[pawn]
+        targets = {n for n in near if n in tiles and n not in at and n not in pawns}
+        for k in {at[n] for n in near if n in at}:
             building = self.buildings[k]
             if building.owner == player:  # HT-5: around one's own building
-                targets |= {n for c in building.cells for n in self.grid.around[c] if n in free}
+                targets.update(
+                    n
+                    for c in building.cells
+                    for n in around[c]
+                    if n in tiles and n not in at and n not in pawns
+                )
         return sorted(targets)
 
     def score(self, player: int) -> int:
@@ -445,13 +478,14 @@ class TakeoverState(GameState):
     # -- the API ------------------------------------------------------------------------
 
     def current_player(self) -> int:
-        match self.phase:
-            case Phase.OVER:
-                return TERMINAL
-            case Phase.FIRST_ROLL | Phase.CLAIM_ROLL | Phase.ATTACK_ROLL | Phase.DEFEND_ROLL:
-                return CHANCE
-            case _:
-                return self.player
+        return NOT_DECIDING.get(self.phase, self.player)
+
+    # As the API's, without working out the player: asked before every action.
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def is_chance_node(self) -> bool:
+        return self.phase in ROLLS
 
     def roller(self) -> int | None:
         """Whose d12 the chance node at hand is."""
@@ -466,24 +500,25 @@ class TakeoverState(GameState):
                 return None
 
     def legal_actions(self) -> list[Action]:
-        names = self.grid.names
+        grid = self.grid
         match self.phase:
             case Phase.TILES:
-                return [PlaceTile(names[c]) for c in self._tile_corners()]
+                return [grid.tile_places[c] for c in self._tile_corners()]
             case Phase.BUILDINGS:
                 return self._building_places()
             case Phase.SPAWNS:
-                return [PlaceSpawn(names[c]) for c in self._spawn_cells()]
+                return [grid.spawn_places[c] for c in self._spawn_cells()]
             case Phase.TURN:
                 p = self.player
-                actions: list[Action] = [Move(names[c]) for c in self.move_targets(p)]
+                moves = grid.moves
+                actions: list[Action] = [moves[c] for c in self.move_targets(p)]
                 actions += [
                     Claim(k) for k in self.touching_buildings(p) if self.buildings[k].owner != p
                 ]
-                actions += [Attack(COLOURS[q]) for q in self._touching_pawns(p)]
+                actions += [ATTACKS[q] for q in self._touching_pawns(p)]
                 return actions or [Pass()]
             case Phase.DISPLACE:
-                return [Displace(names[c]) for c in self._displace_cells()]
+                return [grid.displaces[c] for c in self._displace_cells()]
             case _:
                 return []
 
@@ -510,7 +545,7 @@ class TakeoverState(GameState):
             case Phase.TURN, Move(cell):
                 return index.get(cell, -1) in self.move_targets(self.player)
             case Phase.TILES, PlaceTile(cell):
-                return cell in index and self._tile_fits(index[cell])
+                return cell in index and self._tile_fits(index[cell], self.grid.mask(self.tiles))
             case Phase.BUILDINGS, PlaceSmall(cell):
                 return cell in index and self._building_fits(
                     "small", (index[cell],), self.empty_cells()
@@ -526,12 +561,14 @@ class TakeoverState(GameState):
                     return False
                 cells = (index[first], index[second])
                 return self._building_fits("large", cells, self.empty_cells())
+            case _, Roll():
+                return self.roller() is not None and action in ROLL_ACTIONS
         return super().is_legal(action)
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.roller() is None:
             return []
-        return [(Roll(v), 1 / 12) for v in D12]
+        return list(ROLL_OUTCOMES)
 
     def returns(self) -> list[float]:
         if self.phase is not Phase.OVER:
@@ -541,14 +578,16 @@ class TakeoverState(GameState):
     # -- listing ------------------------------------------------------------------------
 
     def _tile_corners(self) -> list[int]:
-        return [corner for corner in range(self.grid.size**2) if self._tile_fits(corner)]
+        tiles = self.grid.mask(self.tiles)
+        return [corner for corner in range(self.grid.size**2) if self._tile_fits(corner, tiles)]
 
-    def _tile_fits(self, corner: int) -> bool:
-        cells = self.grid.tile_cells(corner)
-        if cells is None or any(c in self.tiles for c in cells):
-            return False
+    def _tile_fits(self, corner: int, tiles: int) -> bool:
+        """Whether a tile fits at `corner`, given the mask of the cells tiles cover."""
+        cells = self.grid.tile_bits[corner]
+        if not cells or cells & tiles:
+            return False  # off the grid, or on a tile
         # HT-1: after the first, a tile shares a cell edge with one already placed.
-        return not self.tiles or any(n in self.tiles for c in cells for n in self.grid.edges[c])
+        return not tiles or bool(self.grid.tile_edge_bits[corner] & tiles)
 
     def _building_places(self) -> list[Action]:
         """Every small, then every large building that fits (HT-2, HT-3), as `_building_fits`

@@ -317,6 +317,17 @@ def _neighbours() -> tuple[tuple[tuple[int, int], ...], ...]:
 JUMPS = _neighbours()
 
 
+def _same_line(i: int) -> tuple[int, ...]:
+    """The other spaces of a space's row and column, in order: where Papa Legba may move it."""
+    r, c = divmod(i, SIZE)
+    return tuple(
+        sorted(({r * SIZE + k for k in range(SIZE)} | {k * SIZE + c for k in range(SIZE)}) - {i})
+    )
+
+
+SAME_LINE = tuple(_same_line(i) for i in range(SIZE * SIZE))
+
+
 def captures(board: Board, colour: str, shielded: frozenset[str]) -> Iterator[tuple[int, int]]:
     """BV-5: (from, to) of every capture by an accessible die of `colour`."""
     for i, stack in enumerate(board):
@@ -369,9 +380,22 @@ def bwa_sources(board: Board) -> list[int]:
 
 
 def legba_targets(board: Board, frm: int) -> list[int]:
-    r, c = divmod(frm, SIZE)
-    same_line = [r * SIZE + k for k in range(SIZE)] + [k * SIZE + c for k in range(SIZE)]
-    return sorted({i for i in same_line if i != frm and not board[i]})
+    return [i for i in SAME_LINE[frm] if not board[i]]
+
+
+# Mamy Wata's slides, each with its spaces in pairs, the first nearer the end stacks slide to.
+SLIDES = tuple(
+    (MamyWata(line, toward), tuple(itertools.pairwise(line_cells(line, toward))))
+    for line in LINES
+    for toward in (("w", "e") if line[0] == "r" else ("n", "s"))
+)
+
+
+@functools.cache
+def between(kind: Callable[[str, str], Action], a: int, b: int) -> Action:
+    """The action of a kind from space `a` to space `b`, made once: the start of a turn lists
+    up to a thousand of them (BV-5, BV-6)."""
+    return kind(CELLS[a], CELLS[b])
 
 
 # -- combos -----------------------------------------------------------------------------------
@@ -396,6 +420,13 @@ def combos(zone: Sequence[Die], max_size: int) -> list[tuple[Die, ...]]:
     return list(_combos(tuple(sorted(zone)), max_size))
 
 
+# For each colour, each face's dice that a colour combo of it may hold (BV-9).
+STAND_INS = {
+    colour: tuple(tuple(dict.fromkeys(((colour, face), (WHITE, face)))) for face in FACES)
+    for colour in COLOURS
+}
+
+
 @functools.lru_cache(maxsize=4096)
 def _combos(zone: tuple[Die, ...], max_size: int) -> tuple[tuple[Die, ...], ...]:
     # Listed on every step of every turn, for zones that rarely change: worth caching.
@@ -412,16 +443,17 @@ def _combos(zone: tuple[Die, ...], max_size: int) -> tuple[tuple[Die, ...], ...]
                     group = [(c, face) for c in chosen] + [(WHITE, face)] * k
                     if combo_kind(group):
                         found.add(tuple(sorted(group)))
+    present = set(zone)
     for colour in COLOURS:
-        options: list[list[Die | None]] = []
-        for face in FACES:
-            choices: list[Die | None] = [None]
-            choices += [d for d in ((colour, face), (WHITE, face)) if have[d]]
-            options.append(list(dict.fromkeys(choices)))
-        for pick in itertools.product(*options):
-            group = [d for d in pick if d is not None]
-            if len(group) <= max_size and combo_kind(group):
-                found.add(tuple(sorted(group)))
+        # One die for each of 3 faces or more, of the colour or white: the dice of each face
+        # that the zone holds, and then the faces picked, a few at a time.
+        options = [[d for d in dice if d in present] for dice in STAND_INS[colour]]
+        held = [dice for dice in options if dice]
+        for size in range(3, min(len(held), max_size) + 1):
+            for faces in itertools.combinations(held, size):
+                for picked in itertools.product(*faces):
+                    if combo_kind(picked):
+                        found.add(tuple(sorted(picked)))
     return tuple(sorted(found))
 
 
@@ -579,7 +611,7 @@ class VoodooState(GameState):
     def legal_actions(self) -> list[Action]:
         actions: list[Action] = []
         for kind in self._kinds():
-            actions.extend(self._generators()[kind]())
+            actions.extend(LISTERS[kind](self))
         return actions
 
     def _kinds(self) -> tuple[type[Action], ...]:
@@ -610,33 +642,37 @@ class VoodooState(GameState):
             case _:
                 return ()
 
-    def _generators(self) -> dict[type[Action], Callable[[], list[Action]]]:
-        return {
-            Place: self._places,
-            Jump: self._jumps,
-            MamyWata: self._mamy_wata,
-            GranBwa: self._gran_bwa,
-            PapaLegba: self._papa_legba,
-            ErzulieFreda: self._erzulie_freda,
-            TakeOffering: self._take_offering,
-            ChangeFace: self._change_face,
-            EffectOffering: self._effect_offering,
-            EffectPoint: self._effect_point,
-            EffectChange: self._effect_change,
-            EffectProtection: self._effect_protection,
-            Steal: self._steal,
-            Switch: self._switch,
-            ExtraTurn: self._extra_turn,
-            PlaceCombo: self._place_combo,
-            EndTurn: lambda: [EndTurn()],
-        }
-
     def is_legal(self, action: Action) -> bool:
-        """Only the actions of the same kind are listed: the full list can run to a thousand."""
+        """Only the actions of the same kind are listed: the full list can run to a thousand. A
+        capture or a power between two spaces is not even listed, but checked by itself."""
         if self.is_chance_node():
             return super().is_legal(action)
         kind = type(action)
-        return kind in self._kinds() and action in self._generators()[kind]()
+        if kind not in self._kinds():
+            return False
+        match action:
+            case Jump(a, b) | GranBwa(a, b) | PapaLegba(a, b) | ErzulieFreda(a, b):
+                if not (isinstance(a, str) and isinstance(b, str)):
+                    return False
+                frm, to = INDEX.get(a), INDEX.get(b)
+                return frm is not None and to is not None and self._allows(kind, frm, to)
+        return action in LISTERS[kind](self)
+
+    def _allows(self, kind: type[Action], frm: int, to: int) -> bool:
+        """Whether the action of `kind` from `frm` to `to` is among those its lister gives."""
+        board = self.board
+        if kind is Jump:
+            return (frm, to) in captures(board, self.colour_of(self.player), self.shielded())
+        if kind is GranBwa and self.phase is Phase.GRAN_BWA:
+            return frm == self.bwa_from and to in bwa_targets(board, frm)
+        if not self._can_pay(POWER_ACTIONS[kind]):
+            return False
+        if kind is GranBwa:
+            return frm in bwa_sources(board) and to in bwa_targets(board, frm)
+        if kind is PapaLegba:
+            return bool(board[frm]) and to in legba_targets(board, frm)
+        # Erzulie Freda: two single dice, not alike, named in board order.
+        return frm < to and len(board[frm]) == len(board[to]) == 1 and board[frm][0] != board[to][0]
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase is Phase.SETUP_ROLL:
@@ -661,7 +697,7 @@ class VoodooState(GameState):
 
     def _jumps(self) -> list[Action]:
         found = captures(self.board, self.colour_of(self.player), self.shielded())
-        return [Jump(CELLS[a], CELLS[b]) for a, b in found]
+        return [between(Jump, a, b) for a, b in found]
 
     def _can_pay(self, loa: str) -> bool:
         # BV-7: one's own Loa is free, another costs 1 Offering; Baron Samedi makes all free.
@@ -674,46 +710,43 @@ class VoodooState(GameState):
     def _mamy_wata(self) -> list[Action]:
         if not self._can_pay("mamy_wata"):
             return []
-        found: list[Action] = []
-        for line in LINES:
-            for toward in ("w", "e") if line[0] == "r" else ("n", "s"):
-                cells = line_cells(line, toward)
-                filled = [bool(self.board[i]) for i in cells]
-                # Something moves only if an empty space lies before a stack.
-                if any(not a and b for a, b in itertools.pairwise(filled)):
-                    found.append(MamyWata(line, toward))
-        return found
+        board = self.board
+        # Something moves only if an empty space lies before a stack.
+        return [
+            action for action, pairs in SLIDES if any(board[b] and not board[a] for a, b in pairs)
+        ]
 
     def _gran_bwa(self) -> list[Action]:
         if self.phase is Phase.GRAN_BWA:
             assert self.bwa_from is not None
             frm = self.bwa_from
-            return [GranBwa(CELLS[frm], CELLS[t]) for t in bwa_targets(self.board, frm)]
+            return [between(GranBwa, frm, t) for t in bwa_targets(self.board, frm)]
         if not self._can_pay("gran_bwa"):
             return []
+        # bwa_targets for each source: the same columns, less the source itself.
+        room = bwa_targets(self.board, -1)
         return [
-            GranBwa(CELLS[frm], CELLS[t])
-            for frm in bwa_sources(self.board)
-            for t in bwa_targets(self.board, frm)
+            between(GranBwa, frm, t) for frm in bwa_sources(self.board) for t in room if t != frm
         ]
 
     def _papa_legba(self) -> list[Action]:
         if not self._can_pay("papa_legba"):
             return []
+        board = self.board
         return [
-            PapaLegba(CELLS[frm], CELLS[to])
-            for frm, stack in enumerate(self.board)
+            between(PapaLegba, frm, to)
+            for frm, stack in enumerate(board)
             if stack
-            for to in legba_targets(self.board, frm)
+            for to in legba_targets(board, frm)
         ]
 
     def _erzulie_freda(self) -> list[Action]:
         if not self._can_pay("erzulie_freda"):
             return []
-        singles = [(CELLS[i], s[0]) for i, s in enumerate(self.board) if len(s) == 1]
+        singles = [(i, s[0]) for i, s in enumerate(self.board) if len(s) == 1]
         # Two dice alike would swap to the same board: nothing to do or to see.
         return [
-            ErzulieFreda(a, b)
+            between(ErzulieFreda, a, b)
             for (a, da), (b, db) in itertools.combinations(singles, 2)
             if da != db
         ]
@@ -1081,6 +1114,28 @@ class VoodooState(GameState):
             if self.scores[side] == best:
                 return side
         raise AssertionError("no side has the best score")
+
+
+# How each kind of decision is listed, in the order `_kinds` gives.
+LISTERS: dict[type[Action], Callable[[VoodooState], list[Action]]] = {
+    Place: VoodooState._places,
+    Jump: VoodooState._jumps,
+    MamyWata: VoodooState._mamy_wata,
+    GranBwa: VoodooState._gran_bwa,
+    PapaLegba: VoodooState._papa_legba,
+    ErzulieFreda: VoodooState._erzulie_freda,
+    TakeOffering: VoodooState._take_offering,
+    ChangeFace: VoodooState._change_face,
+    EffectOffering: VoodooState._effect_offering,
+    EffectPoint: VoodooState._effect_point,
+    EffectChange: VoodooState._effect_change,
+    EffectProtection: VoodooState._effect_protection,
+    Steal: VoodooState._steal,
+    Switch: VoodooState._switch,
+    ExtraTurn: VoodooState._extra_turn,
+    PlaceCombo: VoodooState._place_combo,
+    EndTurn: lambda state: [EndTurn()],
+}
 
 
 class PositionError(ValueError):
