@@ -484,27 +484,39 @@ class Daemon:
         }
         link = self._parts.link_state()
         out["link"] = None if link is None else link.to_json()
-        return out | self._parts.camera_status(now, self.unsure) | {"alerts": self.alerts()}
+        alerts = [alert["text"] for alert in self.alerts()]
+        return out | self._parts.camera_status(now, self.unsure) | {"alerts": alerts}
 
-    def alerts(self) -> list[str]:
-        """The table's own trouble in a sentence each, for `status` and atop the dashboard:
-        what a player must know even when the game itself is fine."""
-        alerts = []
+    def alerts(self) -> list[JSON]:
+        """The table's own trouble, for `status` and atop the dashboard: what a player must know
+        even when the game itself is fine. Each in a sentence (`text`), and as a `key` and its
+        `params` for the page to say in the player's language."""
+        alerts: list[JSON] = []
+
+        def alert(text: str, key: str, **params: object) -> None:
+            alerts.append({"text": text, "key": key, "params": params})
+
         camera = self.table_camera
         status = None if camera is None else camera.status
         if status is not None and status.state == "retrying":
-            alerts.append(
+            alert(
                 f"the camera is not answering: {status.reason} "
-                f"(attempt {status.attempt}; failures in all: {status.failures})"
+                f"(attempt {status.attempt}; failures in all: {status.failures})",
+                "camera",
+                reason=status.reason,
+                attempt=status.attempt,
+                failures=status.failures,
             )
         link = self._parts.link_state()
-        trouble = None if link is None else link.trouble()
-        if trouble is not None:
-            alerts.append(trouble)
+        said = None if link is None else link.trouble_said()
+        if link is not None and said is not None:
+            alert(str(link.trouble()), said[0], **said[1])
         if self.journal_fault is not None:
-            alerts.append(self.journal_fault)
-        if self.journal.damage is not None:
-            alerts.append(self.journal.damage.sentence())
+            alert(self.journal_fault, "journal", reason=self.journal_fault)
+        damage = self.journal.damage
+        if damage is not None:
+            where = str(damage.kept) if damage.kept is not None else damage.reason
+            alert(damage.sentence(), "journal_damage", records=damage.records, where=where)
         return alerts
 
     # -- a journal that cannot be written -------------------------------------------------

@@ -13,6 +13,13 @@ RECENT_RECOVERY_S = 60.0
 """How long a restart of the link after an unforeseen error stays on the dashboard."""
 
 
+TROUBLE = {
+    "link_silent": "the reed controller (Pico) is not answering on {port}: {why}",
+    "link_restarted": "the link to the reed controller (Pico) on {port} was restarted after an "
+    "error ({count} so far): {error}",
+}
+
+
 @dataclass(frozen=True)
 class LinkState:
     port: str
@@ -29,18 +36,24 @@ class LinkState:
 
     def trouble(self) -> str | None:
         """What a player must know about the link, in a sentence; None when it is fine."""
+        said = self.trouble_said()
+        return None if said is None else TROUBLE[said[0]].format(**said[1])
+
+    def trouble_said(self) -> tuple[str, dict[str, Any]] | None:
+        """The trouble as a key of `TROUBLE` and its values, for a page to say in its language."""
         if self.unsynced_s is not None and self.unsynced_s >= GRACE_S:
             why = self.last_error or (
                 "its port is closed"
                 if not self.connected
                 else f"no answer for {self.unsynced_s:.0f} s"
             )
-            return f"the reed controller (Pico) is not answering on {self.port}: {why}"
+            return "link_silent", {"port": self.port, "why": why}
         if self.since_recovery_s is not None and self.since_recovery_s < RECENT_RECOVERY_S:
-            return (
-                f"the link to the reed controller (Pico) on {self.port} was restarted after an "
-                f"error ({self.recoveries} so far): {self.last_error}"
-            )
+            return "link_restarted", {
+                "port": self.port,
+                "count": self.recoveries,
+                "error": self.last_error,
+            }
         return None
 
     def to_json(self, digits: int = 3) -> dict[str, Any]:

@@ -66,7 +66,10 @@ def test_a_damaged_last_move_is_kept_aside_and_said_until_play_goes_on(tmp_path:
         assert kept.read_bytes() == rows[-2] + b"\n"
         alert = f"the last move could not be read back (kept in {kept}); check the board"
         assert daemon.status(0.0)["alerts"] == [alert]
-        assert daemon.snapshot(0.0)["alerts"] == [alert]
+        said = {"records": 1, "where": str(kept)}  # for the page to say in French too
+        assert daemon.snapshot(0.0)["alerts"] == [
+            {"text": alert, "key": "journal_damage", "params": said}
+        ]
         daemon.session.on_dice((2, 2), now=0.0)  # the players put the roll back in
         assert daemon.alerts() == []
     finally:
@@ -144,7 +147,8 @@ def test_a_full_disk_pauses_the_game_and_it_goes_on_once_freed(
     assert status["ok"] and status["history"] == [] and journal_history(tmp_path) == []
     (alert,) = status["alerts"]  # type: ignore[misc]
     assert alert.startswith("disk full: the game is paused")
-    assert call(running, op="snapshot")["alerts"] == [alert]
+    shown = call(running, op="snapshot")["alerts"]
+    assert shown == [{"text": alert, "key": "journal", "params": {"reason": alert}}]
     for op in ({"op": "act", "id": "choose_dice:2"}, {"op": "new", "abandon": True}):
         said = {"ok": False, "error": alert, "key": "journal", "params": {"reason": alert}}
         assert call(running, **op) == said

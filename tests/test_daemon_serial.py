@@ -116,7 +116,8 @@ def test_an_unplugged_microcontroller_shows_in_status_and_on_the_dashboard(
         alert = f"the reed controller (Pico) is not answering on {pico.link}: "
 
         def alerted() -> bool:
-            return any(a.startswith(alert) for a in web.latest.get("alerts", []))
+            shown = web.latest.get("alerts", [])
+            return any(a["text"].startswith(alert) and a["key"] == "link_silent" for a in shown)
 
         wait_for(alerted, what="the dashboard's alert")
         assert web.latest["link"]["connected"] is False

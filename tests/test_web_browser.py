@@ -333,8 +333,8 @@ def test_sound_cues_are_off_until_turned_on_and_mark_turn_mistake_and_end(
 
 
 def test_a_refusal_is_said_in_the_players_language(page: Page, tmp_path: Path) -> None:
-    """A move the game has gone past, or one sent while paused: the page says why in French,
-    while the CLI and the logs keep the table's English."""
+    """A move the game has gone past, or one sent while paused, and the table's own trouble: the
+    page says them in French, while the CLI and the logs keep the table's English."""
     with dashboard(tmp_path, "--game", "akuma", "--seed", "3") as table:
         page.goto(table.page)
         page.locator("#lang").select_option("fr")
@@ -348,3 +348,15 @@ def test_a_refusal_is_said_in_the_players_language(page: Page, tmp_path: Path) -
         expect(page.locator("#error")).to_have_text(paused)
         refused = fetch(f"{table.url}api/act", {"id": "choose_dice:2"}, table.key).json()
         assert refused["error"] == "the game is paused: resume it first"
+        # The table's own trouble atop the page, as the daemon names it (Daemon.alerts).
+        page.evaluate(
+            """() => {
+                const text = "the reed controller (Pico) is not answering on /dev/ttyACM0: x";
+                const params = { port: "/dev/ttyACM0", why: "x" };
+                snap = { ...snap, alerts: [{ text, key: "link_silent", params }] };
+                render();
+            }"""
+        )
+        expect(page.locator("#alerts li")).to_have_text(
+            "Le contr\u00f4leur des capteurs (Pico) ne r\u00e9pond pas sur /dev/ttyACM0 : x"
+        )

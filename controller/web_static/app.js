@@ -448,7 +448,9 @@ function drawLegend() {
 // The table's own trouble (a dead link, a damaged journal, a full disk): above everything.
 function drawAlerts() {
   const alerts = snap.alerts || [];
-  $("alerts").replaceChildren(...alerts.map((text) => el("li", {}, text)));
+  // In the player's language when the page knows the trouble, else as the table wrote it.
+  const said = ({ text, key, params }) => (STRINGS[lang][`alert_${key}`] ? t(`alert_${key}`, params) : text);
+  $("alerts").replaceChildren(...alerts.map((alert) => el("li", { "data-key": alert.key }, said(alert))));
   $("alerts").hidden = alerts.length === 0;
 }
 
