@@ -509,8 +509,8 @@ class Daemon:
             )
         link = self._parts.link_state()
         said = None if link is None else link.trouble_said()
-        if link is not None and said is not None:
-            alert(str(link.trouble()), said[0], **said[1])
+        if said is not None:
+            alert(said[0], said[1], **said[2])
         if self.journal_fault is not None:
             alert(self.journal_fault, "journal", reason=self.journal_fault)
         damage = self.journal.damage

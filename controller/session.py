@@ -242,13 +242,13 @@ class Session:
         some spots, each as the board has it. None if no outcome or several fit."""
         if not self._board_chance():
             return None
-        fits = []
-        for outcome, _ in self.state.chance_outcomes():
-            after = self.layout_after(outcome)
-            changed = self.changes(outcome)
-            if changed and all(after.get(s) == board.get(s) for s in changed):
-                fits.append(outcome)
+        fits = [o for o, _ in self.state.chance_outcomes() if self._shows(board, o)]
         return fits[0] if len(fits) == 1 else None
+
+    def _shows(self, board: Layout, action: Action) -> bool:
+        """`board` shows every spot that `action` changes as the action leaves it."""
+        after, changed = self.layout_after(action), self.changes(action)
+        return bool(changed) and all(after.get(s) == board.get(s) for s in changed)
 
     def _decided_and_shown(self) -> list[tuple[Action, Action]]:
         """Decisions seen together with the chance outcome read from the board that follows
@@ -283,9 +283,7 @@ class Session:
         made = [
             changed
             for action in self.legal_actions()
-            if (changed := self.changes(action)) < pending
-            and changed
-            and all(self.layout_after(action).get(s) == self.sensed.get(s) for s in changed)
+            if (changed := self.changes(action)) < pending and self._shows(self.sensed, action)
         ]
         return max(made, key=len, default=frozenset())
 

@@ -37,24 +37,25 @@ class LinkState:
     def trouble(self) -> str | None:
         """What a player must know about the link, in a sentence; None when it is fine."""
         said = self.trouble_said()
-        return None if said is None else TROUBLE[said[0]].format(**said[1])
+        return None if said is None else said[0]
 
-    def trouble_said(self) -> tuple[str, dict[str, Any]] | None:
-        """The trouble as a key of `TROUBLE` and its values, for a page to say in its language."""
+    def trouble_said(self) -> tuple[str, str, dict[str, Any]] | None:
+        """The trouble in a sentence, and as a key of `TROUBLE` with its values, for a page to
+        say in its language."""
+        params: dict[str, Any]
         if self.unsynced_s is not None and self.unsynced_s >= GRACE_S:
             why = self.last_error or (
                 "its port is closed"
                 if not self.connected
                 else f"no answer for {self.unsynced_s:.0f} s"
             )
-            return "link_silent", {"port": self.port, "why": why}
-        if self.since_recovery_s is not None and self.since_recovery_s < RECENT_RECOVERY_S:
-            return "link_restarted", {
-                "port": self.port,
-                "count": self.recoveries,
-                "error": self.last_error,
-            }
-        return None
+            key, params = "link_silent", {"port": self.port, "why": why}
+        elif self.since_recovery_s is not None and self.since_recovery_s < RECENT_RECOVERY_S:
+            key = "link_restarted"
+            params = {"port": self.port, "count": self.recoveries, "error": self.last_error}
+        else:
+            return None
+        return TROUBLE[key].format(**params), key, params
 
     def to_json(self, digits: int = 3) -> dict[str, Any]:
         """Plain values; durations rounded to `digits` (0 for the dashboard, which is sent a

@@ -23,12 +23,15 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// A refusal in the player's language when the table names it (`key`, operations.refused),
-// else as the table wrote it.
+// What the table said, in the player's language when it names it (a refusal's or an alert's
+// `key` and `params`: operations.refused, Daemon.alerts), else as the table wrote it.
+function tableText(text, key, params) {
+  return key && STRINGS[lang][`table_${key}`] ? t(`table_${key}`, params ?? {}) : text;
+}
+
 function showError(text, reply = {}) {
   const box = $("error");
-  const key = `error_${reply.key}`;
-  const said = reply.key && STRINGS[lang][key] ? t(key, reply.params ?? {}) : text;
+  const said = tableText(text, reply.key, reply.params);
   box.textContent = said || "";
   box.hidden = !said;
 }
@@ -448,9 +451,8 @@ function drawLegend() {
 // The table's own trouble (a dead link, a damaged journal, a full disk): above everything.
 function drawAlerts() {
   const alerts = snap.alerts || [];
-  // In the player's language when the page knows the trouble, else as the table wrote it.
-  const said = ({ text, key, params }) => (STRINGS[lang][`alert_${key}`] ? t(`alert_${key}`, params) : text);
-  $("alerts").replaceChildren(...alerts.map((alert) => el("li", { "data-key": alert.key }, said(alert))));
+  $("alerts").replaceChildren(...alerts.map(({ text, key, params }) =>
+    el("li", { "data-key": key }, tableText(text, key, params))));
   $("alerts").hidden = alerts.length === 0;
 }
 
