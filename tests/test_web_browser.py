@@ -125,12 +125,15 @@ def test_rows_of_different_lengths_keep_to_their_own_rows(page: Page, tmp_path: 
     """Mightymania's rows of 5 and 4 cards: a shorter row never flows into the next one."""
     with dashboard(tmp_path, "--game", "mightymania") as table:
         page.goto(table.page)
-        boxes = {}
-        for spot in ("s2.r1", "s2.c4", "s2.c1", "s1.c1", "s1.r1"):
+        spots = ("s2.r1", "s2.c4", "s2.c1", "s1.c1", "s1.r1")
+        for spot in spots:
             expect(page.locator(f'[data-spot="{spot}"]')).to_be_visible()
-            box = page.locator(f'[data-spot="{spot}"]').bounding_box()
-            assert box is not None, spot
-            boxes[spot] = box
+        # Measured in one script: a redraw between two measures would detach a node.
+        boxes = page.evaluate(
+            "spots => Object.fromEntries(spots.map(spot => [spot, document.querySelector("
+            '`[data-spot="${spot}"]`).getBoundingClientRect().toJSON()]))',
+            list(spots),
+        )
         # s2.c1 starts the second row, s1.c1 the third: each under the row above, at its left.
         assert boxes["s2.c1"]["x"] == boxes["s1.c1"]["x"] == boxes["s1.r1"]["x"]
         assert boxes["s2.c4"]["y"] == boxes["s2.c1"]["y"] < boxes["s1.c1"]["y"]
@@ -152,8 +155,7 @@ def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None
         assert len(sizes) == 54  # 45 reed spots and the 9 cards the camera reads
         assert [spot for spot, width, height in sizes if min(width, height) < 44] == []
         trap = page.locator('[data-spot="9.trap"]')
-        trap.scroll_into_view_if_needed()
-        trap.click()
+        trap.click()  # scrolls it into view, again if a redraw replaced it meanwhile
         expect(trap).to_have_attribute("data-sensed", "piece")
         # Reached by the keyboard too: focused, Enter lays a piece as a tap does.
         other = page.locator('[data-spot="8.trap"]')
