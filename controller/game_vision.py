@@ -12,9 +12,10 @@ import cv2
 
 from controller.rules import GAMES, card_blocks, card_games, get_game
 from controller.rules.api import Game
-from controller.rules.game_type import CARDS, CardDeck
+from controller.rules.game_type import CARDS, KIT, CardDeck
 from vision.card_deck import Card, CardDeckError
 from vision.card_sheet import card_image
+from vision.map_kit import KitError, Piece, number_markers
 from vision.table_reader import BoardContents
 
 
@@ -84,8 +85,39 @@ def board_contents(game: Game) -> BoardContents | None:
         return None
     if board == CARDS:
         return BoardContents(cards=deck(game))
+    if board == KIT:
+        return BoardContents(kit=map_kit(game))
     (dice,) = (d for d in game.info.icon_dice if d.kind == board)
     return BoardContents(dice=dice)
+
+
+def map_kit(game: Game) -> tuple[Piece, ...]:
+    """The printed pieces of `game`'s map, each with its first marker id; KitError if none."""
+    if not game.info.kit:
+        kits = ", ".join(name for name, g in GAMES.items() if g.info.kit)
+        raise KitError(f"{game.name} has no map kit: the games with one are {kits}")
+    return _kit(game.name)
+
+
+@functools.cache
+def _kit(name: str) -> tuple[Piece, ...]:
+    pieces = []
+    first = 0
+    for piece in GAMES[name].info.kit:
+        pieces.append(
+            Piece(
+                piece.token,
+                piece.cells,
+                _bgr(piece.colour),
+                piece.label,
+                piece.copies,
+                piece.layer,
+                first,
+            )
+        )
+        first += piece.cells[0] * piece.cells[1]
+    number_markers(pieces)  # KitError if the kit outgrows its dictionary
+    return tuple(pieces)
 
 
 def _bgr(colour: str) -> tuple[int, int, int]:

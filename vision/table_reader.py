@@ -30,6 +30,7 @@ from vision.calibration import Calibration
 from vision.card_deck import Card
 from vision.card_reader import CardReader, SeenCard, place_in_slots
 from vision.image_files import Image
+from vision.map_kit import Piece
 
 if TYPE_CHECKING:
     from vision.icon_dice import IconDie, IconModel
@@ -71,10 +72,12 @@ class CellReader(Protocol):
 
 @dataclass(frozen=True)
 class BoardContents:
-    """What lies in a game's camera spots: its deck's cards, or icon dice of one kind."""
+    """What lies in a game's camera spots: its deck's cards, the pieces of its map kit, or icon
+    dice of one kind."""
 
     cards: Sequence[Card] = ()
     dice: DiceKind | None = None
+    kit: Sequence[Piece] = ()
 
 
 def polygons(calibration: Calibration, regions: Mapping[str, Region]) -> dict[str, np.ndarray]:

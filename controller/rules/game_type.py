@@ -115,6 +115,29 @@ class IconDice:
 
 
 @dataclass(frozen=True)
+class MapPiece:
+    """A printed piece laid on the board's cells, which the camera reads by its markers (issue
+    21): the token it shows on each cell it covers, its size in cells as printed (width,
+    height; the camera reads it turned any quarter), its printed ground ("#rrggbb") and label
+    for the players, how many a kit prints, and its layer (0 lies on the board, 1 on a piece of
+    layer 0). A kit's pieces keep their order: each cell of each piece carries its own marker,
+    numbered in that order, so printed kits stay readable."""
+
+    token: str
+    cells: tuple[int, int] = (1, 1)
+    colour: str = "#ffffff"
+    label: str = ""
+    copies: int = 1
+    layer: int = 0
+
+    def __post_init__(self) -> None:
+        if not _HEX.fullmatch(self.colour):
+            raise ValueError(f"piece {self.token!r}: {self.colour!r} is not a colour like #ff8000")
+        if min(self.cells) < 1 or self.copies < 1 or self.layer < 0:
+            raise ValueError(f"piece {self.token!r}: cells and copies from 1, layer from 0")
+
+
+@dataclass(frozen=True)
 class Detail:
     """A field of the game's public description (`Game.describe`), and what it means: the one
     place where each game documents what the dashboard, the terminal, `smartboard status` and a
@@ -211,6 +234,8 @@ class Looks:
 
 CARDS = "cards"
 """`GameType.board`: the camera reads cards in the board's camera spots."""
+KIT = "kit"
+"""`GameType.board`: the camera reads the printed pieces of `GameType.kit` on the board's cells."""
 
 
 @dataclass(frozen=True)
@@ -233,9 +258,11 @@ class GameType:
     """The kinds of dice its rolls use: "d6", or an `icon_dice` kind."""
     icon_dice: tuple[IconDice, ...] = ()
     board: str = ""
-    """What the camera reads on the board's camera spots: `CARDS`, an `icon_dice` kind (the
-    top die of each cell), or "" when the camera cannot read them yet."""
+    """What the camera reads on the board's camera spots: `CARDS`, `KIT`, an `icon_dice` kind
+    (the top die of each cell), or "" when the camera cannot read them yet."""
     deck: CardDeck | None = None
+    kit: tuple[MapPiece, ...] = ()
+    """The printed pieces of a board the camera reads as a map (`KIT`)."""
     details: tuple[Detail, ...] = ()
     """Every field of `Game.describe`, each in every position (None where it does not apply)."""
     guide: str = ""
@@ -250,10 +277,15 @@ class GameType:
 
     def __post_init__(self) -> None:
         kinds = {dice.kind for dice in self.icon_dice}
-        if self.board not in ("", CARDS, *kinds):
+        if self.board not in ("", CARDS, KIT, *kinds):
             raise ValueError(f"{self.name}: the board holds {self.board!r}, which it never reads")
         if self.board == CARDS and self.deck is None:
             raise ValueError(f"{self.name}: the camera reads cards, and the game has no deck")
+        if (self.board == KIT) != bool(self.kit):
+            raise ValueError(f"{self.name}: a kit of pieces goes with board = KIT, and only then")
+        tokens = [piece.token for piece in self.kit]
+        if len(set(tokens)) != len(tokens):
+            raise ValueError(f"{self.name}: two pieces of its kit show the same token")
         if self.looks is not None and len(self.looks.seats) not in (0, len(self.player_names)):
             raise ValueError(f"{self.name}: looks.seats must give a colour to each seat")
 

@@ -34,7 +34,17 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
-from controller.rules.game_type import Detail, GameType, IconDice, Look, Looks, Option, Role
+from controller.rules.game_type import (
+    KIT,
+    Detail,
+    GameType,
+    IconDice,
+    Look,
+    Looks,
+    MapPiece,
+    Option,
+    Role,
+)
 
 COLOURS = ("red", "blue", "green", "yellow")
 TILES = 20  # HT-1
@@ -863,6 +873,23 @@ LOOKS = Looks(
 )
 
 
+# The printed map kit (issue 21): the game's supplies, each piece a token on every cell it covers,
+# as `TakeoverGame.layout` gives them. Tiles lie on the board, buildings and spawns on the tiles.
+# Printed colours are for the players; the camera tells pieces apart by their markers alone.
+PRINTED = {"red": "#d7263d", "blue": "#2456c8", "green": "#2e9a3e", "yellow": "#f2c200"}
+KIT_PIECES = (
+    MapPiece("tile", (TILE, TILE), LOOKS.colours["ground"], copies=TILES),
+    MapPiece("small:none", colour=LOOKS.colours["none"], copies=SUPPLY["small"], layer=1),
+    MapPiece("large:none", (2, 1), LOOKS.colours["none"], copies=SUPPLY["large"], layer=1),
+    *(
+        MapPiece(f"{size}:{c}", cells, PRINTED[c], c[0].upper(), SUPPLY[size], layer=1)
+        for c in COLOURS
+        for size, cells in (("small", (1, 1)), ("large", (2, 1)))
+    ),
+    *(MapPiece(f"spawn:{c}", colour=PRINTED[c], label=c[0].upper(), layer=1) for c in COLOURS),
+)
+
+
 class TakeoverGame(Game):
     info = GameType(
         name="takeover",
@@ -903,6 +930,8 @@ class TakeoverGame(Game):
         # go by colour, cells by name ("r0c0"), buildings by number in placing order.
         words=Path(__file__).with_name("takeover.words.toml"),
         looks=LOOKS,
+        board=KIT,
+        kit=KIT_PIECES,
         details=(
             Detail(
                 "turn",
