@@ -132,22 +132,25 @@ class TableBackends:
         return self._link
 
     def sim_camera(self, spots: set[str]) -> SimBoardCamera:
+        """The simulated camera, or on a table without a camera the board its players enter."""
+        entered = self.config.camera_backend == "dashboard"
         # Over a real table the simulated camera would watch a board that nobody lays out.
-        if self.config.reeds_backend != "sim":
+        if self.config.reeds_backend != "sim" and not entered:
             raise UnavailableError(
-                f"{self.game.name} is read by the camera over the board, and the camera reader "
-                "is not available yet: play it on the simulated table with --sim"
-                if board_contents(self.game) is None
-                else f'{self.game.name}: [camera] backend = "sim" is for the simulated table '
-                '(--sim); set backend = "camera" to read the board'
+                f'{self.game.name}: [camera] backend = "sim" is for the simulated table (--sim); '
+                'set backend = "camera" to read the board, or "dashboard" (--no-camera) to enter '
+                "it on the dashboard"
+                if board_contents(self.game) is not None
+                else f"the camera reader of {self.game.name}'s pieces is not available yet: play "
+                "it on the simulated table with --sim, or enter them on the dashboard (--no-camera)"
             )
         seed = self.seed
         camera = SimBoardCamera(
             spots,
             self.events.on_frame,
             self.config.camera_fps,
-            noise=self.config.sim_noise,
-            delay_s=self.config.sim_delay_s,
+            noise=0.0 if entered else self.config.sim_noise,
+            delay_s=0.0 if entered else self.config.sim_delay_s,
             rng=random.Random(None if seed is None else f"camera {seed}"),
         )
         self._opened.append(camera)
@@ -161,7 +164,11 @@ class TableBackends:
             except CalibrationError as error:
                 raise SetupError(f"{error}; run `smartboard calibrate` again") from error
         dice = self._tray_dice(read_board)
-        board = BoardFrames(self._board_reader(), self.events.on_frame) if read_board else None
+        board = (
+            BoardFrames(self._board_reader(), self.events.on_frame, self.events.on_unsure)
+            if read_board
+            else None
+        )
         if dice is None and board is None:
             return None
         config = self.config

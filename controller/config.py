@@ -68,6 +68,11 @@ class Config:
             dice_source="virtual",
         )
 
+    def without_camera(self) -> Config:
+        """No camera over the board: what it would read is entered on the dashboard, and the
+        rolls are typed in."""
+        return replace(self, camera_backend="dashboard", dice_source="virtual")
+
     def replaying(self, folder: Path) -> Config:
         """Dice and board read from a folder of frames (or a video) instead of the camera."""
         return replace(
@@ -215,7 +220,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000, "mA"),
         settle_s=number("session", "settle_s", 0, 60, "s"),
         blink_hz=number("session", "blink_hz", 0.1, 20, "Hz"),
-        camera_backend=choice("camera", "backend", ("camera", "sim")),
+        camera_backend=choice("camera", "backend", ("camera", "dashboard", "sim")),
         camera_fps=number("camera", "fps", 1, 120, "frames a second"),
         stable_frames=integer("camera", "stable_frames", 1, 100, "frames"),
         sim_noise=number("camera", "sim_noise", 0, 0.5),

@@ -32,8 +32,10 @@ from controller.operations import answer
 from controller.requests import Answered
 from controller.rules import get_game
 from controller.rules.api import (
+    CAMERA,
     JSON,
     PRESENT,
+    REED,
     Game,
     GameState,
     IllegalActionError,
@@ -51,6 +53,7 @@ from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
 from vision.camera_watch import CameraStatus
 from vision.dice_settle import SettledRoll
 from vision.dice_sources import DiceReading
+from vision.table_reader import BoardReading
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +171,8 @@ class Daemon:
             s: t for s, t in self.session.expected.items() if s in camera_spots
         }
         self.settler = FrameSettler(self.config.stable_frames)
+        # The latest frame of the board, if the camera could not read it surely: lit, and said.
+        self.board_unsure: BoardReading | None = None
         self.camera: BoardCamera | None = None
         self.sim_camera: SimBoardCamera | None = None
         # Replayed photos with no calibration are of the dice alone, not of the table: the
@@ -184,6 +189,7 @@ class Daemon:
             and not dice_photos
         )
         if camera_spots and not read_board:
+            # The simulated camera, or on a table without one the pieces entered by hand.
             self.camera = self.sim_camera = parts.sim_camera(camera_spots)
         if isinstance(self.reeds, ReedBank) and self.config.reeds_backend == "sim":
             # Pieces outlive a restart on a real table; the simulated one starts as it was left.
@@ -292,6 +298,17 @@ class Daemon:
         reeds = dict.fromkeys(sorted(self.debouncer.occupied()), PRESENT)
         return {**reeds, **self.camera_board}
 
+    def _seen_through(self, frame: Board) -> Board:
+        """A camera frame, where pieces on reeds hide spots from it (`Game.hidden`) and it sees
+        nothing there, with what the table saw there last: hidden is not emptied."""
+        reeds = dict.fromkeys(self.debouncer.occupied(), PRESENT)
+        kept = {
+            spot: self.camera_board[spot]
+            for spot in self.game.hidden(reeds)
+            if spot not in frame and spot in self.camera_board
+        }
+        return {**frame, **kept} if kept else frame
+
     def _table_busy(self) -> bool:
         """Pieces are still on their way to the session: edges, debouncing or camera settling."""
         # Not the camera's steady frames, nor a page asking for the snapshot.
@@ -337,8 +354,11 @@ class Daemon:
         if kind == "edge":
             _, spot, occupied, at = event
             self.debouncer.edge(spot, occupied, at)
+        elif kind == "unsure":
+            self.board_unsure = event[1]
         elif kind == "frame":
-            settled = self.settler.feed(event[1])
+            self.board_unsure = None
+            settled = self.settler.feed(self._seen_through(event[1]))
             if settled is not None:
                 self.camera_board = settled
                 if not self.halted:
@@ -403,15 +423,24 @@ class Daemon:
         """The pieces lie on the simulated table (--sim), where a click may lay them."""
         return self.config.reeds_backend == "sim"
 
+    @property
+    def placeable(self) -> frozenset[str]:
+        """The sensors whose spots a click (or `smartboard place`) may lay pieces on: all on the
+        simulated table; the camera's on a table whose players enter what it would read."""
+        if self.simulated:
+            return frozenset((REED, CAMERA))
+        return frozenset((CAMERA,)) if self.sim_camera is not None else frozenset()
+
     def hands_follow(self, reeds: bool = False) -> None:
         """On the simulated table with no bots, nobody lays out what its camera sees: a
         decision entered through the control interface (a tile placed with `smartboard act`)
-        appears on it, as it would on a real table. `reeds`: the pieces on reeds too, as a
-        decision taken by name leaves them (a pawn moved by pointing on the page); a roll leaves
-        them to the hands, which lay what the dice ask for."""
-        if self.bots is not None or not self.simulated:
+        appears on it, as it would on a real table; so it does on the board entered by hand of a
+        table without a camera. `reeds`: the pieces on simulated reeds too, as a decision taken
+        by name leaves them (a pawn moved by pointing on the page); a roll leaves them to the
+        hands, which lay what the dice ask for."""
+        if self.bots is not None or not self.placeable:
             return
-        if reeds and isinstance(self.reeds, ReedBank):
+        if reeds and self.simulated and isinstance(self.reeds, ReedBank):
             lay_out(self.reeds, self.sim_camera, self.session.expected)
         elif self.sim_camera is not None:
             self.sim_camera.show(self.session.expected)
@@ -511,6 +540,16 @@ class Daemon:
         said = None if link is None else link.trouble_said()
         if said is not None:
             alert(said[0], said[1], **said[2])
+        unsure = self.board_unsure
+        if unsure is not None:
+            spots = ", ".join(unsure.unsure)
+            why = "; ".join(unsure.problems) or "pieces half seen or out of place"
+            alert(
+                f"the camera cannot read the board at {spots}: {why}",
+                "board_unsure",
+                spots=spots,
+                why=why,
+            )
         if self.journal_fault is not None:
             alert(self.journal_fault, "journal", reason=self.journal_fault)
         damage = self.journal.damage
@@ -568,6 +607,7 @@ class Daemon:
         out["version"] = self._version
         out["paused"] = self.paused
         out["sim"] = self.simulated
+        out["placeable"] = sorted(self.placeable)
         out["trouble"] = self._trouble()
         # Pieces on their way to the session (edges, debouncing, the camera settling): what the
         # page shows of the sensors may still change on its own.
@@ -610,6 +650,11 @@ class Daemon:
 
     def _show(self, now: float) -> None:
         view = self.session.view(now)
+        unsure = self.board_unsure
+        if unsure is not None:
+            # The spots the camera cannot read blink to be put right, over the game's lights.
+            spots = frozenset(unsure.unsure)
+            view = View(view.roles | dict.fromkeys(spots, "fix"), view.blinking | spots)
         frame = table_frame(view, self.profile, self.config, now, self._trouble(), self.halted)
         if frame != self._last_frame:
             self.strip.show(frame)

@@ -19,9 +19,10 @@ from vision.board_camera import Board
 from vision.camera_watch import CameraStatus
 from vision.dice_settle import SettledRoll
 from vision.dice_sources import DiceReading
+from vision.table_reader import BoardReading
 
 Event = tuple[Any, ...]
-"""The kind of event first ("edge", "frame", "camera", "roll", "dice", "control", "stop"),
+"""The kind of event first ("edge", "frame", "unsure", "camera", "roll", "dice", "control", "stop"),
 then what it carries."""
 
 
@@ -38,6 +39,10 @@ class Events:
 
     def on_frame(self, board: Board) -> None:
         self._queue.put(("frame", board))
+
+    def on_unsure(self, reading: BoardReading) -> None:
+        """A frame of the board with spots the camera could not read surely (skipped)."""
+        self._queue.put(("unsure", reading))
 
     def on_camera(self, status: CameraStatus) -> None:
         self._queue.put(("camera", status))

@@ -55,8 +55,8 @@ class Operation:
     """Refused while the game is paused: on the simulated table a click is a move too."""
     dashboard: Literal["get", "post"] | None
     """How the dashboard may ask for it: GET reads, POST changes; None, it may not."""
-    sim_only: bool
-    """Only on the simulated table (--sim): on a real table hands do it."""
+    placing: bool
+    """It lays pieces: only where a click may (`Daemon.placeable`); elsewhere hands do it."""
 
     @property
     def changes(self) -> bool:
@@ -74,7 +74,7 @@ def operation(
     changes_game: bool = False,
     refused_paused: bool = False,
     dashboard: Literal["get", "post"] | None = None,
-    sim_only: bool = False,
+    placing: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Declare the operation that the decorated function handles."""
 
@@ -82,7 +82,7 @@ def operation(
         if name in OPERATIONS:
             raise ValueError(f"control op {name!r} is declared twice")
         OPERATIONS[name] = Operation(
-            name, help, handler, arguments, changes_game, refused_paused, dashboard, sim_only
+            name, help, handler, arguments, changes_game, refused_paused, dashboard, placing
         )
         return handler
 
@@ -320,7 +320,8 @@ def _pausing(daemon: Daemon, pause: bool, now: float) -> JSON:
 
 @operation(
     "place",
-    "lay a piece or card on a spot of the simulated table, or lift it",
+    "lay a piece or card on a spot of the simulated table, or lift it; on a table without a "
+    "camera, enter what the camera would read",
     Argument("spot", "text", "the spot, e.g. 5.trap (`smartboard place --list` names them)"),
     Argument(
         "token",
@@ -332,7 +333,7 @@ def _pausing(daemon: Daemon, pause: bool, now: float) -> JSON:
     Argument("list", "flag", "list the spots instead: what each shows and may hold next"),
     refused_paused=True,
     dashboard="post",
-    sim_only=True,
+    placing=True,
 )
 def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
     """A reed spot's piece is laid or lifted: as told, else the other of what it is (a click).
@@ -348,6 +349,8 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
     if lift and token is not None:
         return {"ok": False, "error": f"lift {spot} or lay {token!r} on it, not both"}
     reeds = daemon.reeds
+    if daemon.game.spots()[spot] not in daemon.placeable:
+        return refused("on a real table the pieces are placed by hand", "real_table")
     if isinstance(reeds, ReedBank) and spot in reeds.channels:
         if token not in (None, PRESENT):
             return {"ok": False, "error": f"a reed feels a {PRESENT}, never which: not {token!r}"}
@@ -473,7 +476,7 @@ def _progress(daemon: Daemon) -> tuple[object, ...]:
 def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
     if daemon.paused and op.refused_paused:
         return refused("the game is paused: resume it first", "paused")
-    if op.sim_only and not daemon.simulated:
+    if op.placing and not daemon.placeable:
         return refused("on a real table the pieces are placed by hand", "real_table")
     for argument in op.arguments:
         if argument.required and request.get(argument.name) is None:

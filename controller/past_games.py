@@ -207,6 +207,7 @@ def _still(record: Record, state: GameState) -> dict[str, Any]:
         "version": 0,
         "paused": False,
         "sim": False,  # nothing on it to click
+        "placeable": [],
         "trouble": None,
         "alerts": [],
         "marks": role_marks(),

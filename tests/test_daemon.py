@@ -237,6 +237,6 @@ def test_camera_game_on_a_real_table_is_refused_clearly(
     tmp_path: Path, stacks_config: Config
 ) -> None:
     daemon = Daemon(replace(stacks_config, reeds_backend="gpio"), stacks_options(tmp_path))
-    with pytest.raises(UnavailableError, match="camera reader is not available yet"):
+    with pytest.raises(UnavailableError, match="pieces is not available yet"):
         daemon.open()
     daemon.close()

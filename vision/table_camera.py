@@ -144,11 +144,18 @@ class TrayDice:
 
 
 class BoardFrames:
-    """The board read from each frame and handed on, unless a spot reads unsure."""
+    """The board read from each frame and handed on, unless a spot reads unsure: then
+    `on_unsure` hears of it, once until the reading changes."""
 
-    def __init__(self, reader: BoardReader, on_frame: FrameHandler) -> None:
+    def __init__(
+        self,
+        reader: BoardReader,
+        on_frame: FrameHandler,
+        on_unsure: Callable[[BoardReading], None] | None = None,
+    ) -> None:
         self.reader = reader
         self.on_frame = on_frame
+        self.on_unsure = on_unsure
         self._lock = threading.Lock()
         self._seen: BoardReading | None = None
         self._problem = ""
@@ -178,9 +185,11 @@ class BoardFrames:
             return
         self._problem = ""
         with self._lock:
-            self._seen = reading
+            before, self._seen = self._seen, reading
         if not reading.unsure:
             self.on_frame(reading.board)
+        elif self.on_unsure is not None and reading != before:
+            self.on_unsure(reading)
 
 
 class TableCamera:

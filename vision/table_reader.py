@@ -56,6 +56,9 @@ class BoardReading:
     """Spot -> token of what the frame shows there; empty spots left out."""
     unsure: tuple[str, ...] = ()
     """Spots read, but below the confidence floor: their tokens are not in `board`."""
+    problems: tuple[str, ...] = ()
+    """What makes those spots unsure, when the reader can say (two tiles overlapping), each a
+    sentence naming its spots."""
 
 
 class BoardReader(Protocol):

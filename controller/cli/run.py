@@ -70,6 +70,12 @@ def add_commands(commands: Commands) -> None:
         help="start a new game even if the journal holds one (that journal is kept, renamed)",
     )
     run.add_argument(
+        "--no-camera",
+        action="store_true",
+        help="a table with no camera: enter the cards, dice or map it would read on the dashboard "
+        "(or with `smartboard place`), and type the rolls in",
+    )
+    run.add_argument(
         "--camera-folder",
         type=Path,
         metavar="DIR",
@@ -109,6 +115,10 @@ def _run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
     if args.sim:
         config = config.simulated()
+    if args.no_camera:
+        if args.camera_folder is not None:
+            raise CommandError("--no-camera or --camera-folder, not both", EX_USAGE)
+        config = config.without_camera()
     if args.camera_folder is not None:
         if not args.camera_folder.exists():
             raise CommandError(

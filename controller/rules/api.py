@@ -386,3 +386,8 @@ class Game(ABC):
         """Why a sensed layout that fits no legal action breaks the rules, if the game can say;
         the session shows it and lights the spots named."""
         return None
+
+    def hidden(self, sensed: Layout) -> frozenset[str]:
+        """The camera spots that pieces felt on other spots hide from the camera (a pawn on a
+        printed cell): where the camera then sees nothing, the table keeps what it saw last."""
+        return frozenset()

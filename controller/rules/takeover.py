@@ -1162,6 +1162,11 @@ class TakeoverGame(Game):
                 )
         return None
 
+    def hidden(self, sensed: Layout) -> frozenset[str]:
+        """A pawn stands on its spawn or on a tile cell (HT-4, HT-5), over the markers there."""
+        index = self._grid().index
+        return frozenset(f"{s}{MAP}" for s, t in sensed.items() if t == PRESENT and s in index)
+
     def describe(self, state: GameState) -> JSON:
         """The public facts of the position: the fields of `info.details`, in that order."""
         s = TakeoverState.of(state)

@@ -105,7 +105,8 @@ function spotElement(id, spot, className, label = id) {
   // What the sensors tell there, drawn as the game looks (draw.js).
   const token = tokenElement(spot.sensed, id, snap);
   if (token) node.append(token);
-  const placeable = snap.sim && (spot.sensor === "reed" || spot.sensor === "camera");
+  // Every spot on the simulated table; the camera's on a table whose players enter its board.
+  const placeable = (snap.placeable ?? []).includes(spot.sensor);
   if (placeable) {
     node.classList.add("placeable");
     focusable(node); // reached with Tab and played with Enter or Space, as a button is
@@ -125,7 +126,8 @@ function spotElement(id, spot, className, label = id) {
   return node;
 }
 
-// What a hand may lay on a camera spot of the simulated table: what the game expects there,
+// What a hand may lay on a camera spot (of the simulated table, or of a table without a camera
+// whose players enter what it would read): what the game expects there,
 // what its next step may leave there (a card dealt, a die placed), or nothing.
 async function choose(id) {
   const reply = await post("place", { list: true });

@@ -1,0 +1,93 @@
+"""Hostile Takeover on a real table (issue 21): its reeds and LEDs on the Pico, its map entered on
+the dashboard when no camera looks at it, and pawns that hide the map under them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import wait_for
+from daemon_run import call, serving
+
+from controller.config import Config, load_config
+from controller.daemon import Daemon, RunOptions
+from controller.rules import GAMES
+from controller.rules.api import PRESENT
+from hardware.link_bench import BENCH_CONFIG
+from hardware.link_sim import SimTable
+from hardware.profile import builtin_profile_path
+
+GAME = GAMES["takeover"]
+SIZE = 12
+
+
+@pytest.fixture
+def pico(tmp_path: Path) -> Iterator[SimTable]:
+    leds = SIZE * SIZE
+    sim = SimTable(
+        tmp_path / "ttyPico", {**BENCH_CONFIG, "rows": SIZE, "cols": SIZE, "led_count": leds}
+    )
+    yield sim
+    sim.close()
+
+
+def no_camera_table(folder: Path, pico: SimTable) -> tuple[Config, RunOptions]:
+    """The built-in serial profile on the simulated Pico, and no camera (--no-camera)."""
+    text = builtin_profile_path("takeover-serial").read_text(encoding="utf-8")
+    assert 'port = "/dev/smartboard-pico"' in text
+    profile = folder / "takeover-serial.toml"
+    profile.write_text(text.replace("/dev/smartboard-pico", str(pico.link)), encoding="utf-8")
+    config = replace(load_config(None).without_camera(), profile=profile, settle_s=0.2)
+    run = RunOptions(state_dir=folder, socket_path=folder / "control.sock", game="takeover")
+    return config, run
+
+
+def test_without_a_camera_the_map_is_entered_on_the_dashboard(
+    tmp_path: Path, pico: SimTable
+) -> None:
+    """HT-1: a tile entered cell by cell on the dashboard is the tile placed; a decision taken
+    by name appears on the entered map; the reeds stay the hands' to set."""
+    config, run = no_camera_table(tmp_path, pico)
+    with serving(config, run) as daemon:
+        assert daemon.placeable == {"camera"}
+        assert call(daemon, op="roll", values=[9])["ok"]  # red rolls for the first player
+        assert call(daemon, op="roll", values=[4])["ok"]  # blue: red starts
+        for cell in ("r4c4", "r4c5", "r5c4", "r5c5"):
+            assert call(daemon, op="place", spot=f"{cell}.map", token="tile")["ok"]
+        wait_for(lambda: call(daemon, op="status")["details"]["tiles_placed"] == 1)
+        assert call(daemon, op="status")["details"]["tiles"] == ["r4c4"]
+        # A reed is felt, never entered: the pawn is the player's hand's to put down.
+        refused = call(daemon, op="place", spot="r0c0", token=PRESENT)
+        assert (refused["ok"], refused["key"]) == (False, "real_table")
+        # Blue's tile taken by name lies on the entered map at once, as a hand would lay it.
+        assert call(daemon, op="act", id="place_tile:r4c6")["ok"]
+        entered = daemon.sim_camera.truth if daemon.sim_camera is not None else {}
+        assert {cell: entered.get(f"{cell}.map") for cell in ("r4c6", "r5c7")} == {
+            "r4c6": "tile",
+            "r5c7": "tile",
+        }
+
+
+def test_a_pawn_hides_the_cell_under_it_and_the_map_stays(tmp_path: Path, pico: SimTable) -> None:
+    """A pawn on its spawn (HT-4) hides the spawn's markers: a frame that sees nothing there
+    keeps the spawn, and one that sees something else there is taken as it is."""
+    config, run = no_camera_table(tmp_path, pico)
+    daemon = Daemon(config, run)  # opened, not run: the test alone handles its events
+    daemon.open()
+    try:
+        daemon.camera_board = {"r2c2.map": "spawn:red", "r2c3.map": "tile"}
+        hidden = GAME.hidden({"r2c2": PRESENT, "r9c9": PRESENT, "r2c2.map": "tile"})
+        assert hidden == {"r2c2.map", "r9c9.map"}
+        daemon.debouncer.edge("r2c2", True, 0.0)
+        daemon.debouncer.poll(1.0)
+        assert daemon._seen_through({"r2c3.map": "tile"}) == {
+            "r2c3.map": "tile",
+            "r2c2.map": "spawn:red",
+        }
+        assert daemon._seen_through({"r2c2.map": "tile"}) == {"r2c2.map": "tile"}
+        # Off the pawn's cell, nothing seen is nothing there.
+        assert daemon._seen_through({}) == {"r2c2.map": "spawn:red"}
+    finally:
+        daemon.close()
