@@ -597,9 +597,9 @@ class Daemon:
 
     def snapshot(self, now: float, view: View | None = None) -> JSON:
         """What the dashboard shows: the game, the table's lights and sensors, the camera.
-        `view`: the session's view at `now`, if already at hand."""
+        `view`: the table's view at `now`, if already at hand."""
         if view is None:
-            view = self.session.view(now)
+            view = self.view(now)
         choices = None if self.hands is None else self.hands.choices(self.session.state)
         out = table_snapshot(
             self.game, self.session, view, self.profile, self.config.palette, choices
@@ -648,13 +648,18 @@ class Daemon:
             return "camera_fault"
         return "unsure" if self.unsure is not None else None
 
-    def _show(self, now: float) -> None:
+    def view(self, now: float) -> View:
+        """What the lights show: the session's view, and the spots the camera cannot read
+        blinking to be put right over the game's lights."""
         view = self.session.view(now)
         unsure = self.board_unsure
-        if unsure is not None:
-            # The spots the camera cannot read blink to be put right, over the game's lights.
-            spots = frozenset(unsure.unsure)
-            view = View(view.roles | dict.fromkeys(spots, "fix"), view.blinking | spots)
+        if unsure is None:
+            return view
+        spots = frozenset(unsure.unsure)
+        return View(view.roles | dict.fromkeys(spots, "fix"), view.blinking | spots)
+
+    def _show(self, now: float) -> None:
+        view = self.view(now)
         frame = table_frame(view, self.profile, self.config, now, self._trouble(), self.halted)
         if frame != self._last_frame:
             self.strip.show(frame)

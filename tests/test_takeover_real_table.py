@@ -18,6 +18,7 @@ from controller.rules.api import PRESENT
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
 from hardware.profile import builtin_profile_path
+from vision.table_reader import BoardReading
 
 GAME = GAMES["takeover"]
 SIZE = 12
@@ -89,5 +90,33 @@ def test_a_pawn_hides_the_cell_under_it_and_the_map_stays(tmp_path: Path, pico: 
         assert daemon._seen_through({"r2c2.map": "tile"}) == {"r2c2.map": "tile"}
         # Off the pawn's cell, nothing seen is nothing there.
         assert daemon._seen_through({}) == {"r2c2.map": "spawn:red"}
+    finally:
+        daemon.close()
+
+
+def test_a_map_the_camera_cannot_read_is_lit_and_said_and_changes_nothing(
+    tmp_path: Path, pico: SimTable
+) -> None:
+    """A frame the reader finds impossible (a tile across another) is skipped: its cells blink to
+    be put right, the alert names them and why, and the game is as it was."""
+    config, run = no_camera_table(tmp_path, pico)
+    daemon = Daemon(config, run)
+    daemon.open()
+    try:
+        before = daemon.session.state.actions()
+        cells = ("r3c4.map", "r3c5.map")
+        reading = BoardReading({}, cells, ("two tiles overlap at r3c4, r3c5",))
+        daemon._handle(("unsure", reading))
+        view = daemon.view(0.0)
+        assert {cell: view.roles[cell] for cell in cells} == dict.fromkeys(cells, "fix")
+        assert set(cells) <= view.blinking
+        (alert,) = [a for a in daemon.alerts() if a["key"] == "board_unsure"]
+        assert alert["text"] == (
+            "the camera cannot read the board at r3c4.map, r3c5.map: "
+            "two tiles overlap at r3c4, r3c5"
+        )
+        assert daemon.session.state.actions() == before
+        daemon._handle(("frame", {}))  # a frame read surely: the alert goes
+        assert [a for a in daemon.alerts() if a["key"] == "board_unsure"] == []
     finally:
         daemon.close()
