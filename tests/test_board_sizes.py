@@ -262,8 +262,9 @@ def test_a_new_game_of_another_size_reopens_the_table_on_its_profile(
     assert len(shown["snapshot"]["board_rows"]) == 16
     # A size whose profile cannot be read leaves the game as it was.
     daemon.config = replace(daemon.config, profile=builtin_profile_path("takeover-14"))
-    refused = call(daemon, op="new", options={"size": 15}, abandon=True)
-    assert not refused["ok"] and "spots missing for game 'takeover'" in refused["error"]
+    refused = call(daemon, op="new", options={"size": 16}, abandon=True)
+    assert not refused["ok"] and "spots missing for game 'takeover': r0c14, " in refused["error"]
+    assert refused["error"].endswith(" and 60 more")  # of 120: the first say enough
     assert daemon.profile.name == "Hostile Takeover, 13x13 board"
 
 
