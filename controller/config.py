@@ -183,7 +183,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
 
     profile = text("table", "profile", MAX_PATH)
     if profile and "/" not in profile and not profile.endswith(".toml"):
-        # A built-in profile by its name, such as "takeover-16-serial".
+        # A built-in profile by its name: hardware/profiles/NAME.toml.
         if profile not in builtin_profiles():
             raise ConfigError(
                 f"{source}: table.profile {shown(profile)} is no TOML file's path (.toml) and no "

@@ -317,7 +317,7 @@ class Game(ABC):
         key = repr(sorted(board.items()))
         if key not in boards:
             other = copy.copy(plain)
-            other._board, other._plain = MappingProxyType(board), plain
+            other._board, other._plain = board, plain
             boards[key] = other
         return boards[key]
 

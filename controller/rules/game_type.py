@@ -287,7 +287,7 @@ class GameType:
 
     def profile_for(self, options: Mapping[str, object]) -> str:
         """The built-in profile of the board `options` call for: `profile`, followed by
-        "-VALUE" for each board option off its default ("takeover-16" for a 16-cell side)."""
+        "-VALUE" for each board option off its default ("NAME-16" for a "size" of 16)."""
         suffix = ".toml" if self.profile.endswith(".toml") else ""
         board = [str(value) for value in self.board_options(options).values()]
         return "-".join([self.profile.removesuffix(suffix), *board]) + suffix
