@@ -12,6 +12,7 @@ from typing import Any
 from controller.rules import GAMES, palette_roles
 from controller.web_access import check_token, parse_listen
 from hardware.leds import RGB
+from hardware.profile import builtin_profile_path, builtin_profiles
 from hardware.toml_files import read_toml, shown
 from vision.choices import SOURCES, VIEWS
 
@@ -186,6 +187,14 @@ def _build(data: dict[str, Any], source: str) -> Config:
         return value
 
     profile = text("table", "profile", MAX_PATH)
+    if profile and "/" not in profile and not profile.endswith(".toml"):
+        # A built-in profile by its name: hardware/profiles/NAME.toml.
+        if profile not in builtin_profiles():
+            raise ConfigError(
+                f"{source}: table.profile {shown(profile)} is no TOML file's path (.toml) and no "
+                f"built-in profile: {', '.join(builtin_profiles())}"
+            )
+        profile = str(builtin_profile_path(profile))
     camera_source = choice("camera", "source", SOURCES)
     camera_device = text("camera", "device", MAX_PATH)
     if camera_source != "picamera2" and not camera_device:

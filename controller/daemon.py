@@ -47,6 +47,7 @@ from controller.snapshot import table_snapshot
 from controller.startup import RunOptions, StartupError, board_profile, resume
 from controller.terminal import draw, role_marks
 from hardware.leds import Frame
+from hardware.profile import BoardProfile
 from hardware.reeds import Debouncer, ReedBank
 from hardware.serial_link import SerialReedBank
 from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
@@ -139,10 +140,13 @@ class Daemon:
             applied = [game.action_from_json(action).id for action in actions]
             self.answered.keep(request_id, {"ok": True, "applied": applied})
 
-    def _open_table(self, game: Game, state: GameState) -> None:
-        """Open the hardware of `game`'s board profile, and a session on `state`."""
+    def _open_table(
+        self, game: Game, state: GameState, profile: BoardProfile | None = None
+    ) -> None:
+        """Open the hardware of `game`'s board profile (`profile`, read already, or read now),
+        and a session on `state`."""
         self.game = game
-        self.profile = board_profile(self.config, game)
+        self.profile = profile or board_profile(self.config, game)
         self.session = Session(game, state, self.journal, self.config.settle_s)
         self.paused = False
         try:
@@ -448,21 +452,26 @@ class Daemon:
     def new_game(
         self, now: float, name: object = None, options: object = None, names: object = None
     ) -> None:
-        """Start a game afresh, this one or another (then on its own board profile), played by
-        `names` (controller/seats.py); the old journal is kept under a dated name."""
+        """Start a game afresh, this one or another, played by `names` (controller/seats.py);
+        a game on another board (another game, or another size) opens the table with its own
+        board profile. The old journal is kept under a dated name."""
         if name is not None and not isinstance(name, str):
             raise ValueError(f"the game must be named: {name!r}")
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"the options must be an object: {options!r}")
-        game = self.game if name is None else get_game(name)
-        if options is None and game is self.game:
+        rules = self.game if name is None else get_game(name)
+        if options is None and rules.name == self.game.name:
             options = self.session.state.options
-        state = game.new_initial_state(options)
+        state = rules.new_initial_state(options)
+        game = rules.on_board(state.options)
         chosen = check_names(names, state.num_players)
-        if game is self.game:
+        # Read before anything changes: a board with no profile leaves the game as it was.
+        profile = board_profile(self.config, game)
+        if profile == self.profile:
             # Journalled first: a full disk leaves the game as it was, and what the table shows
             # of the new game is recorded in its own journal.
             self.journal.start(game.name, state.options, chosen)
+            self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
             self.session.on_layout(self.sensed(), now)
             if self.bots is not None:
@@ -471,7 +480,7 @@ class Daemon:
             playing = self.game, self.session.state
             self._close_table()
             try:
-                self._open_table(game, state)
+                self._open_table(game, state, profile)
             except StartupError as error:
                 self._reopen(playing, error)
                 raise

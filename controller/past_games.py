@@ -18,13 +18,14 @@ from typing import Any
 from controller.journal import KEPT, Journal, JournalError, Record, read_journal
 from controller.replay import lights_view
 from controller.rules import get_game
-from controller.rules.api import JSON, GameState, HistoryError
+from controller.rules.api import JSON, Game, GameState, HistoryError
 from controller.seats import per_seat
 from controller.session import Session
 from controller.snapshot import table_snapshot
+from controller.startup import builtin_profile
 from controller.terminal import role_marks
 from hardware.leds import RGB
-from hardware.profile import BoardProfile, builtin_profile_path, load_profile
+from hardware.profile import BoardProfile, load_profile
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def _summary(path: Path, stamp: tuple[int, int]) -> JSON:
     """One line of the listing; a game kept never changes, so each is replayed once."""
     try:
         record = read_journal(path)[0]
-        game = get_game(record.game)
+        game = get_game(record.game).on_board(record.options)
         state = game.replay(record.history(), record.options)
     except (JournalError, HistoryError, ValueError) as error:
         log.warning("past game %s: %s", path, error)
@@ -131,7 +132,7 @@ class _Replay:
     """A kept game's positions, each rebuilt from the nearest one kept before it."""
 
     def __init__(self, record: Record) -> None:
-        self.game = get_game(record.game)
+        self.game = get_game(record.game).on_board(record.options)
         self.history = record.history()
         self._kept: dict[int, GameState] = {0: self.game.new_initial_state(record.options)}
 
@@ -154,10 +155,9 @@ def _replay(path: Path, stamp: tuple[int, int]) -> _Replay:
 
 
 @functools.cache
-def _builtin_profile(game: str) -> BoardProfile:
-    """The board profile of a game other than the one on the table: its built-in one."""
-    rules = get_game(game)
-    return load_profile(builtin_profile_path(rules.info.profile), rules.spots())
+def _builtin_profile(game: Game) -> BoardProfile:
+    """The board profile of a game on another board than the table's: its built-in one."""
+    return load_profile(builtin_profile(game), game.spots())
 
 
 def past_position(
@@ -177,7 +177,9 @@ def past_position(
     except (JournalError, ValueError) as error:
         raise ValueError(f"past game {game_id}: {error}") from None
     game, history = replay.game, replay.history
-    profile = profiles.get(game.name) or _builtin_profile(game.name)
+    profile = profiles.get(game.name)
+    if profile is None or set(profile.spots) != set(game.spots()):
+        profile = _builtin_profile(game)
     # A session of its own, never opened: nothing is sensed but the position, nothing written.
     session = Session(game, state, Journal(state_dir), settle_s=0.0)
     view = lights_view(game, state)

@@ -59,7 +59,7 @@ def _record(name: object, options: Mapping[str, Any], history: list[Any], path: 
     if not isinstance(name, str):
         raise RecordError(f'{path}: "game" must name a game, not {name!r}')
     try:
-        game = get_game(name)
+        game = get_game(name).on_board(options)
         game.replay(history, options)  # every step must still apply
     except (HistoryError, ValueError) as error:
         raise RecordError(f"{path}: {error}") from error

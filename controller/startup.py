@@ -3,6 +3,7 @@ game's board profile; and why it cannot start."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from controller.config import Config
 from controller.journal import EmptyJournalError, Journal, JournalError, JournalWriteError
 from controller.rules import get_game
 from controller.rules.api import Game, GameState, HistoryError
+from controller.rules.game_type import Option, OptionValue
 from controller.seats import Names, check_names, per_seat
 from hardware.profile import BoardProfile, builtin_profile_path, load_profile
 
@@ -71,7 +73,7 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
                     f"{journal.path} holds a {record.game} game played with "
                     f"{record.options}, not {changed}; finish it, or start a new game"
                 )
-            game = get_game(record.game)
+            game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
             kept = per_seat(record.names, state.num_players)
             if options.names is not None and _names(options, state) != kept:
@@ -85,7 +87,7 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
         game = get_game(chosen)
         state = game.new_initial_state(options.options)
         journal.start(game.name, state.options, _names(options, state))
-        return game, state
+        return game.on_board(state.options), state
     except (JournalError, HistoryError, ValueError, OSError, JournalWriteError) as error:
         raise StartupError(f"cannot open the game journal: {error}") from error
 
@@ -102,9 +104,51 @@ def _names(options: RunOptions, state: GameState) -> Names:
 
 
 def board_profile(config: Config, game: Game) -> BoardProfile:
-    """The config's board profile, else the game's built-in one."""
-    path = config.profile or builtin_profile_path(game.info.profile)
+    """The config's board profile, else the built-in one of the game's board."""
+    path = config.profile or builtin_profile(game)
     profile = load_profile(path, game.spots())
     if profile.game != game.name:
         raise SetupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
     return profile
+
+
+def builtin_profile(game: Game) -> Path:
+    """The built-in profile of `game`'s board (`Game.on_board`); a SetupError for a board that
+    has none names those that have one."""
+    info = game.info
+    path = builtin_profile_path(info.profile_for(game.default_options))
+    names = [option.name for option in info.options if option.board]
+    if path.exists() or not names:
+        return path  # a game kept elsewhere whose file is missing: load_profile says so
+    have = [
+        " ".join(str(board.default_options[name]) for name in names)
+        for board in boards(game)
+        if builtin_profile_path(info.profile_for(board.default_options)).exists()
+    ]
+    asked = " ".join(f"{name} {game.default_options[name]}" for name in names)
+    listed = f"{', '.join(have[:-1])} or {have[-1]}" if len(have) > 1 else "".join(have)
+    raise SetupError(
+        f"{info.title} has no built-in board profile for {asked} (no {path}); "
+        + (f"it has one for {' '.join(names)} {listed}" if have else "it has none")
+    )
+
+
+def boards(game: Game) -> list[Game]:
+    """Every board of `game` (`Game.on_board`), the default one first."""
+    board = [option for option in game.info.options if option.board]
+    names = [option.name for option in board]
+    every = itertools.product(*(_values(option) for option in board))
+    return [game.on_board(dict(zip(names, values, strict=True))) for values in every]
+
+
+def _values(option: Option) -> tuple[OptionValue, ...]:
+    """Every value `option` allows, its default first."""
+    if option.choices:
+        allowed: tuple[OptionValue, ...] = option.choices
+    elif isinstance(option.default, bool):
+        allowed = (False, True)
+    elif option.low is not None and option.high is not None:
+        allowed = tuple(range(option.low, option.high + 1))
+    else:
+        allowed = ()
+    return (option.default, *(value for value in allowed if value != option.default))

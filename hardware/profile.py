@@ -11,7 +11,8 @@ clockwise from the top-left. `[dice] tray` is the region where dice are thrown.
 
 A large grid's reeds and LEDs hang off a microcontroller instead of the Pi's pins: `[reeds]
 backend = "serial"` and a `[link]` table (`port`, `rows`, `cols`); each reed is then "ROW:COL"
-of its matrix.
+of its matrix. A grid of square cells need not list its spots: a `[grid]` table makes them
+(hardware/profile_grid.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
+from hardware.profile_grid import grid_spots, with_grid
 from hardware.toml_files import read_toml, shown
 
 # Chips and lines are small numbers: a long one is a typo (and int() refuses 4,300 digits).
@@ -130,6 +132,7 @@ MAX_MATRIX = 16
 MAX_LEDS = 4096
 MAX_MM = 100_000.0
 MAX_NAME = 200
+MAX_NAMED = 60  # spots named in one message
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,14 @@ def builtin_profile_path(name: str) -> Path:
     if name.endswith(".toml"):
         return Path(name)
     return Path(str(resources.files("hardware") / "profiles" / f"{name}.toml"))
+
+
+def builtin_profiles() -> list[str]:
+    """The names of the built-in profiles."""
+    folder = resources.files("hardware") / "profiles"
+    return sorted(
+        item.name.removesuffix(".toml") for item in folder.iterdir() if item.name.endswith(".toml")
+    )
 
 
 def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:
@@ -214,6 +225,8 @@ def parse_profile(
     listed = data.get("spots", [])
     if not isinstance(listed, list):
         raise fail(f"spots must be a list of [[spots]] tables, not {shown(listed)}")
+    if "grid" in data:
+        listed = with_grid(grid_spots(data["grid"], link is not None, fail), listed)
     for index, item in enumerate(listed):
         entry = table(item, f"spots[{index}]")
         spot_id = str(entry.get("id", ""))
@@ -266,7 +279,10 @@ def parse_profile(
 
     missing = sorted(set(game_spots) - set(spots))
     if missing:
-        raise fail(f"spots missing for game {shown(data.get('game'))}: {', '.join(missing)}")
+        # A profile of another board size misses hundreds: the first are enough to see it.
+        more = f" and {len(missing) - MAX_NAMED} more" if len(missing) > MAX_NAMED else ""
+        named = ", ".join(missing[:MAX_NAMED])
+        raise fail(f"spots missing for game {shown(data.get('game'))}: {named}{more}")
     dice = table(data.get("dice", {}), "[dice]")
     unknown = set(dice) - {"tray"}
     if unknown:

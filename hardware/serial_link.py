@@ -372,7 +372,8 @@ class SerialLink:
                 f"the microcontroller on {self.path} runs firmware {version} for a {rows}x{cols} "
                 f"matrix and {leds} LEDs; this table needs firmware {protocol.VERSION} for "
                 f"{self.rows}x{self.cols} and {self.led_count} LEDs: edit firmware/config.json "
-                "and copy the firmware again (firmware/README.md)"
+                "(or take the one of your grid's size from firmware/configs/) and copy the "
+                "firmware again (firmware/README.md)"
             )
             log.error("%s", self.error)
             self._ready.set()

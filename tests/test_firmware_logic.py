@@ -3,10 +3,18 @@ MicroPython (firmware/selftest.py)."""
 
 from __future__ import annotations
 
+import importlib
+import json
 import random
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+import firmware
 from firmware import device, protocol, selftest
 from firmware.matrix import Matrix
 
@@ -98,3 +106,72 @@ def test_device_overflow_sends_a_snapshot() -> None:
     assert kinds[0] == protocol.SNAPSHOT
     snap = frames[0][2]
     assert protocol.get_u32(snap, 2) == 4
+
+
+class FakePins:
+    """The Pico's pins, as a fake `machine` gives them, over a diode matrix of reeds: a column
+    reads low when a closed reed joins it to a row driven low, by the row's own pin
+    (`row_pins`) or by the decoder (`row_select_pins`)."""
+
+    def __init__(self, config: dict[str, Any], closed: set[tuple[int, int]]) -> None:
+        self.config, self.closed = config, closed
+        self.levels: dict[int, int] = {}  # the level of each pin driven as an output
+        pins = self
+
+        class Pin:
+            IN, OUT, PULL_UP = "in", "out", "pull_up"
+
+            def __init__(self, pin: int, mode: str = "", pull: str = "", value: int = 0) -> None:
+                self.pin = pin
+                self.init(mode, value)
+
+            def init(self, mode: str, value: int = 0) -> None:
+                if mode == Pin.OUT:
+                    pins.levels[self.pin] = value
+                else:
+                    pins.levels.pop(self.pin, None)
+
+            def value(self, level: int | None = None) -> int:
+                if level is not None:
+                    assert self.pin in pins.levels, f"GP{self.pin} is an input"
+                    pins.levels[self.pin] = level
+                    return level
+                column = pins.config["col_pins"].index(self.pin)
+                return 0 if any((r, column) in pins.closed for r in pins.low_rows()) else 1
+
+        self.machine = types.SimpleNamespace(Pin=Pin)
+
+    def low_rows(self) -> list[int]:
+        select = self.config.get("row_select_pins")
+        if select:
+            return [sum(self.levels[pin] << bit for bit, pin in enumerate(select))]
+        rows = self.config["row_pins"]
+        return [r for r, pin in enumerate(rows) if self.levels.get(pin) == 0]
+
+
+@pytest.mark.parametrize("name", ["config.json", "configs/13x13.json", "configs/16x16.json"])
+def test_board_reads_each_row_by_its_pin_or_through_the_row_decoder(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """firmware/board.py on a fake `machine`: 12 rows on a pin each, or 13 to 16 through a
+    74HC154 whose four select pins drive one row low at a time."""
+    config = json.loads((Path(firmware.__file__).parent / name).read_text(encoding="utf-8"))
+    rows, cols = config["rows"], config["cols"]
+    rng = random.Random(name)
+    closed = {(r, c) for r in range(rows) for c in range(cols) if rng.random() < 0.2}
+    pins = FakePins(config, closed | {(rows - 1, cols - 1)})
+    monkeypatch.setitem(sys.modules, "machine", pins.machine)
+    neopixel = types.SimpleNamespace(NeoPixel=lambda pin, count: [None] * count)
+    monkeypatch.setitem(sys.modules, "neopixel", neopixel)
+    monkeypatch.setattr(time, "sleep_us", lambda us: None, raising=False)
+    monkeypatch.delitem(sys.modules, "firmware.board", raising=False)
+    board = importlib.import_module("firmware.board").Board(config)
+    for r in range(rows):
+        assert board.read_row(r) == sum(1 << c for c in range(cols) if (r, c) in pins.closed)
+    if "row_pins" in config:
+        assert pins.levels == {}, "a row pin floats again once read"
+        return
+    with pytest.raises(ValueError, match="too few row_select_pins for 17 rows"):
+        type(board)({**config, "rows": 17})
+    with pytest.raises(ValueError, match="row_pins or row_select_pins, not both"):
+        type(board)({**config, "row_pins": list(range(rows))})

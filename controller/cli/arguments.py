@@ -11,6 +11,7 @@ from controller.cli.errors import EX_CONFIG, EX_USAGE, failing
 from controller.config import Config, ConfigError, load_config
 from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, Game
+from controller.startup import boards
 from controller.web_access import parse_listen
 from hardware.profile import (
     BoardProfile,
@@ -130,8 +131,22 @@ def board_profile(args: argparse.Namespace) -> BoardProfile:
             game = get_game(str(data.get("game")))
         except ValueError as error:
             raise ProfileError(f"board profile {args.profile}: {error}") from None
-        return parse_profile(data, game.spots(), str(args.profile))
+        return _on_its_board(game, data, str(args.profile))
     loaded = load_config(args.config)
     game = get_game(args.game or loaded.game)
-    path = loaded.profile if loaded.profile and not args.game else None
-    return load_profile(path or builtin_profile_path(game.info.profile), game.spots())
+    if loaded.profile and not args.game:
+        data = read_toml(loaded.profile, "board profile", ProfileError)
+        return _on_its_board(game, data, str(loaded.profile))
+    return load_profile(builtin_profile_path(game.info.profile), game.spots())
+
+
+def _on_its_board(game: Game, data: JSON, source: str) -> BoardProfile:
+    """A profile of one of `game`'s boards (a larger grid, `Game.on_board`): read for the first
+    board it fits; if none, the default board's error says why."""
+    problems = []
+    for board in boards(game):
+        try:
+            return parse_profile(data, board.spots(), source)
+        except ProfileError as error:
+            problems.append(error)
+    raise problems[0]

@@ -293,7 +293,7 @@ def _status(args: argparse.Namespace) -> int:
                 record = journal.read()
             except EmptyJournalError as error:
                 raise CommandError(f"no game recorded yet: {error}") from None
-            game = get_game(record.game)
+            game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
         summary = describe_state(game, state)
         # The daemon keeps damaged records aside when it starts; until then, they are there.

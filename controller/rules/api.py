@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
 from controller.rules.game_type import GameType, OptionValue
@@ -293,9 +294,32 @@ class Game(ABC):
     def player_names(self) -> tuple[str, ...]:
         return self.info.player_names
 
+    _board: Mapping[str, OptionValue] = MappingProxyType({})
+    """The board options this copy of the game is on (`on_board`); none for the game itself."""
+    _plain: Game | None = None
+    """The game itself, for a copy on another board."""
+
     @property
     def default_options(self) -> dict[str, OptionValue]:
-        return self.info.default_options
+        return self.info.default_options | dict(self._board)
+
+    def on_board(self, options: Mapping[str, Any]) -> Game:
+        """The game on the board that `options` call for: itself when its board options
+        (`Option.board`) are the defaults, else a copy, one kept for each board, whose
+        `default_options` carry them, so that `spots()`, `board_rows()` and its profile
+        (`GameType.profile_for`) follow. A ValueError names a bad option."""
+        plain = self._plain or self
+        merged = plain.info.check_options(options)
+        board = {name: merged[name] for name in plain.info.board_options(merged)}
+        if not board:
+            return plain
+        boards: dict[str, Game] = plain.__dict__.setdefault("_boards", {})
+        key = repr(sorted(board.items()))
+        if key not in boards:
+            other = copy.copy(plain)
+            other._board, other._plain = board, plain
+            boards[key] = other
+        return boards[key]
 
     @property
     def dice_kinds(self) -> tuple[str, ...]:
@@ -306,7 +330,7 @@ class Game(ABC):
     def _new_state(self, options: Mapping[str, Any]) -> GameState: ...
 
     def new_initial_state(self, options: Mapping[str, Any] | None = None) -> GameState:
-        return self._new_state(self.info.check_options(options or {}))
+        return self._new_state(self.info.check_options({**self._board, **(options or {})}))
 
     def action_from_json(self, data: Mapping[str, Any]) -> Action:
         return action_from_json(data, self.action_types)

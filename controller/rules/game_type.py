@@ -21,7 +21,9 @@ _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 @dataclass(frozen=True)
 class Option:
     """A game option: its default gives its type; `choices` or `low`..`high` bound it. `unit`
-    follows a bound in messages ("12 to 16 cells"); `rule` is the clarification behind it."""
+    follows a bound in messages ("12 to 16 cells"); `rule` is the clarification behind it.
+    `board`: the option changes the board itself, its spots, rows and profile (`Game.on_board`,
+    `GameType.profile_for`)."""
 
     name: str
     default: OptionValue
@@ -31,6 +33,7 @@ class Option:
     high: int | None = None
     unit: str = ""
     rule: str = ""
+    board: bool = False
 
     def problem(self, game: GameType, value: object) -> str | None:
         """What is wrong with `value` for this option of `game`, or None."""
@@ -305,6 +308,21 @@ class GameType:
     @property
     def default_options(self) -> dict[str, OptionValue]:
         return {option.name: option.default for option in self.options}
+
+    def board_options(self, options: Mapping[str, object]) -> dict[str, object]:
+        """The board options (`Option.board`) that `options` set off their defaults."""
+        return {
+            option.name: options[option.name]
+            for option in self.options
+            if option.board and options.get(option.name, option.default) != option.default
+        }
+
+    def profile_for(self, options: Mapping[str, object]) -> str:
+        """The built-in profile of the board `options` call for: `profile`, followed by
+        "-VALUE" for each board option off its default ("NAME-16" for a "size" of 16)."""
+        suffix = ".toml" if self.profile.endswith(".toml") else ""
+        board = [str(value) for value in self.board_options(options).values()]
+        return "-".join([self.profile.removesuffix(suffix), *board]) + suffix
 
     def check_options(self, options: Mapping[str, object]) -> dict[str, OptionValue]:
         """The default options overridden by `options`; a ValueError names the first bad one."""

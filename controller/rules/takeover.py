@@ -898,8 +898,8 @@ class TakeoverGame(Game):
         player_names=COLOURS,
         options=(
             Option("players", 2, "number of players", low=2, high=len(COLOURS)),
-            # The table's grid is 12x12 by default; a bigger table sets "size" (its profile
-            # must match).
+            # The table's grid is 12x12 by default; another size is another board, with its
+            # own profile (takeover-16.toml).
             Option(
                 "size",
                 DEFAULT_SIZE,
@@ -907,6 +907,7 @@ class TakeoverGame(Game):
                 low=MIN_SIZE,
                 high=16,
                 unit=" cells",
+                board=True,
             ),
         ),
         profile="takeover",
