@@ -18,7 +18,7 @@ import functools
 import math
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from controller.rules import GAMES
 from controller.rules.api import Layout
 from controller.rules.takeover import COLOURS, PRINTED
 from controller.simulate import random_step
-from hardware.profile import BoardProfile, Region
+from hardware.profile import BoardProfile
 from vision.calibration import Calibration, marker_dictionary
 from vision.map_kit import MARKER_SHARE, Piece
 from vision.map_sheet import piece_image
@@ -138,62 +138,80 @@ def _at(x_mm: float, y_mm: float) -> tuple[int, int]:
     return round((x_mm + MARGIN_MM) * PX_MM), round((y_mm + MARGIN_MM) * PX_MM)
 
 
-def _grid(profile: BoardProfile) -> tuple[float, dict[Cell, Region]]:
-    regions = {}
-    for spot, region in profile.camera_regions().items():
-        match = SPOT.fullmatch(spot)
-        if match:
-            regions[int(match[2]), int(match[1])] = region
-    pitch = next(iter(regions.values())).w
-    return pitch, regions
+def _grid(profile: BoardProfile) -> tuple[float, tuple[float, float]]:
+    """The pitch, and the centre of the cell r0c0 (table mm): cells lie on a regular grid."""
+    region = profile.camera_regions()["r0c0.map"]
+    return region.w, (region.x + region.w / 2, region.y + region.h / 2)
 
 
 def drawing(
-    profile: BoardProfile, layout: Layout, rng: random.Random, salt: str = "", hand: bool = False
+    profile: BoardProfile,
+    pieces: Sequence[Laid],
+    pawns: Iterable[str] = (),
+    hand: random.Random | None = None,
+    blots: Iterable[str] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The table from straight above, and its occluders (pawns, hand) at 1 px a mm."""
+    """The table from straight above: `pieces` laid in order of layer, a pawn on each cell of
+    `pawns` ("rRcC"), a hand placed by `hand`, a fingertip on each cell of `blots`; and the
+    occluders (pawns, hand, fingertips) at 1 px a mm."""
     assert profile.table_size_mm is not None
     width, height = profile.table_size_mm
     size = _at(width + MARGIN_MM, height + MARGIN_MM)
     image = np.full((size[1], size[0], 3), (60, 95, 70), np.uint8)
     cv2.rectangle(image, _at(0, 0), _at(width, height), (50, 80, 120), -1)
     for marker in profile.markers:
-        x, y = marker.center_mm
-        half = marker.size_mm / 2 + QUIET_MM
-        (left, top), (right, bottom) = _at(x - half, y - half), _at(x + half, y + half)
-        image[top:bottom, left:right] = 255
-        pixels = round(marker.size_mm * PX_MM)
-        code = cv2.aruco.generateImageMarker(marker_dictionary(), marker.id, pixels)
-        left, top = _at(x - marker.size_mm / 2, y - marker.size_mm / 2)
-        image[top : top + pixels, left : left + pixels] = code[:, :, None]
-    pitch, regions = _grid(profile)
-    for piece in sorted(laid(layout, salt), key=lambda p: p.piece.layer):
-        _lay(image, piece, pitch, regions)
+        paste(image, marker_dictionary(), marker.id, marker.center_mm, marker.size_mm, QUIET_MM)
+    pitch, first = _grid(profile)
+    for piece in sorted(pieces, key=lambda p: p.piece.layer):
+        _lay(image, piece, pitch, first)
     occluders = np.zeros((round(height + 2 * MARGIN_MM), round(width + 2 * MARGIN_MM)), np.uint8)
     centre = np.array([width / 2, height / 2])
-    for spot in layout:
-        match = re.fullmatch(r"r(\d+)c(\d+)", spot)
-        if match is None:
-            continue
-        region = regions[int(match[2]), int(match[1])]
-        base = np.array([region.x + region.w / 2, region.y + region.h / 2])
-        colour = PRINTED[COLOURS[(int(match[1]) * 7 + int(match[2])) % len(COLOURS)]]
+    for spot in pawns:
+        col, row = _cell(spot)
+        base = np.array(first) + np.array((col, row)) * pitch
+        colour = PRINTED[COLOURS[(row * 7 + col) % len(COLOURS)]]
         bgr = tuple(int(colour[k : k + 2], 16) for k in (5, 3, 1))
         _pawn(image, occluders, base, base + (base - centre) * 0.035, bgr)
-    if hand:
-        _hand(image, occluders, rng, width, height)
+    if hand is not None:
+        _hand(image, occluders, hand, width, height)
+    for spot in blots:
+        col, row = _cell(spot)
+        tip = np.array(first) + np.array((col, row)) * pitch
+        cv2.circle(image, _at(*tip), round(13 * PX_MM), (120, 150, 200), -1, cv2.LINE_AA)
+        cv2.circle(occluders, tuple(int(v) for v in tip + MARGIN_MM), 13, 255, -1)
     return image, occluders
 
 
-def _lay(image: np.ndarray, piece: Laid, pitch: float, regions: dict[Cell, Region]) -> None:
+def paste(
+    image: np.ndarray, family: cv2.aruco.Dictionary, marker: int, centre_mm: tuple[float, float],
+    size_mm: float, quiet_mm: float = 0.0,
+) -> None:  # fmt: skip
+    """The marker `marker` of `family` drawn on the table at `centre_mm`, `size_mm` wide, in
+    white paper `quiet_mm` wide."""
+    x, y = centre_mm
+    half = size_mm / 2 + quiet_mm
+    (left, top), (right, bottom) = _at(x - half, y - half), _at(x + half, y + half)
+    image[top:bottom, left:right] = 255
+    pixels = round(size_mm * PX_MM)
+    code = cv2.aruco.generateImageMarker(family, marker, family.markerSize + 2)
+    left, top = _at(x - size_mm / 2, y - size_mm / 2)
+    scaled = cv2.resize(code, (pixels, pixels), interpolation=cv2.INTER_NEAREST)
+    image[top : top + pixels, left : left + pixels] = scaled[:, :, None]
+
+
+def _cell(spot: str) -> Cell:
+    match = re.fullmatch(r"r(\d+)c(\d+)(\.map)?", spot)
+    assert match is not None, spot
+    return int(match[2]), int(match[1])
+
+
+def _lay(image: np.ndarray, piece: Laid, pitch: float, first: tuple[float, float]) -> None:
     printed = _printed(piece.piece.token, pitch, piece.turns)
     cells = piece.cells()
-    if not all(c in regions for c in cells):
-        return
-    xs = [regions[c].x + regions[c].w / 2 for c in cells]
-    ys = [regions[c].y + regions[c].h / 2 for c in cells]
     dx, dy, angle = piece.nudge
-    centre = _at(float(np.mean(xs)) + dx, float(np.mean(ys)) + dy)
+    x_mm = first[0] + pitch * float(np.mean([c[0] for c in cells])) + dx
+    y_mm = first[1] + pitch * float(np.mean([c[1] for c in cells])) + dy
+    centre = _at(x_mm, y_mm)
     h, w = printed.shape[:2]
     reach = math.ceil(math.hypot(w, h) / 2) + 2
     x, y = centre[0] - reach, centre[1] - reach
@@ -241,14 +259,14 @@ def _hand(image: np.ndarray, occluders: np.ndarray, rng: random.Random, width: f
 
 def covered(profile: BoardProfile, layout: Layout, occluders: np.ndarray) -> frozenset[str]:
     """The map's cells whose marker an occluder touches."""
-    pitch, regions = _grid(profile)
+    pitch, first = _grid(profile)
     half = MARKER_SHARE * pitch / 2 + 1.5  # and the nudge
     out = set()
-    for (col, row), region in regions.items():
-        spot = f"r{row}c{col}.map"
-        if spot not in layout:
+    for spot in layout:
+        if not spot.endswith(".map"):
             continue
-        x, y = region.x + region.w / 2 + MARGIN_MM, region.y + region.h / 2 + MARGIN_MM
+        col, row = _cell(spot)
+        x, y = first[0] + col * pitch + MARGIN_MM, first[1] + row * pitch + MARGIN_MM
         if occluders[round(y - half) : round(y + half), round(x - half) : round(x + half)].any():
             out.add(spot)
     return frozenset(out)
@@ -332,16 +350,27 @@ def random_layout(rng: random.Random) -> Layout:
     return GAME.layout(state)
 
 
+def pawns(layout: Layout) -> list[str]:
+    return [spot for spot in layout if not spot.endswith(".map")]
+
+
 def frame(
     profile: BoardProfile, layout: Layout, rng: random.Random, hand: bool = False,
     hard: bool = True,
 ) -> Frame:  # fmt: skip
     """A frame of `layout` seen by a camera placed at random."""
-    salt = str(rng.random())
-    image, occluders = drawing(profile, layout, rng, salt, hand)
+    pieces = laid(layout, str(rng.random()))
+    image, occluders = drawing(profile, pieces, pawns(layout), rng if hand else None)
+    photo, calibration = shoot(profile, image, rng, hard)
+    return Frame(photo, calibration, layout, covered(profile, layout, occluders))
+
+
+def shoot(
+    profile: BoardProfile, image: np.ndarray, rng: random.Random, hard: bool = True
+) -> tuple[np.ndarray, Calibration]:
+    """A drawing seen by a camera placed at random, and the camera's calibration."""
     camera = Camera.random((image.shape[1], image.shape[0]), rng)
-    photo = photograph(image, camera, rng, hard)
-    return Frame(photo, camera.calibration(profile), layout, covered(profile, layout, occluders))
+    return photograph(image, camera, rng, hard), camera.calibration(profile)
 
 
 def write_frames(
@@ -349,13 +378,13 @@ def write_frames(
 ) -> Calibration:
     """One frame file a layout (00000.jpg, 00001.jpg ...) as one camera over one table sees
     them, for `smartboard run --camera-folder`; the camera's calibration, to save in the state
-    directory as `smartboard calibrate` would."""
+    directory as `smartboard calibrate` would. A piece keeps its place and turn from frame to
+    frame, as on a real table."""
     rng = random.Random(seed)
-    salt = str(seed)
     folder.mkdir(parents=True, exist_ok=True)
     camera: Camera | None = None
     for number, layout in enumerate(layouts):
-        image, _ = drawing(profile, layout, rng, salt)
+        image, _ = drawing(profile, laid(layout, str(seed)), pawns(layout))
         if camera is None:
             camera = Camera.random((image.shape[1], image.shape[0]), random.Random(seed))
         cv2.imwrite(str(folder / f"{number:05d}.jpg"), photograph(image, camera, rng, False))
