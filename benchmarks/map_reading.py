@@ -24,9 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import cv2
-from map_photos import GAME, KIT, frame, random_layout
+from map_photos import KIT, board_profile, frame, random_layout
 
-from hardware.profile import builtin_profile_path, load_profile
 from vision.map_reader import MapCells
 
 
@@ -35,16 +34,17 @@ def main() -> int:
     parser.add_argument("--photos", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--size", type=int, default=12, help="cells a side (12-16)")
     parser.add_argument("--verbose", action="store_true", help="name every miss")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    profile = load_profile(builtin_profile_path("takeover"), GAME.spots())
+    profile = board_profile(args.size)
     regions = profile.camera_regions()
     rng = random.Random(args.seed)
     exact = cells = read = wrong = unsure_maps = problem_maps = 0
     seconds: list[float] = []
     for n in range(args.photos):
-        layout = random_layout(rng)
+        layout = random_layout(rng, args.size)
         photo = frame(profile, layout, rng, hand=rng.random() < 0.4)
         reader = MapCells(tuple(KIT.values()), photo.calibration, regions)
         start = time.perf_counter()

@@ -30,7 +30,15 @@ from controller.rules import GAMES
 from controller.rules.api import Layout
 from controller.rules.takeover import COLOURS, PRINTED
 from controller.simulate import random_step
-from hardware.profile import BoardProfile
+from hardware.profile import (
+    CAMERA,
+    BoardProfile,
+    Region,
+    Spot,
+    builtin_profile_path,
+    default_markers,
+    load_profile,
+)
 from vision.calibration import Calibration, marker_dictionary
 from vision.map_kit import MARKER_SHARE, Piece
 from vision.map_sheet import piece_image
@@ -288,8 +296,11 @@ class Camera:
         target = box @ np.array([[c, -s], [s, c]]).T
         target += np.array([[rng.uniform(-0.03, 0.03) * w * scale for _ in range(2)]
                             for _ in range(4)])  # fmt: skip
-        low, high = target.min(axis=0), target.max(axis=0)
-        fit = min(1.0, *((np.array(SIZE) - 6) / (high - low)))
+        # The camera off the table's middle: the nearer edge larger than the other.
+        near = rng.randrange(4)
+        target[[near, (near + 1) % 4]] *= 1 + rng.uniform(0, 0.08)
+        reach = np.abs(target).max(axis=0)  # from the frame's middle
+        fit = min(1.0, *((np.array(SIZE) / 2 - 3) / reach))
         target = target * fit + np.array(SIZE) / 2
         source = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
         return cls(cv2.getPerspectiveTransform(source, target.astype(np.float32)))
@@ -330,7 +341,7 @@ def photograph(drawing: np.ndarray, camera: Camera, rng: random.Random, hard: bo
                     0, 360, 1.0, -1)  # fmt: skip
         glare = cv2.resize(cv2.GaussianBlur(glare, (0, 0), 4), SIZE)
         frame += glare[:, :, None] * rng.uniform(40, 90)
-    frame = cv2.GaussianBlur(frame, (0, 0), rng.uniform(0.5, 1.2) if hard else 0.6)
+    frame = cv2.GaussianBlur(frame, (0, 0), rng.uniform(0.5, 1.5) if hard else 0.6)
     noise = np.random.default_rng(rng.randrange(2**32))
     frame += noise.normal(0, rng.uniform(2, 5) if hard else 2, frame.shape).astype(np.float32)
     image = np.clip(frame, 0, 255).astype(np.uint8)
@@ -338,10 +349,26 @@ def photograph(drawing: np.ndarray, camera: Camera, rng: random.Random, hard: bo
     return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], 1)
 
 
-def random_layout(rng: random.Random) -> Layout:
+def board_profile(size: int = 12) -> BoardProfile:
+    """The built-in 12x12 profile; another size as the same table grown: 30 mm cells inside a
+    20 mm margin, the four markers just outside its corners."""
+    if size == 12:
+        return load_profile(builtin_profile_path("takeover"), GAME.spots())
+    table = 40.0 + 30.0 * size
+    spots = {
+        f"r{r}c{c}.map": Spot(f"r{r}c{c}.map", None, (), CAMERA, Region(20 + 30 * c, 20 + 30 * r,
+                                                                         30, 30))
+        for r in range(size)
+        for c in range(size)
+    }  # fmt: skip
+    return BoardProfile("takeover", f"{size}x{size}", 0, True, spots, "test", (table, table),
+                        default_markers((table, table)))  # fmt: skip
+
+
+def random_layout(rng: random.Random, size: int = 12) -> Layout:
     """A map from the rules: set-up stopped anywhere, or some turns of play (claims swap
     buildings to their owners' colours)."""
-    state = GAME.new_initial_state({"players": rng.randint(2, 4)})
+    state = GAME.new_initial_state({"players": rng.randint(2, 4), "size": size})
     steps = rng.randint(8, 45) if rng.random() < 0.4 else rng.randint(45, 400)
     for _ in range(steps):
         if state.is_terminal():

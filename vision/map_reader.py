@@ -40,7 +40,8 @@ PLACE_TOLERANCE = 0.35  # a marker's centre from its cell's centre, as a share o
 TURN_TOLERANCE = 20.0  # degrees from a quarter turn
 SIZE_RANGE = (0.75, 1.33)  # a marker's side against the printed one: else not the kit's
 MARGIN = 0.35  # the straightened image reaches this share of the pitch beyond the board
-PX_PER_MM = 2.4  # the straightened image: about the camera's own scale over a 400 mm board
+# The straightened board's pixels a mm: some 5 pixels a bit of a 20 mm marker at least.
+MIN_PX_PER_MM, MAX_PX_PER_MM = 2.0, 2.6
 CELLS = 8  # a 6x6 marker and its black border
 SUBCELL = np.array([0.3, 0.5, 0.7])  # where a marker's cell is sampled again, each way
 MIN_SCORE = 0.95  # cells of a marker sampled again that match its code: at most 3 of 64 wrong
@@ -105,11 +106,16 @@ class MapCells:
         x1 = max(r.x + r.w for r in regions.values()) + MARGIN * self.pitch
         y1 = max(r.y + r.h for r in regions.values()) + MARGIN * self.pitch
         self.origin = (x0, y0)
-        self.size = (math.ceil((x1 - x0) * PX_PER_MM), math.ceil((y1 - y0) * PX_PER_MM))
-        to_board = np.array([[PX_PER_MM, 0, -x0 * PX_PER_MM], [0, PX_PER_MM, -y0 * PX_PER_MM],
+        # As many pixels a mm as the camera gives over the board, within bounds: more would
+        # only add time, fewer would lose what the camera sees.
+        corners = calibration.to_pixels([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+        seen = math.sqrt(cv2.contourArea(corners.astype(np.float32)) / ((x1 - x0) * (y1 - y0)))
+        self.scale = min(max(seen, MIN_PX_PER_MM), MAX_PX_PER_MM)
+        self.size = (math.ceil((x1 - x0) * self.scale), math.ceil((y1 - y0) * self.scale))
+        to_board = np.array([[self.scale, 0, -x0 * self.scale], [0, self.scale, -y0 * self.scale],
                              [0, 0, 1]])  # fmt: skip
         self.straighten = to_board @ np.array(calibration.homography)
-        self.marker_px = MARKER_SHARE * self.pitch * PX_PER_MM
+        self.marker_px = MARKER_SHARE * self.pitch * self.scale
         parameters = cv2.aruco.DetectorParameters()
         # One threshold window, about a marker's cell wide, and candidates of about the
         # printed size only: most of the time goes to thresholds and contours.
@@ -148,7 +154,7 @@ class MapCells:
         marker_ids = [int(ids.ravel()[k]) for k in known]
         scores = self._scores(board, quads, marker_ids)
         sides = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).mean(axis=1)
-        centres = quads.mean(axis=1) / PX_PER_MM + self.origin
+        centres = quads.mean(axis=1) / self.scale + self.origin
         up = quads[:, 0] + quads[:, 1] - quads[:, 2] - quads[:, 3]  # bottom edge to top edge
         angles = np.degrees(np.arctan2(up[:, 0], -up[:, 1])) % 360  # clockwise from table up
         seen = []
