@@ -33,7 +33,7 @@ from hardware.profile import Region
 from vision.calibration import Calibration
 from vision.image_files import Image
 from vision.map_kit import MARKER_SHARE, Piece, dictionary, number_markers
-from vision.table_reader import BoardReading, check_size
+from vision.table_reader import BoardReaderError, BoardReading, check_size
 
 Cell = tuple[int, int]  # column, row on the grid of the regions (may lie off the board)
 PLACE_TOLERANCE = 0.35  # a marker's centre from its cell's centre, as a share of the pitch
@@ -86,14 +86,17 @@ def _placement(marker: _Marker, cell: Cell, turns: int) -> _Placement:
 
 
 class MapCells:
-    """The cells of a map built from `pieces`: each cell's region (table mm) is one spot."""
+    """The cells of a map built from `pieces`: each cell's region (table mm) is one spot, the
+    regions a regular grid of square cells (the profile's pitch)."""
 
     def __init__(
         self, pieces: Sequence[Piece], calibration: Calibration, regions: Mapping[str, Region]
     ) -> None:
+        if not regions:
+            raise BoardReaderError("the board profile gives the map's cells no camera regions")
         self.calibration = calibration
         self.markers = number_markers(pieces)
-        self.top_layer = max(piece.layer for piece in pieces)
+        self.top_layer = max((piece.layer for piece in pieces), default=0)
         self.pitch = float(np.median([r.w for r in regions.values()]))
         self.left = min(r.x + r.w / 2 for r in regions.values())
         self.top = min(r.y + r.h / 2 for r in regions.values())
