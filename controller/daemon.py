@@ -50,7 +50,7 @@ from hardware.leds import Frame
 from hardware.profile import BoardProfile
 from hardware.reeds import Debouncer, ReedBank
 from hardware.serial_link import SerialReedBank
-from vision.board_camera import Board, BoardCamera, FrameSettler, SimBoardCamera
+from vision.board_camera import HIDDEN, Board, BoardCamera, FrameSettler, SimBoardCamera
 from vision.camera_watch import CameraStatus
 from vision.dice_settle import SettledRoll
 from vision.dice_sources import DiceReading
@@ -302,16 +302,23 @@ class Daemon:
         reeds = dict.fromkeys(sorted(self.debouncer.occupied()), PRESENT)
         return {**reeds, **self.camera_board}
 
-    def _seen_through(self, frame: Board) -> Board:
+    def _seen_through(self, frame: Board) -> Board | None:
         """A camera frame, where pieces on reeds hide spots from it (`Game.hidden`) and it sees
-        nothing there, with what the table saw there last: hidden is not emptied."""
+        nothing there, or a piece it cannot see (`HIDDEN`), with what the table saw there last:
+        hidden is not emptied. None if it sees a piece hidden where no piece on a reed stands
+        (a hand over it): that frame says nothing sure."""
         reeds = dict.fromkeys(self.debouncer.occupied(), PRESENT)
-        kept = {
-            spot: self.camera_board[spot]
-            for spot in self.game.hidden(reeds)
-            if spot not in frame and spot in self.camera_board
-        }
-        return {**frame, **kept} if kept else frame
+        under = self.game.hidden(reeds)
+        seen = {}
+        for spot, token in frame.items():
+            if token != HIDDEN:
+                seen[spot] = token
+            elif spot not in under:
+                return None
+        for spot in under:
+            if spot not in seen and spot in self.camera_board:
+                seen[spot] = self.camera_board[spot]
+        return seen
 
     def _table_busy(self) -> bool:
         """Pieces are still on their way to the session: edges, debouncing or camera settling."""
@@ -361,8 +368,11 @@ class Daemon:
         elif kind == "unsure":
             self.board_unsure = event[1]
         elif kind == "frame":
+            seen = self._seen_through(event[1])
+            if seen is None:
+                return  # a hand over a piece: skipped, like a blurred frame
             self.board_unsure = None
-            settled = self.settler.feed(self._seen_through(event[1]))
+            settled = self.settler.feed(seen)
             if settled is not None:
                 self.camera_board = settled
                 if not self.halted:

@@ -18,6 +18,7 @@ from controller.rules.api import PRESENT
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
 from hardware.profile import builtin_profile_path
+from vision.board_camera import HIDDEN
 from vision.table_reader import BoardReading
 
 GAME = GAMES["takeover"]
@@ -88,6 +89,10 @@ def test_a_pawn_hides_the_cell_under_it_and_the_map_stays(tmp_path: Path, pico: 
             "r2c2.map": "spawn:red",
         }
         assert daemon._seen_through({"r2c2.map": "tile"}) == {"r2c2.map": "tile"}
+        # The camera's reader sees the spawn's cell covered: under the pawn, it is the spawn; a
+        # covered cell with no pawn on it is under a hand, and the frame says nothing sure.
+        assert daemon._seen_through({"r2c2.map": HIDDEN}) == {"r2c2.map": "spawn:red"}
+        assert daemon._seen_through({"r2c3.map": HIDDEN}) is None
         # Off the pawn's cell, nothing seen is nothing there.
         assert daemon._seen_through({}) == {"r2c2.map": "spawn:red"}
     finally:

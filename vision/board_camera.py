@@ -21,6 +21,10 @@ from typing import Protocol
 Board = dict[str, str]
 """Spot -> token of the piece seen on top there; the shape of `controller.rules.api.Layout`."""
 
+HIDDEN = "?hidden"
+"""The token of a spot that something stands over (a pawn on a printed piece): what lies under it
+is unseen, neither empty nor a piece."""
+
 FrameHandler = Callable[[Board], None]
 """Called with each frame, from the camera's own thread."""
 

@@ -19,6 +19,15 @@ import cv2
 
 DICTIONARY = cv2.aruco.DICT_6X6_50
 DICTIONARY_SIZE = 50
+# A cell's marker as a share of the cell's side, centred on the cell: large enough to read at
+# the camera's distance (20 mm in a 30 mm cell), with white paper around it for the detector
+# and a border of the piece's colour for the players.
+MARKER_SHARE = 2 / 3
+QUIET_SHARE = 1 / 15
+
+
+def dictionary() -> cv2.aruco.Dictionary:
+    return cv2.aruco.getPredefinedDictionary(DICTIONARY)
 
 
 class KitError(ValueError):

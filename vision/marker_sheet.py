@@ -61,7 +61,7 @@ def sheet_pages(profile: BoardProfile) -> list[Image]:
         _header(page, profile, number, len(layout))
         for cell in cells:
             _draw_marker(page, cell, profile.table_size_mm)
-        _scale_bar(page)
+        scale_bar(page)
         pages.append(page)
     return pages
 
@@ -147,7 +147,7 @@ def _header(page: Image, profile: BoardProfile, number: int, count: int) -> None
     _text(page, advice, centre, MARGIN_MM + 10)
 
 
-def _scale_bar(page: Image) -> None:
+def scale_bar(page: Image) -> None:
     """A 100 mm bar with a tick every 10 mm, at the bottom of the page."""
     left = (PAGE_MM[0] - SCALE_BAR_MM) / 2
     y = PAGE_MM[1] - MARGIN_MM - FOOTER_MM + 12

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from vision.board_camera import Board, FrameHandler
+from vision.board_camera import HIDDEN, Board, FrameHandler
 from vision.camera_watch import CameraStatus, StatusHandler, WatchedCamera
 from vision.dice_settle import DiceSettler, SeenDie, SettledRoll
 from vision.dice_sources import Face
@@ -145,7 +145,9 @@ class TrayDice:
 
 class BoardFrames:
     """The board read from each frame and handed on, unless a spot reads unsure: then
-    `on_unsure` hears of it, once until the reading changes."""
+    `on_unsure` hears of it, once until the reading changes. Spots unsure only because something
+    stands over a piece there (`BoardReading.hidden`) are handed on as `HIDDEN`: whoever knows
+    what stands there (a pawn on a reed) says what lies under it."""
 
     def __init__(
         self,
@@ -162,9 +164,12 @@ class BoardFrames:
 
     @property
     def unsure(self) -> tuple[str, ...]:
-        """The spots read unsure in the latest frame."""
+        """The spots read unsure in the latest frame, but for those merely hidden."""
         with self._lock:
-            return () if self._seen is None else self._seen.unsure
+            seen = self._seen
+        if seen is None:
+            return ()
+        return tuple(spot for spot in seen.unsure if spot not in seen.hidden)
 
     @property
     def seen(self) -> Board:
@@ -186,8 +191,8 @@ class BoardFrames:
         self._problem = ""
         with self._lock:
             before, self._seen = self._seen, reading
-        if not reading.unsure:
-            self.on_frame(reading.board)
+        if set(reading.unsure) <= set(reading.hidden):
+            self.on_frame(reading.board | dict.fromkeys(reading.hidden, HIDDEN))
         elif self.on_unsure is not None and reading != before:
             self.on_unsure(reading)
 

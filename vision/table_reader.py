@@ -5,7 +5,8 @@ The calibration maps the profile's regions (table millimetres) to pixels. Two ki
 - **card slots**: a card face up is its id ("7x9", "T3", a power), a card face down is "down"
   (every back carries the same markers), an empty slot is left out;
 - **dice cells**: the top die of each cell, "colour:face", read with the learned model of that
-  kind of dice (a camera sees only the top die of a column).
+  kind of dice (a camera sees only the top die of a column);
+- **map cells**: the top piece of a printed map kit on each cell (vision/map_reader.py).
 
 Which of the two a game's board holds is the game's to say (`BoardContents`, built from its
 declaration by the daemon).
@@ -57,8 +58,10 @@ class BoardReading:
     unsure: tuple[str, ...] = ()
     """Spots read, but below the confidence floor: their tokens are not in `board`."""
     problems: tuple[str, ...] = ()
-    """What makes those spots unsure, when the reader can say (two tiles overlapping), each a
-    sentence naming its spots."""
+    """What made spots unsure, a sentence each naming them: a map whose pieces do not fit."""
+    hidden: tuple[str, ...] = ()
+    """Unsure spots where a piece lies whose marker there is hidden (a pawn, a hand), so that
+    what may lie on it is unseen: a map's pieces, not a problem."""
 
 
 class BoardReader(Protocol):
@@ -188,6 +191,10 @@ def board_reader(
     """The reader of a board's camera spots; `models` is the folder of the learned dice models."""
     if contents.cards:
         return CardSlots(contents.cards, calibration, regions)
+    if contents.kit:
+        from vision.map_reader import MapCells
+
+        return MapCells(contents.kit, calibration, regions)
     if contents.dice is None:
         raise BoardReaderError("the camera cannot read these pieces yet")
     from vision.icon_dice import IconReader
