@@ -113,6 +113,7 @@ def _kit(name: str) -> tuple[Piece, ...]:
                 piece.copies,
                 piece.layer,
                 first,
+                piece.title,
             )
         )
         first += piece.cells[0] * piece.cells[1]

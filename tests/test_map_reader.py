@@ -26,6 +26,7 @@ from map_photos import (
 )
 from table_frames import calibrated
 
+from controller.cli import main
 from controller.game_vision import map_kit
 from controller.rules import GAMES
 from controller.rules.api import Layout
@@ -209,3 +210,26 @@ def test_a_frame_of_another_size_is_refused_and_board_reader_reads_kits() -> Non
     assert isinstance(cells, MapCells)
     with pytest.raises(ValueError, match="calibration is for 1600 x 1200"):
         cells.read(np.zeros((480, 640, 3), np.uint8))
+
+
+def test_cli_kit_writes_the_pdf_at_the_profiles_cell_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "kit.pdf"
+    assert main(["kit", "--game", "takeover", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "99 pieces, 30 mm cells) on 5 pages" in said and "100 %" in said
+    assert out.read_bytes().startswith(b"%PDF-1.4")
+    # A game with no map kit, and a profile whose cells are not one square size, are refused.
+    assert main(["kit", "--game", "akuma", "--out", str(tmp_path / "a.pdf")]) == 1
+    assert "akuma has no map kit: the games with one are takeover" in capsys.readouterr().err
+    text = builtin_profile_path("takeover").read_text(encoding="utf-8")
+    odd = tmp_path / "odd.toml"
+    odd.write_text(
+        text + '\n[[spots]]\nid = "r0c0.map"\nregion = [20, 20, 30, 28]\n', encoding="utf-8"
+    )
+    assert main(["kit", "--profile", str(odd), "--out", str(tmp_path / "b.pdf")]) == 78
+    assert "one square cell size, and its camera cells are 30 x 28 mm, 30 x 30 mm" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "a.pdf").exists() and not (tmp_path / "b.pdf").exists()

@@ -38,7 +38,8 @@ class KitError(ValueError):
 class Piece:
     """A printed piece: the token the camera reports on each cell it covers, its size in cells
     as printed (width, height), its printed ground (BGR) and label, how many a kit prints, its
-    layer (0 on the board, 1 on a piece of layer 0), and the id of its first cell's marker."""
+    layer (0 on the board, 1 on a piece of layer 0), the id of its first cell's marker, and its
+    title, printed along it for the players."""
 
     token: str
     cells: tuple[int, int]
@@ -47,6 +48,7 @@ class Piece:
     copies: int
     layer: int
     first_marker: int
+    title: str = ""
 
     def marker(self, col: int, row: int) -> int:
         """The marker id of the piece's cell `col`, `row` (as printed, from its top-left)."""

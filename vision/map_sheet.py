@@ -3,7 +3,7 @@
 Each piece is drawn as many times as the kit has copies, at `cell_mm` a cell (the profile's
 pitch), upright, inside a grey cut line, with 2 mm of paper between pieces. Every cell carries
 its marker (vision/map_kit.py) centred on it, in white paper, on the piece's printed colour;
-the piece's label and token are printed in that border, for the players. The first page says
+the piece's label and title are printed in that border, for the players. The first page says
 how to print, with a 100 mm bar to check the scale. The PDF is marker_sheet's writer.
 """
 
@@ -122,9 +122,10 @@ def piece_image(piece: Piece, cell_mm: float, px_per_mm: float) -> Image:
     for row in range(1, rows):
         cv2.line(image, (0, at(row * cell_mm)), (width, at(row * cell_mm)), ink, 1)
     if piece.layer:
-        # The token across the piece's bottom border: which piece it is, in the players' words.
+        # Its title across the piece's bottom border: which piece it is, in the players' words.
         bottom = rows * cell_mm - border * 0.15
-        _fit(image, piece.token, (0, columns * cell_mm), bottom, border, ink, px_per_mm)
+        _fit(image, piece.title or piece.token, (0, columns * cell_mm), bottom, border, ink,
+             px_per_mm)  # fmt: skip
     return image
 
 

@@ -15,11 +15,11 @@ from hardware.profile import BoardProfile, ProfileError
 def add_commands(commands: Commands) -> None:
     kit = commands.add_parser(
         "kit",
-        help="write a game's map kit (tiles, buildings, spawns) at the board's cell size, a PDF",
-        description="Write every printed piece of a game whose map the camera reads (Hostile "
-        "Takeover's tiles, buildings and spawns) on A4 pages, at the cell size of the board "
-        "profile, each cell with its ArUco marker. Print at 100 %% on card stock, check the "
-        "100 mm bar on the first page with a ruler, and cut on the lines.",
+        help="write the printed pieces of a game whose map the camera reads, a PDF",
+        description="Write every printed piece of a game whose map the camera reads (its tiles "
+        "and the tokens laid on them) on A4 pages, at the cell size of the board profile, each "
+        "cell with its ArUco marker. Print at 100 % on card stock, check the 100 mm bar on the "
+        "first page with a ruler, and cut on the lines.",
     )
     add_profile_choice(kit)
     kit.add_argument("--out", type=Path, required=True, metavar="FILE.pdf", help="the PDF to write")

@@ -121,10 +121,11 @@ class IconDice:
 class MapPiece:
     """A printed piece laid on the board's cells, which the camera reads by its markers (issue
     21): the token it shows on each cell it covers, its size in cells as printed (width,
-    height; the camera reads it turned any quarter), its printed ground ("#rrggbb") and label
-    for the players, how many a kit prints, and its layer (0 lies on the board, 1 on a piece of
-    layer 0). A kit's pieces keep their order: each cell of each piece carries its own marker,
-    numbered in that order, so printed kits stay readable."""
+    height; the camera reads it turned any quarter), its printed ground ("#rrggbb"), label (a
+    letter on each cell) and title (its name, printed along it) for the players, how many a kit
+    prints, and its layer (0 lies on the board, 1 on a piece of layer 0). A kit's pieces keep
+    their order: each cell of each piece carries its own marker, numbered in that order, so
+    printed kits stay readable."""
 
     token: str
     cells: tuple[int, int] = (1, 1)
@@ -132,6 +133,7 @@ class MapPiece:
     label: str = ""
     copies: int = 1
     layer: int = 0
+    title: str = ""
 
     def __post_init__(self) -> None:
         if not _HEX.fullmatch(self.colour):

@@ -879,15 +879,27 @@ LOOKS = Looks(
 PRINTED = {"red": "#d7263d", "blue": "#2456c8", "green": "#2e9a3e", "yellow": "#f2c200"}
 KIT_PIECES = (
     MapPiece("tile", (TILE, TILE), LOOKS.colours["ground"], copies=TILES),
-    MapPiece("small:none", colour=LOOKS.colours["none"], copies=SUPPLY["small"], layer=1),
-    MapPiece("large:none", (2, 1), LOOKS.colours["none"], copies=SUPPLY["large"], layer=1),
+    MapPiece(
+        "small:none", colour=LOOKS.colours["none"], copies=SUPPLY["small"], layer=1,
+        title="building",
+    ),
+    MapPiece(
+        "large:none", (2, 1), LOOKS.colours["none"], copies=SUPPLY["large"], layer=1,
+        title="large building",
+    ),
     *(
-        MapPiece(f"{size}:{c}", cells, PRINTED[c], c[0].upper(), SUPPLY[size], layer=1)
+        MapPiece(
+            f"{size}:{c}", cells, PRINTED[c], c[0].upper(), SUPPLY[size], layer=1,
+            title=f"{c} {'large building' if size == 'large' else 'building'}",
+        )
         for c in COLOURS
         for size, cells in (("small", (1, 1)), ("large", (2, 1)))
     ),
-    *(MapPiece(f"spawn:{c}", colour=PRINTED[c], label=c[0].upper(), layer=1) for c in COLOURS),
-)
+    *(
+        MapPiece(f"spawn:{c}", colour=PRINTED[c], label=c[0].upper(), layer=1, title=f"{c} spawn")
+        for c in COLOURS
+    ),
+)  # fmt: skip
 
 
 class TakeoverGame(Game):
