@@ -13,13 +13,21 @@ import numpy as np
 import pytest
 from conftest import wait_for
 from daemon_run import call, serving
-from map_photos import SIZE, Camera, drawing, laid, pawns
+from map_photos import SIZE, Camera, drawing, laid, pawns, write_frames
 
 from controller.config import load_config
 from controller.daemon import RunOptions
 from controller.rules import GAMES
 from controller.rules.api import PRESENT, Action, GameState, Layout
-from controller.rules.takeover import Attack, Claim, Move, PlaceSpawn, Roll, TakeoverState
+from controller.rules.takeover import (
+    Attack,
+    Claim,
+    Move,
+    PlaceSpawn,
+    PlaceTile,
+    Roll,
+    TakeoverState,
+)
 from controller.startup import board_profile
 from hardware.profile import BoardProfile
 from hardware.reeds import ReedBank
@@ -179,3 +187,35 @@ def test_a_whole_game_is_read_from_the_camera_frames(
         buildings = GAME.describe(daemon.session.state)["buildings"]
         assert claimed and buildings[claimed[0]]["owner"] == "red"
         assert daemon.board_unsure is None
+
+
+def test_run_with_a_camera_folder_reads_the_map_from_its_frames(tmp_path: Path) -> None:
+    """`smartboard run --sim --game takeover --camera-folder DIR`: the first two tiles (HT-1)
+    laid in the replayed frames are the tiles placed."""
+    config = replace(
+        load_config(None).simulated().replaying(tmp_path / "frames"),
+        replay_fps=4.0,
+        camera_fps=20.0,
+        stable_frames=2,
+        settle_s=0.2,
+    )
+    state = GAME.new_initial_state({"players": 2})
+    layouts = [GAME.layout(state)]
+    for action in (Roll(9), Roll(4), PlaceTile("r4c4"), PlaceTile("r4c6")):
+        state.apply(action)
+        if GAME.layout(state) != layouts[-1]:
+            layouts.append(GAME.layout(state))
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    profile = board_profile(config, GAME)
+    write_frames(tmp_path / "frames", profile, layouts, seed=2).save(state_dir / "calibration.json")
+    run = RunOptions(state_dir=state_dir, socket_path=state_dir / "control.sock", game="takeover")
+    with serving(config, run) as daemon:
+        assert daemon.sim_camera is None and daemon.camera is daemon.table_camera
+        assert call(daemon, op="roll", values=[9])["ok"]
+        assert call(daemon, op="roll", values=[4])["ok"]
+        wait_for(lambda: call(daemon, op="status")["camera"]["state"] == "ended")
+        wait_for(lambda: call(daemon, op="status")["details"]["tiles_placed"] == 2)
+        status = call(daemon, op="status")
+        assert status["details"]["tiles"] == ["r4c4", "r4c6"]
+        assert status["board_unsure"] == []
