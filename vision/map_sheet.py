@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.image_files import Image
 from vision.map_kit import MARKER_SHARE, QUIET_SHARE, Piece, dictionary
-from vision.marker_sheet import DPI, FONT, PAGE_MM, pdf_bytes, px, scale_bar
+from vision.marker_sheet import DPI, FONT, PAGE_MM, pdf_bytes, px, scale_bar, shelves
 
 MARGIN_MM = 10.0
 HEADER_MM = 18.0
@@ -42,24 +42,20 @@ class Placed:
 
 def sheet_layout(pieces: Sequence[Piece], cell_mm: float) -> list[list[Placed]]:
     """Every copy of every piece in rows, left to right and top to bottom, pages as needed."""
-    left, right = MARGIN_MM, PAGE_MM[0] - MARGIN_MM
     top = MARGIN_MM + HEADER_MM
-    pages: list[list[Placed]] = [[]]
-    x, y, row = left, top, 0.0
-    for piece in (each for each in pieces for _ in range(each.copies)):
-        width, height = piece.cells[0] * cell_mm, piece.cells[1] * cell_mm
-        bottom = PAGE_MM[1] - MARGIN_MM - (FOOTER_MM if len(pages) == 1 else 0)
-        if width > right - left or height > bottom - top:
+
+    def bottom(page: int) -> float:  # the first page keeps room for its scale bar
+        return PAGE_MM[1] - MARGIN_MM - (FOOTER_MM if page == 0 else 0)
+
+    copies = [each for each in pieces for _ in range(each.copies)]
+    sizes = [(piece.cells[0] * cell_mm, piece.cells[1] * cell_mm) for piece in copies]
+    for piece, (width, height) in zip(copies, sizes, strict=True):
+        if width > PAGE_MM[0] - 2 * MARGIN_MM or height > bottom(0) - top:
             raise ValueError(f"piece {piece.token!r} at {cell_mm:g} mm a cell is larger than A4")
-        if x + width > right + 0.01:
-            x, y, row = left, y + row + GAP_MM, 0.0
-        if y + height > bottom + 0.01:
-            pages.append([])
-            x, y, row = left, top, 0.0
-        pages[-1].append(Placed(piece, x, y))
-        x += width + GAP_MM
-        row = max(row, height)
-    return pages
+    return [
+        [Placed(copies[i], x, y) for i, x, y in page]
+        for page in shelves(sizes, MARGIN_MM, top, bottom, GAP_MM)
+    ]
 
 
 def sheet_pages(pieces: Sequence[Piece], cell_mm: float, title: str) -> list[Image]:

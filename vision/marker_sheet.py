@@ -8,7 +8,7 @@ page. The PDF is written here, a page being one grey image: no PDF library neede
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,25 +98,43 @@ def _cell_size(marker: Marker, table_size: tuple[float, float] | None) -> tuple[
 
 def _layout(markers: Sequence[Marker], table_size: tuple[float, float] | None) -> list[list[_Cell]]:
     """Markers in rows, left to right and top to bottom, as many to a page as fit."""
-    left, top = MARGIN_MM, MARGIN_MM + HEADER_MM
-    right, bottom = PAGE_MM[0] - MARGIN_MM, PAGE_MM[1] - MARGIN_MM - FOOTER_MM
-    pages: list[list[_Cell]] = [[]]
-    x, y, row_height = left, top, 0.0
-    for marker in markers:
-        width, height = _cell_size(marker, table_size)
-        if width > right - left or height > bottom - top:
+    top, bottom = MARGIN_MM + HEADER_MM, PAGE_MM[1] - MARGIN_MM - FOOTER_MM
+    sizes = [_cell_size(marker, table_size) for marker in markers]
+    for marker, (width, height) in zip(markers, sizes, strict=True):
+        if width > PAGE_MM[0] - 2 * MARGIN_MM or height > bottom - top:
             raise MarkerSheetError(
                 f"marker {marker.id} is {marker.size_mm:g} mm: with its border and labels it "
                 f"needs {width:.0f} x {height:.0f} mm, more than an A4 page's "
-                f"{right - left:.0f} x {bottom - top:.0f} mm"
+                f"{PAGE_MM[0] - 2 * MARGIN_MM:.0f} x {bottom - top:.0f} mm"
             )
-        if x + width > right:
-            x, y, row_height = left, y + row_height + GAP_MM, 0.0
-        if y + height > bottom:
+    return [
+        [_Cell(markers[i], x, y) for i, x, y in page]
+        for page in shelves(sizes, MARGIN_MM, top, lambda _page: bottom, GAP_MM)
+    ]
+
+
+def shelves(
+    sizes: Sequence[tuple[float, float]],
+    margin: float,
+    top: float,
+    bottom: Callable[[int], float],
+    gap: float,
+) -> list[list[tuple[int, float, float]]]:
+    """Boxes of `sizes` (width, height in mm, each fitting a page) laid in rows `gap` apart,
+    left to right within `margin` of the sides and top to bottom between `top` and
+    `bottom(page)` (pages counted from 0), on as many A4 pages as it takes: each page's boxes as
+    (index, x, y) of their top-left corner."""
+    left, right = margin, PAGE_MM[0] - margin
+    pages: list[list[tuple[int, float, float]]] = [[]]
+    x, y, row_height = left, top, 0.0
+    for index, (width, height) in enumerate(sizes):
+        if x + width > right + 0.01:  # a hundredth of a mm: sums of pitches round
+            x, y, row_height = left, y + row_height + gap, 0.0
+        if y + height > bottom(len(pages) - 1) + 0.01:
             pages.append([])
             x, y, row_height = left, top, 0.0
-        pages[-1].append(_Cell(marker, x, y))
-        x += width + GAP_MM
+        pages[-1].append((index, x, y))
+        x += width + gap
         row_height = max(row_height, height)
     return pages
 
