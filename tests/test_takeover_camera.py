@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import wait_for
 from daemon_run import call, serving
-from map_photos import SIZE, Camera, drawing, laid, pawns, write_frames
+from map_photos import KIT, SIZE, Camera, Laid, drawing, laid, pawns, write_frames
 
 from controller.config import load_config
 from controller.daemon import RunOptions
@@ -52,7 +52,10 @@ class LiveCamera:
         return self.camera.calibration(self.profile)
 
     def show(self, layout: Layout) -> None:
-        image, _ = drawing(self.profile, laid(layout, self.salt), pawns(layout))
+        self.show_pieces(laid(layout, self.salt), pawns(layout))
+
+    def show_pieces(self, pieces: list[Laid], standing: list[str]) -> None:
+        image, _ = drawing(self.profile, pieces, standing)
         frame = self._photograph(image)
         with self._lock:
             self._frame = frame
@@ -219,3 +222,43 @@ def test_run_with_a_camera_folder_reads_the_map_from_its_frames(tmp_path: Path) 
         status = call(daemon, op="status")
         assert status["details"]["tiles"] == ["r4c4", "r4c6"]
         assert status["board_unsure"] == []
+
+
+def test_a_map_that_cannot_be_is_said_and_lit_and_never_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tile laid across another (HT-1) is no map: the frame is skipped, the status says which
+    cells and why, they blink, and the game waits; the tile laid right is then played."""
+    config = replace(
+        load_config(None).simulated(),
+        camera_backend="camera",
+        camera_source="opencv",
+        camera_fps=20,
+        stable_frames=2,
+        settle_s=0.2,
+    )
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    live = LiveCamera(board_profile(config, GAME), seed=4)
+    live.calibration().save(state_dir / "calibration.json")
+    monkeypatch.setattr("controller.backends.frame_source", lambda *args: live)
+    run = RunOptions(state_dir=state_dir, socket_path=state_dir / "control.sock", game="takeover")
+    tile = KIT["tile"]
+    with serving(config, run) as daemon:
+        for value in (9, 4):
+            assert call(daemon, op="roll", values=[value])["ok"]
+        live.show_pieces([Laid(tile, (4, 4), 0, (0, 0, 0)), Laid(tile, (5, 4), 0, (0, 0, 0))], [])
+
+        def said() -> list[str]:
+            return [a for a in call(daemon, op="status")["alerts"] if "cannot read" in a]
+
+        wait_for(lambda: said() != [], what="the alert")
+        (alert,) = said()
+        assert alert.startswith("the camera cannot read the board at ") and "overlap" in alert
+        assert "r4c5.map" in alert and "r4c6.map" in alert
+        view = daemon.view(0.0)
+        assert view.roles["r4c5.map"] == "fix" and "r4c5.map" in view.blinking
+        assert call(daemon, op="status")["details"]["tiles_placed"] == 0
+        live.show_pieces([Laid(tile, (4, 4), 0, (0, 0, 0))], [])
+        wait_for(lambda: call(daemon, op="status")["details"]["tiles_placed"] == 1)
+        assert said() == []
