@@ -184,7 +184,8 @@ class TableBackends:
             )
         except BackendMissingError as error:
             instead = (
-                "play on the simulated table with --sim"
+                "enter the board on the dashboard with --no-camera, or play on the simulated "
+                "table with --sim"
                 if board is not None
                 else 'set [dice] source = "virtual" to type the rolls in'
             )
@@ -245,7 +246,8 @@ class TableBackends:
         if calibration is None:
             raise UnavailableError(
                 f"the camera reads the {self.game.name} board through its calibration, and there "
-                f"is none: run `smartboard calibrate --image FRAME.jpg --game {self.game.name}`"
+                f"is none: run `smartboard calibrate --image FRAME.jpg --game {self.game.name}`, "
+                "or enter the board on the dashboard with --no-camera"
             )
         contents = board_contents(self.game)
         if contents is None:

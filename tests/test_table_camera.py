@@ -299,9 +299,11 @@ def test_sim_keeps_the_simulated_camera_and_a_real_board_needs_a_calibration(
     daemon = Daemon(replaying, options(tmp_path, "potions"))
     with pytest.raises(
         UnavailableError, match=r"smartboard calibrate --image FRAME\.jpg --game potions"
-    ):
+    ) as refused:
         daemon.open()
     daemon.close()
+    # A table without a camera has a way on too.
+    assert str(refused.value).endswith("or enter the board on the dashboard with --no-camera")
 
 
 class FakeIconReader:
