@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,10 +16,8 @@ from conftest import REPO, fast_sim_config, options_in, wait_for
 from daemon_run import call, serving
 
 from controller import startup
-from controller.backends import TableBackends
 from controller.cli.arguments import board_profile as cli_profile
 from controller.config import ConfigError, load_config
-from controller.event_loop import Events
 from controller.past_games import past_games, past_position
 from controller.rules.api import CAMERA, JSON, REED
 from controller.rules.takeover import GAME
@@ -268,30 +265,35 @@ def test_a_new_game_of_another_size_reopens_the_table_on_its_profile(
     assert daemon.profile.name == "Hostile Takeover, 13x13 board"
 
 
-def test_the_16x16_serial_profile_reads_and_lights_the_board_through_the_pico(
+def test_the_16x16_serial_profile_plays_through_the_pico_without_a_camera(
     tmp_path: Path,
 ) -> None:
-    """The table's parts as the daemon opens them (not --sim): the profile alone chooses the
-    link, whose 16 x 16 matrix and 256 LEDs the Pico's config for that size serves."""
+    """`smartboard run --game takeover --option size=16 --no-camera` on the Pico's profile (not
+    --sim): the profile alone chooses the link, whose 16 x 16 matrix and 256 LEDs the Pico's
+    config for that size serves; the map is entered, the reeds are felt."""
     pico = SimTable(tmp_path / "ttyPico", {**firmware_config(16), "debounce_scans": 2})
     text = builtin_profile_path("takeover-16-serial").read_text(encoding="utf-8")
     path = tmp_path / "takeover-16-serial.toml"
     path.write_text(text.replace("/dev/smartboard-pico", str(pico.link)), encoding="utf-8")
-    board = GAME.on_board({"size": 16})
-    profile = load_profile(path, board.spots())
-    parts = TableBackends(load_config(None), board, profile, tmp_path, 0, Events(), time.monotonic)
+    config = replace(load_config(None).without_camera(), profile=path)
+    run = options_in(tmp_path, game="takeover", options={"size": 16})
     try:
-        reeds, strip = parts.reeds(), parts.strip()
-        assert isinstance(reeds, SerialReedBank) and isinstance(strip, SerialStrip)
-        pico.set(15, 15, True)
-        wait_for(lambda: reeds.read()["r15c15"])
-        (led,) = profile.spots["r15c15"].leds
-        frame = [(0, 0, 0)] * 256
-        frame[led] = (0, 0, 255)
-        strip.show(frame)
-        wait_for(lambda: pico.leds()[3 * led : 3 * led + 3] == bytes((0, 0, 255)))
+        with serving(config, run) as daemon:
+            assert isinstance(daemon.reeds, SerialReedBank)
+            assert isinstance(daemon.strip, SerialStrip)
+            assert call(daemon, op="place", spot="r15c15.map", token="tile")["ok"]
+            pico.set(15, 15, True)
+            wait_for(lambda: {"r15c15", "r15c15.map"} <= set(call(daemon, op="status")["sensed"]))
+            # Nothing of this is the game's yet: the pawn and the tile cell blink on the LED of
+            # the cell, the last of the 256, through the Pico.
+            (led,) = daemon.profile.spots["r15c15"].leds
+            assert led == 255 - 15  # the serpentine's last row runs right to left
+
+            def lit() -> bool:
+                return pico.leds()[3 * led : 3 * led + 3] != bytes(3)
+
+            wait_for(lit, what="the LED of r15c15")
     finally:
-        parts.close()
         pico.close()
 
 
