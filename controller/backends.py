@@ -25,7 +25,7 @@ from controller.rules.api import JSON, Game
 from controller.startup import SetupError, StartupError, UnavailableError
 from hardware.leds import LedStrip, NeoPixelStrip, SimStrip
 from hardware.link_state import LinkState
-from hardware.profile import BoardProfile
+from hardware.profile import BoardProfile, builtin_profile_path
 from hardware.reeds import ReedBank, gpio_factories, mock_factories
 from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
 from vision.board_camera import SimBoardCamera
@@ -244,10 +244,17 @@ class TableBackends:
         """The reader of the board's camera spots, through the camera's calibration."""
         calibration = self.calibration
         if calibration is None:
+            # The game's own profile by the game's name; any other (a size, a Pico) by its file.
+            builtin = builtin_profile_path(self.game.info.profile)
+            which = (
+                f"--game {self.game.name}"
+                if Path(self.profile.source) == builtin
+                else f"--profile {self.profile.source}"
+            )
             raise UnavailableError(
                 f"the camera reads the {self.game.name} board through its calibration, and there "
-                f"is none: run `smartboard calibrate --image FRAME.jpg --game {self.game.name}`, "
-                "or enter the board on the dashboard with --no-camera"
+                f"is none: run `smartboard calibrate --image FRAME.jpg {which}`, or enter the "
+                "board on the dashboard with --no-camera"
             )
         contents = board_contents(self.game)
         if contents is None:

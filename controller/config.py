@@ -12,7 +12,7 @@ from typing import Any
 from controller.rules import GAMES, palette_roles
 from controller.web_access import check_token, parse_listen
 from hardware.leds import RGB
-from hardware.profile import builtin_profile_path, builtin_profiles
+from hardware.profile import ProfileError, profile_path
 from hardware.toml_files import read_toml, shown
 from vision.choices import SOURCES, VIEWS
 
@@ -71,7 +71,7 @@ class Config:
 
     def without_camera(self) -> Config:
         """No camera over the board: what it would read is entered on the dashboard, and the
-        rolls are typed in."""
+        rolls are typed in (as `[camera] backend = "dashboard"` has it)."""
         return replace(self, camera_backend="dashboard", dice_source="virtual")
 
     def replaying(self, folder: Path) -> Config:
@@ -187,14 +187,13 @@ def _build(data: dict[str, Any], source: str) -> Config:
         return value
 
     profile = text("table", "profile", MAX_PATH)
-    if profile and "/" not in profile and not profile.endswith(".toml"):
-        # A built-in profile by its name: hardware/profiles/NAME.toml.
-        if profile not in builtin_profiles():
-            raise ConfigError(
-                f"{source}: table.profile {shown(profile)} is no TOML file's path (.toml) and no "
-                f"built-in profile: {', '.join(builtin_profiles())}"
-            )
-        profile = str(builtin_profile_path(profile))
+    if profile:
+        try:
+            profile = str(profile_path(profile))
+        except ProfileError as error:
+            raise ConfigError(f"{source}: table.profile: {error}") from None
+    camera_backend = choice("camera", "backend", ("camera", "dashboard", "sim"))
+    dice_source = choice("dice", "source", ("camera", "virtual"))
     camera_source = choice("camera", "source", SOURCES)
     camera_device = text("camera", "device", MAX_PATH)
     if camera_source != "picamera2" and not camera_device:
@@ -229,7 +228,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000, "mA"),
         settle_s=number("session", "settle_s", 0, 60, "s"),
         blink_hz=number("session", "blink_hz", 0.1, 20, "Hz"),
-        camera_backend=choice("camera", "backend", ("camera", "dashboard", "sim")),
+        camera_backend=camera_backend,
         camera_fps=number("camera", "fps", 1, 120, "frames a second"),
         stable_frames=integer("camera", "stable_frames", 1, 100, "frames"),
         sim_noise=number("camera", "sim_noise", 0, 0.5),
@@ -243,7 +242,8 @@ def _build(data: dict[str, Any], source: str) -> Config:
         camera_retry_s=retry_s,
         camera_retry_max_s=retry_max_s,
         camera_calibration=Path(calibration) if calibration else None,
-        dice_source=choice("dice", "source", ("camera", "virtual")),
+        # No camera reads no dice either: they are typed in.
+        dice_source="virtual" if camera_backend == "dashboard" else dice_source,
         dice_view=choice("dice", "view", VIEWS),
         dice_stable_frames=integer("dice", "stable_frames", 1, 100, "frames"),
         dice_min_confidence=number("dice", "min_confidence", 0, 1),

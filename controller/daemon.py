@@ -62,6 +62,9 @@ EX_TEMPFAIL = 75
 """The daemon's exit status when its table cannot be reopened: the service restarts it."""
 
 JOURNAL_RETRY_S = 5.0
+COVERED_S = 3.0
+"""How long the camera may see pieces covered with nothing felt on them (a hand passing over)
+before the table says so."""
 """How often a journal that could not be written (a full disk) is tried again."""
 
 
@@ -177,6 +180,7 @@ class Daemon:
         self.settler = FrameSettler(self.config.stable_frames)
         # The latest frame of the board, if the camera could not read it surely: lit, and said.
         self.board_unsure: BoardReading | None = None
+        self._covered_since: float | None = None  # since when frames show pieces covered
         self.camera: BoardCamera | None = None
         self.sim_camera: SimBoardCamera | None = None
         # Replayed photos with no calibration are of the dice alone, not of the table: the
@@ -302,19 +306,26 @@ class Daemon:
         reeds = dict.fromkeys(sorted(self.debouncer.occupied()), PRESENT)
         return {**reeds, **self.camera_board}
 
-    def _seen_through(self, frame: Board) -> Board | None:
+    def _seen_through(self, frame: Board, now: float) -> Board | None:
         """A camera frame, where pieces on reeds hide spots from it (`Game.hidden`) and it sees
         nothing there, or a piece it cannot see (`HIDDEN`), with what the table saw there last:
-        hidden is not emptied. None if it sees a piece hidden where no piece on a reed stands
-        (a hand over it): that frame says nothing sure."""
+        hidden is not emptied. None if it sees a piece covered where no piece stands on a reed
+        (a hand over it): that frame says nothing sure, and if that lasts (something left
+        lying there, a pawn its reed does not feel) the spots are said and lit."""
+        if self.sim_camera is not None:
+            return frame  # the simulated or entered board: the truth, nothing hidden
         reeds = dict.fromkeys(self.debouncer.occupied(), PRESENT)
         under = self.game.hidden(reeds)
-        seen = {}
-        for spot, token in frame.items():
-            if token != HIDDEN:
-                seen[spot] = token
-            elif spot not in under:
-                return None
+        covered = tuple(sorted(s for s, t in frame.items() if t == HIDDEN and s not in under))
+        if covered:
+            if self._covered_since is None:
+                self._covered_since = now
+            elif now - self._covered_since >= COVERED_S and self.board_unsure is None:
+                why = f"covered, and no piece felt on the reed there: {', '.join(covered)}"
+                self.board_unsure = BoardReading({}, covered, (why,))
+            return None
+        self._covered_since = None
+        seen = {spot: token for spot, token in frame.items() if token != HIDDEN}
         for spot in under:
             if spot not in seen and spot in self.camera_board:
                 seen[spot] = self.camera_board[spot]
@@ -348,7 +359,7 @@ class Daemon:
         for deadline in (self.debouncer.next_deadline(), self.session.next_deadline(), next_ping):
             if deadline is not None:
                 deadlines.append(deadline)
-        if self.session.fixes(now):
+        if self.session.fixes(now) or self.board_unsure is not None:
             deadlines.append(now + 0.5 / self.config.blink_hz)
         if self._trouble() is not None:
             deadlines.append(next_flash_edge(now))
@@ -368,9 +379,9 @@ class Daemon:
         elif kind == "unsure":
             self.board_unsure = event[1]
         elif kind == "frame":
-            seen = self._seen_through(event[1])
+            seen = self._seen_through(event[1], now)
             if seen is None:
-                return  # a hand over a piece: skipped, like a blurred frame
+                return
             self.board_unsure = None
             settled = self.settler.feed(seen)
             if settled is not None:
@@ -561,7 +572,7 @@ class Daemon:
             alert(said[0], said[1], **said[2])
         unsure = self.board_unsure
         if unsure is not None:
-            spots = ", ".join(unsure.unsure)
+            spots = ", ".join(unsure.doubtful)
             why = "; ".join(unsure.problems) or "pieces half seen or out of place"
             alert(
                 f"the camera cannot read the board at {spots}: {why}",
@@ -674,7 +685,7 @@ class Daemon:
         unsure = self.board_unsure
         if unsure is None:
             return view
-        spots = frozenset(unsure.unsure)
+        spots = frozenset(unsure.doubtful)
         return View(view.roles | dict.fromkeys(spots, "fix"), view.blinking | spots)
 
     def _show(self, now: float) -> None:

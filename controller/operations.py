@@ -17,11 +17,20 @@ from controller.journal import JournalWriteError
 from controller.past_games import past_games, past_position, past_record, record_json
 from controller.requests import ANSWER_WITHIN_S
 from controller.rules import GAMES, get_game
-from controller.rules.api import JSON, PRESENT, UNSENSED, Action, IllegalActionError
+from controller.rules.api import (
+    CAMERA,
+    JSON,
+    PRESENT,
+    REED,
+    UNSENSED,
+    Action,
+    IllegalActionError,
+)
 from controller.rules.guide import LANGUAGES, guide
 from controller.seats import MAX_NAME, per_seat
 from controller.startup import StartupError
 from hardware.reeds import ReedBank
+from vision.board_camera import HIDDEN
 from vision.dice_sources import Face, VirtualDice
 
 if TYPE_CHECKING:
@@ -348,8 +357,10 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
         return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
     if lift and token is not None:
         return {"ok": False, "error": f"lift {spot} or lay {token!r} on it, not both"}
+    if token == HIDDEN:
+        return {"ok": False, "error": f"{HIDDEN!r} is what a camera says of a covered piece"}
     reeds = daemon.reeds
-    if daemon.game.spots()[spot] not in daemon.placeable:
+    if daemon.game.spots()[spot] in {REED, CAMERA} - daemon.placeable:
         return refused("on a real table the pieces are placed by hand", "real_table")
     if isinstance(reeds, ReedBank) and spot in reeds.channels:
         if token not in (None, PRESENT):

@@ -15,7 +15,7 @@ from controller.rules import get_game
 from controller.rules.api import Game, GameState, HistoryError
 from controller.rules.game_type import Option, OptionValue
 from controller.seats import Names, check_names, per_seat
-from hardware.profile import BoardProfile, builtin_profile_path, load_profile
+from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,18 @@ def _names(options: RunOptions, state: GameState) -> Names:
 def board_profile(config: Config, game: Game) -> BoardProfile:
     """The config's board profile, else the built-in one of the game's board."""
     path = config.profile or builtin_profile(game)
-    profile = load_profile(path, game.spots())
+    try:
+        profile = load_profile(path, game.spots())
+    except ProfileError as error:
+        # A profile of another board of this game (a size): say so, not which spots it lacks.
+        other = next((b for b in boards(game) if b is not game and _fits(path, b)), None)
+        if other is None:
+            raise
+        named = game.info.profile_for(game.default_options)
+        raise SetupError(
+            f"board profile {path} is for {_board(other)}, and this game is {_board(game)}: set "
+            f'[table] profile to one for it (built in: "{named}", or "{named}-serial")'
+        ) from error
     if profile.game != game.name:
         raise SetupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
     return profile
@@ -130,6 +141,23 @@ def builtin_profile(game: Game) -> Path:
     raise SetupError(
         f"{info.title} has no built-in board profile for {asked} (no {path}); "
         + (f"it has one for {' '.join(names)} {listed}" if have else "it has none")
+    )
+
+
+def _fits(path: Path, game: Game) -> bool:
+    try:
+        load_profile(path, game.spots())
+    except ProfileError:
+        return False
+    return True
+
+
+def _board(game: Game) -> str:
+    """The board options of `game` in words: "size 16"."""
+    return ", ".join(
+        f"{option.name} {game.default_options[option.name]}"
+        for option in game.info.options
+        if option.board
     )
 
 

@@ -178,6 +178,19 @@ def builtin_profiles() -> list[str]:
     )
 
 
+def profile_path(text: str) -> Path:
+    """A profile named as a TOML file's path, or as a built-in profile's name ("takeover-16");
+    ProfileError for a name that is neither, naming the built-in ones."""
+    if "/" in text or text.endswith(".toml"):
+        return Path(text)
+    if text not in builtin_profiles():
+        raise ProfileError(
+            f"{text!r} is no TOML file's path (.toml) and no built-in profile: "
+            + ", ".join(builtin_profiles())
+        )
+    return builtin_profile_path(text)
+
+
 def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:
     """Read and validate a profile against the spots its game uses (`Game.spots()`)."""
     data = read_toml(path, "board profile", ProfileError)

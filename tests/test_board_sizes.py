@@ -16,8 +16,11 @@ from conftest import REPO, fast_sim_config, options_in, wait_for
 from daemon_run import call, serving
 
 from controller import startup
+from controller.backends import UnavailableError
+from controller.cli import main
 from controller.cli.arguments import board_profile as cli_profile
 from controller.config import ConfigError, load_config
+from controller.daemon import Daemon
 from controller.past_games import past_games, past_position
 from controller.rules.api import CAMERA, JSON, REED
 from controller.rules.takeover import GAME
@@ -260,8 +263,10 @@ def test_a_new_game_of_another_size_reopens_the_table_on_its_profile(
     # A size whose profile cannot be read leaves the game as it was.
     daemon.config = replace(daemon.config, profile=builtin_profile_path("takeover-14"))
     refused = call(daemon, op="new", options={"size": 16}, abandon=True)
-    assert not refused["ok"] and "spots missing for game 'takeover': r0c14, " in refused["error"]
-    assert refused["error"].endswith(" and 60 more")  # of 120: the first say enough
+    assert not refused["ok"] and refused["error"].endswith(
+        "takeover-14.toml is for size 14, and this game is size 16: set [table] profile to one "
+        'for it (built in: "takeover-16", or "takeover-16-serial")'
+    )
     assert daemon.profile.name == "Hostile Takeover, 13x13 board"
 
 
@@ -304,3 +309,18 @@ def test_a_journal_of_another_size_resumes_on_its_board(tmp_path: Path) -> None:
     with serving(fast_sim_config(), options_in(tmp_path)) as daemon:
         assert daemon.profile.name == "Hostile Takeover, 14x14 board"
         assert len(daemon.game.board_rows()) == 14
+
+
+def test_a_larger_board_is_calibrated_by_its_own_profile(tmp_path: Path) -> None:
+    """With no calibration, a 16x16 table is told to calibrate its own profile, which the
+    commands take by its built-in name."""
+    config = replace(fast_sim_config(), camera_backend="camera", camera_source="opencv")
+    config = replace(config, camera_device=str(tmp_path / "none"))
+    daemon = Daemon(config, options_in(tmp_path, game="takeover", options={"size": 16}))
+    with pytest.raises(UnavailableError) as refused:
+        daemon.open()
+    daemon.close()
+    assert f"--profile {builtin_profile_path('takeover-16')}`" in str(refused.value)
+    out = tmp_path / "markers.pdf"
+    assert main(["markers", "--profile", "takeover-16", "--out", str(out)]) == 0
+    assert out.read_bytes().startswith(b"%PDF")

@@ -459,3 +459,14 @@ def test_camera_device_is_needed_by_opencv_and_replay(tmp_path: Path, source: st
 def test_camera_retry_ceiling_below_its_start(tmp_path: Path) -> None:
     _, message = config_error(tmp_path, "[camera]\nretry_s = 5\nretry_max_s = 2\n")
     assert "camera.retry_max_s must be at least camera.retry_s" in message
+
+
+def test_a_table_without_a_camera_types_its_rolls_in(tmp_path: Path) -> None:
+    """`[camera] backend = "dashboard"` is what --no-camera sets: no camera reads the dice
+    either, whatever [dice] source says."""
+    path = tmp_path / "config.toml"
+    path.write_text('[camera]\nbackend = "dashboard"\n[dice]\nsource = "camera"\n', "utf-8")
+    config = load_config(path)
+    assert (config.camera_backend, config.dice_source) == ("dashboard", "virtual")
+    flagged = load_config(None).without_camera()
+    assert (flagged.camera_backend, flagged.dice_source) == ("dashboard", "virtual")

@@ -7,6 +7,7 @@ import random
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -15,8 +16,8 @@ from conftest import wait_for
 from daemon_run import call, serving
 from map_photos import KIT, SIZE, Camera, Laid, drawing, laid, pawns, write_frames
 
-from controller.config import load_config
-from controller.daemon import RunOptions
+from controller.config import Config, load_config
+from controller.daemon import COVERED_S, Daemon, RunOptions
 from controller.rules import GAMES
 from controller.rules.api import PRESENT, Action, GameState, Layout
 from controller.rules.takeover import (
@@ -31,6 +32,7 @@ from controller.rules.takeover import (
 from controller.startup import board_profile
 from hardware.profile import BoardProfile
 from hardware.reeds import ReedBank
+from vision.board_camera import HIDDEN
 from vision.calibration import Calibration
 
 GAME = GAMES["takeover"]
@@ -74,6 +76,30 @@ class LiveCamera:
 
     def close(self) -> None:
         pass
+
+
+def camera_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, **changes: Any
+) -> tuple[Config, RunOptions, LiveCamera]:
+    """The simulated table's reeds under a camera that `LiveCamera` shows, calibrated."""
+    config = replace(
+        load_config(None).simulated(),
+        **{
+            "camera_backend": "camera",
+            "camera_source": "opencv",
+            "camera_fps": 20,
+            "stable_frames": 2,
+            "settle_s": 0.2,
+            **changes,
+        },
+    )
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    live = LiveCamera(board_profile(config, GAME), seed)
+    live.calibration().save(state_dir / "calibration.json")
+    monkeypatch.setattr("controller.backends.frame_source", lambda *args: live)
+    run = RunOptions(state_dir=state_dir, socket_path=state_dir / "control.sock", game="takeover")
+    return config, run, live
 
 
 def choose(state: TakeoverState, rng: random.Random, claimed: list[int]) -> Action:
@@ -124,22 +150,8 @@ def test_a_whole_game_is_read_from_the_camera_frames(
     """HT-1 to HT-6 on the table: tiles, buildings and spawns laid from the kit and read in the
     frames, pawns moved on the reeds, a claimed building swapped for its owner's colour, fights
     to the end; the journal holds the game the test played."""
-    profile_config = load_config(None).simulated()
-    config = replace(
-        profile_config,
-        camera_backend="camera",
-        camera_source="opencv",
-        camera_fps=20,
-        stable_frames=2,
-        settle_s=0.3,  # longer than the hands take to follow a roll
-        debounce_s=0.005,
-    )
-    state_dir = tmp_path / "state"
-    run = RunOptions(state_dir=state_dir, socket_path=state_dir / "control.sock", game="takeover")
-    state_dir.mkdir()
-    live = LiveCamera(board_profile(config, GAME), seed=3)
-    live.calibration().save(state_dir / "calibration.json")
-    monkeypatch.setattr("controller.backends.frame_source", lambda *args: live)
+    # The settle time is longer than the hands take to follow a roll.
+    config, run, live = camera_table(tmp_path, monkeypatch, 3, settle_s=0.3, debounce_s=0.005)
     rng = random.Random(5)
     ours: GameState = GAME.new_initial_state({"players": 2})
     claimed: list[int] = []
@@ -229,20 +241,7 @@ def test_a_map_that_cannot_be_is_said_and_lit_and_never_played(
 ) -> None:
     """A tile laid across another (HT-1) is no map: the frame is skipped, the status says which
     cells and why, they blink, and the game waits; the tile laid right is then played."""
-    config = replace(
-        load_config(None).simulated(),
-        camera_backend="camera",
-        camera_source="opencv",
-        camera_fps=20,
-        stable_frames=2,
-        settle_s=0.2,
-    )
-    state_dir = tmp_path / "state"
-    state_dir.mkdir()
-    live = LiveCamera(board_profile(config, GAME), seed=4)
-    live.calibration().save(state_dir / "calibration.json")
-    monkeypatch.setattr("controller.backends.frame_source", lambda *args: live)
-    run = RunOptions(state_dir=state_dir, socket_path=state_dir / "control.sock", game="takeover")
+    config, run, live = camera_table(tmp_path, monkeypatch, 4)
     tile = KIT["tile"]
     with serving(config, run) as daemon:
         for value in (9, 4):
@@ -262,3 +261,35 @@ def test_a_map_that_cannot_be_is_said_and_lit_and_never_played(
         live.show_pieces([Laid(tile, (4, 4), 0, (0, 0, 0))], [])
         wait_for(lambda: call(daemon, op="status")["details"]["tiles_placed"] == 1)
         assert said() == []
+
+
+def test_a_pawn_hides_the_cell_under_it_and_the_map_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pawn on its spawn (HT-4) hides the spawn's markers: a frame that sees nothing there, or
+    the cell covered, keeps the spawn; one that sees something else there is taken as it is. A
+    cell covered where no pawn stands is a hand passing: skipped, and said once it lasts."""
+    config, run, _live = camera_table(tmp_path, monkeypatch, 5)
+    daemon = Daemon(config, run)  # opened, not run: the test alone handles its events
+    daemon.open()
+    try:
+        daemon.camera_board = {"r2c2.map": "spawn:red", "r2c3.map": "tile"}
+        hidden = GAME.hidden({"r2c2": PRESENT, "r9c9": PRESENT, "r2c2.map": "tile"})
+        assert hidden == {"r2c2.map", "r9c9.map"}
+        daemon.debouncer.edge("r2c2", True, 0.0)
+        daemon.debouncer.poll(1.0)
+        seen = daemon._seen_through
+        assert seen({"r2c3.map": "tile"}, 0.0) == {"r2c3.map": "tile", "r2c2.map": "spawn:red"}
+        assert seen({"r2c2.map": "tile"}, 0.0) == {"r2c2.map": "tile"}
+        assert seen({"r2c2.map": HIDDEN}, 0.0) == {"r2c2.map": "spawn:red"}
+        assert seen({}, 0.0) == {"r2c2.map": "spawn:red"}
+        covered = {"r2c2.map": HIDDEN, "r2c3.map": HIDDEN}
+        assert seen(covered, 10.0) is None and daemon.board_unsure is None
+        assert seen(covered, 10.0 + COVERED_S) is None
+        assert daemon.board_unsure is not None and daemon.board_unsure.doubtful == ("r2c3.map",)
+        (alert,) = [a["text"] for a in daemon.alerts() if a["key"] == "board_unsure"]
+        assert "covered, and no piece felt on the reed there: r2c3.map" in alert
+        daemon._handle(("frame", {"r2c2.map": HIDDEN, "r2c3.map": "tile"}))
+        assert daemon.board_unsure is None
+    finally:
+        daemon.close()

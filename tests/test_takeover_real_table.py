@@ -18,7 +18,6 @@ from controller.rules.api import PRESENT
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import SimTable
 from hardware.profile import builtin_profile_path
-from vision.board_camera import HIDDEN
 from vision.table_reader import BoardReading
 
 GAME = GAMES["takeover"]
@@ -70,33 +69,6 @@ def test_without_a_camera_the_map_is_entered_on_the_dashboard(
             "r4c6": "tile",
             "r5c7": "tile",
         }
-
-
-def test_a_pawn_hides_the_cell_under_it_and_the_map_stays(tmp_path: Path, pico: SimTable) -> None:
-    """A pawn on its spawn (HT-4) hides the spawn's markers: a frame that sees nothing there
-    keeps the spawn, and one that sees something else there is taken as it is."""
-    config, run = no_camera_table(tmp_path, pico)
-    daemon = Daemon(config, run)  # opened, not run: the test alone handles its events
-    daemon.open()
-    try:
-        daemon.camera_board = {"r2c2.map": "spawn:red", "r2c3.map": "tile"}
-        hidden = GAME.hidden({"r2c2": PRESENT, "r9c9": PRESENT, "r2c2.map": "tile"})
-        assert hidden == {"r2c2.map", "r9c9.map"}
-        daemon.debouncer.edge("r2c2", True, 0.0)
-        daemon.debouncer.poll(1.0)
-        assert daemon._seen_through({"r2c3.map": "tile"}) == {
-            "r2c3.map": "tile",
-            "r2c2.map": "spawn:red",
-        }
-        assert daemon._seen_through({"r2c2.map": "tile"}) == {"r2c2.map": "tile"}
-        # The camera's reader sees the spawn's cell covered: under the pawn, it is the spawn; a
-        # covered cell with no pawn on it is under a hand, and the frame says nothing sure.
-        assert daemon._seen_through({"r2c2.map": HIDDEN}) == {"r2c2.map": "spawn:red"}
-        assert daemon._seen_through({"r2c3.map": HIDDEN}) is None
-        # Off the pawn's cell, nothing seen is nothing there.
-        assert daemon._seen_through({}) == {"r2c2.map": "spawn:red"}
-    finally:
-        daemon.close()
 
 
 def test_a_map_the_camera_cannot_read_is_lit_and_said_and_changes_nothing(

@@ -166,10 +166,7 @@ class BoardFrames:
     def unsure(self) -> tuple[str, ...]:
         """The spots read unsure in the latest frame, but for those merely hidden."""
         with self._lock:
-            seen = self._seen
-        if seen is None:
-            return ()
-        return tuple(spot for spot in seen.unsure if spot not in seen.hidden)
+            return () if self._seen is None else self._seen.doubtful
 
     @property
     def seen(self) -> Board:

@@ -63,6 +63,11 @@ class BoardReading:
     """Unsure spots where a piece lies whose marker there is hidden (a pawn, a hand), so that
     what may lie on it is unseen: a map's pieces, not a problem."""
 
+    @property
+    def doubtful(self) -> tuple[str, ...]:
+        """The unsure spots but for those merely hidden: what is wrong with the frame."""
+        return tuple(spot for spot in self.unsure if spot not in self.hidden)
+
 
 class BoardReader(Protocol):
     def read(self, image: Image) -> BoardReading: ...

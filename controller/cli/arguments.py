@@ -19,6 +19,7 @@ from hardware.profile import (
     builtin_profile_path,
     load_profile,
     parse_profile,
+    profile_path,
 )
 from hardware.toml_files import read_toml
 
@@ -105,6 +106,13 @@ def _option(game: Game, item: str) -> tuple[str, Any]:
     return key, text
 
 
+def _profile_argument(text: str) -> Path:
+    try:
+        return profile_path(text)
+    except ProfileError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_profile_choice(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--config",
@@ -119,7 +127,11 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
         help="use this game's built-in board profile (default: the config's game and profile)",
     )
     which.add_argument(
-        "--profile", type=Path, metavar="FILE", help="use this board profile (TOML) instead"
+        "--profile",
+        type=_profile_argument,
+        metavar="FILE",
+        help="use this board profile instead: a TOML file, or a built-in profile's name (the "
+        "files of hardware/profiles/, without .toml)",
     )
 
 
