@@ -206,6 +206,7 @@ class Daemon:
                     self.reeds.drive(spot, True)
         if self.sim_camera is not None:
             self.sim_camera.show(self.session.expected)
+        self._followed = self._expected_seen()
         self.events.discard()  # the edges of the pins just set up
         # A microcontroller debounces its reeds before it reports them.
         debounce = 0.0 if isinstance(self.reeds, SerialReedBank) else self.config.debounce_s
@@ -465,10 +466,30 @@ class Daemon:
         hands, which lay what the dice ask for."""
         if self.bots is not None or not self.placeable:
             return
+        camera = self.sim_camera
         if reeds and self.simulated and isinstance(self.reeds, ReedBank):
-            lay_out(self.reeds, self.sim_camera, self.session.expected)
-        elif self.sim_camera is not None:
-            self.sim_camera.show(self.session.expected)
+            lay_out(self.reeds, camera, self.session.expected)
+        elif camera is not None and self.simulated:
+            camera.show(self.session.expected)
+        elif camera is not None:
+            # The board entered by hand takes only what the game changed since: what the
+            # players were entering meanwhile (a tile's first cells) stays.
+            expected, board = self._expected_seen(), camera.truth
+            for spot in expected.keys() | self._followed.keys():
+                if expected.get(spot) != self._followed.get(spot):
+                    if spot in expected:
+                        board[spot] = expected[spot]
+                    else:
+                        board.pop(spot, None)
+            camera.show(board)
+            self._followed = expected
+
+    def _expected_seen(self) -> Board:
+        """What the game expects on the camera's spots."""
+        camera = self.sim_camera
+        if camera is None:
+            return {}
+        return {s: t for s, t in self.session.expected.items() if s in camera.spots}
 
     def new_game(
         self, now: float, name: object = None, options: object = None, names: object = None

@@ -210,6 +210,7 @@ def _still(record: Record, state: GameState) -> dict[str, Any]:
         "paused": False,
         "sim": False,  # nothing on it to click
         "placeable": [],
+        "correctable": False,
         "trouble": None,
         "alerts": [],
         "marks": role_marks(),

@@ -107,10 +107,16 @@ class Session:
         self.say(f"dice {', '.join(map(str, values))}: {', '.join(ids)}", "dice", actions=ids)
         return actions
 
+    @property
+    def correctable(self) -> bool:
+        """The last dice reading may still be corrected: nothing has been played since."""
+        reading = self._last_reading
+        return reading is not None and sum(reading) == len(self.state.actions())
+
     def correct_dice(self, values: Sequence[int | str], now: float) -> list[Action]:
         """Replace the last dice reading, as long as nothing has been played since."""
         reading = self._last_reading
-        if reading is None or reading[0] + reading[1] != len(self.state.actions()):
+        if reading is None or not self.correctable:
             raise IllegalActionError("no dice reading to correct: the last roll has been played on")
         before, count = reading
         earlier = self.game.replay(self.state.history()[:before], self.state.options)

@@ -147,6 +147,7 @@ def table_snapshot(
         if wanted is None
         else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
         "log": [a.id for a in state.actions()],
+        "correctable": session.correctable,
         "result": game.result(state),
         "message": session.message,
         "note": session.note,

@@ -62,12 +62,15 @@ def test_without_a_camera_the_map_is_entered_on_the_dashboard(
         # A reed is felt, never entered: the pawn is the player's hand's to put down.
         refused = call(daemon, op="place", spot="r0c0", token=PRESENT)
         assert (refused["ok"], refused["key"]) == (False, "real_table")
-        # Blue's tile taken by name lies on the entered map at once, as a hand would lay it.
+        # Blue's tile taken by name lies on the entered map at once, as a hand would lay it;
+        # the first cell of another tile, entered meanwhile, stays where it was entered.
+        assert call(daemon, op="place", spot="r8c4.map", token="tile")["ok"]
         assert call(daemon, op="act", id="place_tile:r4c6")["ok"]
         entered = daemon.sim_camera.truth if daemon.sim_camera is not None else {}
-        assert {cell: entered.get(f"{cell}.map") for cell in ("r4c6", "r5c7")} == {
+        assert {cell: entered.get(f"{cell}.map") for cell in ("r4c6", "r5c7", "r8c4")} == {
             "r4c6": "tile",
             "r5c7": "tile",
+            "r8c4": "tile",
         }
 
 

@@ -469,6 +469,17 @@ def test_a_spawn_next_to_a_large_building_is_refused(tmp_path: Path) -> None:
     )
 
 
+def test_a_building_or_spawn_off_the_tiles_is_refused_naming_its_cells(tmp_path: Path) -> None:
+    """HT-2, HT-4: they lie on tiles; on the bare board (r11c11: the set-up's tiles cover rows 0-7
+    and columns 0-9) they are named as off the tiles, not as a tile out of place."""
+    for token in ("small:none", "spawn:red"):
+        session = start_session(tmp_path / token, set_up(spawns=None), settle=1.0)
+        session.on_layout(with_map(session.expected, r11c11=token), 0.0)
+        assert (
+            session.message == "illegal map: a building or spawn off the tiles (HT-2, HT-4): r11c11"
+        )
+
+
 def test_explain_is_silent_for_the_expected_map_and_a_legal_one() -> None:
     state = set_up(spawns=None, buildings=2)
     expected = GAME.layout(state)

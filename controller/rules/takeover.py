@@ -1147,6 +1147,15 @@ class TakeoverGame(Game):
         if seen == expected:
             return None
         tiles, buildings, spawns = _sensed_map(s, seen)
+        # HT-2, HT-4: buildings and spawns lie on tiles already placed, never on the bare board.
+        laid_on = {c for b in buildings for c in b.cells} | set(spawns)
+        if laid_on - s.tiles:
+            return _problem(
+                "a building or spawn off the tiles (HT-2, HT-4)",
+                "off_tiles",
+                laid_on - s.tiles,
+                grid,
+            )
         if s.tiles and tiles - s.tiles:
             # HT-1: a new tile shares a cell edge with one already placed.
             new = tiles - s.tiles

@@ -225,7 +225,7 @@ function drawResult() {
 }
 
 function drawFixes() {
-  const fixes = Object.entries(snap.spots).filter(([, spot]) => spot.fix);
+  const fixes = Object.entries(snap.spots).filter(([, spot]) => handFix(spot));
   $("fixes").hidden = fixes.length === 0;
   $("fixes").querySelector("ul").replaceChildren(
     ...fixes.map(([id, spot]) =>
@@ -308,6 +308,8 @@ function drawDice() {
   const wanted = snap.dice_wanted;
   const seen = snap.dice_seen ?? [];
   $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.log.length;
+  // A misread roll is corrected until something is played on it, and only then.
+  $("correct-form").hidden = !snap.correctable;
   $("dice-seen").replaceChildren(
     seen.length ? t("seen") : snap.camera ? t("nothing_seen") : "",
     ...seen.map((die) => dieFace(die.value, `${Math.round(die.confidence * 100)} %`)),

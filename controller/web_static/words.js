@@ -17,7 +17,7 @@ Object.assign(STRINGS.en, {
   note_dice_refused: "Dice not applied: {why}",
   note_journal_back: "The game record can be written again: the game goes on",
   note_paused: "Paused: the table ignores the pieces until the game resumes",
-  put_back: "Put the {thing} back on {place}",
+  put_back: "Put the {thing} on {place}",
   take_off: "Take the {thing} off {place}",
   put_instead: "Put the {thing} on {place} instead of the {other}",
   dice_one: "the {kind}",
@@ -39,7 +39,7 @@ Object.assign(STRINGS.fr, {
   note_dice_refused: "Dés non appliqués : {why}",
   note_journal_back: "L’enregistrement de la partie fonctionne à nouveau : la partie continue",
   note_paused: "En pause : la table ignore les pièces jusqu’à la reprise",
-  put_back: "Remettez sur {place} : {thing}",
+  put_back: "Posez sur {place} : {thing}",
   take_off: "Enlevez de {place} : {thing}",
   put_instead: "Sur {place} : {thing} au lieu de {other}",
   dice_one: "le {kind}",
@@ -198,7 +198,13 @@ function optionName(game, name) {
   return words?.[lang]?.[name] ?? words?.en?.[name] ?? readable(name);
 }
 
-// What a hand must do to put a spot right: "Put the akuma back on 8".
+// A spot to put right whose piece differs from the game's: one lit only because the game names
+// it at fault shows as it should, and has nothing for a hand to change there.
+function handFix(spot) {
+  return spot.fix && (spot.sensed ?? null) !== (spot.expected ?? null);
+}
+
+// What a hand must do to put a spot right: "Put the akuma on 8".
 function fixText(id, spot) {
   const dot = id.indexOf(".");
   const place = dot > 0 ? id.slice(0, dot) : id;
@@ -219,7 +225,7 @@ function diceText(wanted) {
 
 // The header: whose turn it is and what the table waits for, or the first thing to put right.
 function headerText(snap) {
-  const fix = Object.entries(snap.spots).find(([, spot]) => spot.fix);
+  const fix = Object.entries(snap.spots).find(([, spot]) => handFix(spot));
   if (fix) return fixText(...fix);
   if (!snap.to_move) return "";
   const prompt = lookup("prompts", snap.details?.phase);
