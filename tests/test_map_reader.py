@@ -232,4 +232,9 @@ def test_cli_kit_writes_the_pdf_at_the_profiles_cell_size(
     assert "one square cell size, and its camera cells are 30 x 28 mm, 30 x 30 mm" in (
         capsys.readouterr().err
     )
-    assert not (tmp_path / "a.pdf").exists() and not (tmp_path / "b.pdf").exists()
+    big = tmp_path / "big.toml"
+    bigger = text.replace("cell_mm = 30", "cell_mm = 100").replace("[400, 400]", "[1240, 1240]")
+    big.write_text(bigger, encoding="utf-8")
+    assert main(["kit", "--profile", str(big), "--out", str(tmp_path / "c.pdf")]) == 78
+    assert "a piece of 2 x 2 cells of 100 mm is larger than an A4 page" in capsys.readouterr().err
+    assert not any((tmp_path / name).exists() for name in ("a.pdf", "b.pdf", "c.pdf"))

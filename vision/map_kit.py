@@ -1,9 +1,10 @@
 """The printed map kit of a board the camera reads cell by cell, and the markers of its pieces.
 
-A game that builds its board from printed pieces (tiles, buildings, spawns) declares them once;
-the daemon hands them here as plain `Piece`s. Every cell of every piece carries a marker of its
-own, printed upright with the piece: one marker seen gives the piece, which of its cells it is
-and how the piece is turned, so a piece stays readable while a pawn or a hand covers the rest.
+A game that builds its board from printed pieces (laid on the board, and on each other) declares
+them once; the daemon hands them here as plain `Piece`s. Every cell of every piece carries a
+marker of its own, printed upright with the piece: one marker seen gives the piece, which of its
+cells it is and how the piece is turned, so a piece stays readable while a pawn or a hand covers
+the rest.
 
 Marker ids are stable: the pieces keep their declared order and piece k's cells take the ids
 after those of pieces 0..k-1, in reading order. The markers are 6x6 ArUco markers, a family of

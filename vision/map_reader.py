@@ -8,8 +8,8 @@ every cell the piece covers: markers of one piece laid once agree on that *place
 
 A cell reads the token of the top piece covering it. Where a piece's own marker is hidden (a
 pawn, a hand) the cell still reads it from its other markers, if nothing could lie on it unseen
-(a piece of the kit's top layer); a lower piece whose marker there is hidden (a tile under a
-pawn: a spawn may lie between) leaves the cell *hidden*: unsure, and named in `hidden`.
+(a piece of the kit's top layer); a lower piece whose marker there is hidden (under a pawn, a
+top piece may lie between) leaves the cell *hidden*: unsure, and named in `hidden`.
 
 Anything that does not make one consistent map leaves the cells involved unsure, with a
 sentence in `problems`, and is never guessed: a marker between cells or turned off a quarter,
@@ -102,7 +102,11 @@ class MapCells:
         self.top = min(r.y + r.h / 2 for r in regions.values())
         self.spots: dict[Cell, str] = {}
         for spot, r in regions.items():
-            self.spots[self._cell(r.x + r.w / 2, r.y + r.h / 2)] = spot
+            other = self.spots.setdefault(self._cell(r.x + r.w / 2, r.y + r.h / 2), spot)
+            if other != spot:
+                raise BoardReaderError(
+                    f"the board profile puts {other} and {spot} on one cell of the grid"
+                )
         # The straightened board: table mm -> pixels of an image of the board and a margin.
         x0 = min(r.x for r in regions.values()) - MARGIN * self.pitch
         y0 = min(r.y for r in regions.values()) - MARGIN * self.pitch

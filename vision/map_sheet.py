@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.image_files import Image
-from vision.map_kit import MARKER_SHARE, QUIET_SHARE, Piece, dictionary
+from vision.map_kit import MARKER_SHARE, QUIET_SHARE, KitError, Piece, dictionary
 from vision.marker_sheet import DPI, FONT, PAGE_MM, pdf_bytes, px, scale_bar, shelves
 
 MARGIN_MM = 10.0
@@ -51,7 +51,10 @@ def sheet_layout(pieces: Sequence[Piece], cell_mm: float) -> list[list[Placed]]:
     sizes = [(piece.cells[0] * cell_mm, piece.cells[1] * cell_mm) for piece in copies]
     for piece, (width, height) in zip(copies, sizes, strict=True):
         if width > PAGE_MM[0] - 2 * MARGIN_MM or height > bottom(0) - top:
-            raise ValueError(f"piece {piece.token!r} at {cell_mm:g} mm a cell is larger than A4")
+            raise KitError(
+                f"a piece of {piece.cells[0]} x {piece.cells[1]} cells of {cell_mm:g} mm is "
+                "larger than an A4 page"
+            )
     return [
         [Placed(copies[i], x, y) for i, x, y in page]
         for page in shelves(sizes, MARGIN_MM, top, bottom, GAP_MM)

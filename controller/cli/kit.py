@@ -16,8 +16,8 @@ def add_commands(commands: Commands) -> None:
     kit = commands.add_parser(
         "kit",
         help="write the printed pieces of a game whose map the camera reads, a PDF",
-        description="Write every printed piece of a game whose map the camera reads (its tiles "
-        "and the tokens laid on them) on A4 pages, at the cell size of the board profile, each "
+        description="Write every printed piece of a game whose map the camera reads (laid on the "
+        "board, and on each other) on A4 pages, at the cell size of the board profile, each "
         "cell with its ArUco marker. Print at 100 % on card stock, check the 100 mm bar on the "
         "first page with a ruler, and cut on the lines.",
     )
@@ -58,6 +58,8 @@ def _kit(args: argparse.Namespace) -> int:
         pages = write_map_sheet(pieces, pitch, game.title, args.out)
     except OSError as error:
         raise CommandError(f"cannot write {args.out}: {error.strerror}") from None
+    except KitError as error:
+        raise CommandError(f"board profile {profile.source}: {error}", EX_CONFIG) from None
     count = sum(piece.copies for piece in pieces)
     print(
         f"wrote the {game.title} map kit ({count} pieces, {pitch:g} mm cells) on {pages} pages "
