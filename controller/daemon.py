@@ -439,7 +439,8 @@ class Daemon:
             self.session.say(f"dice not applied: {why}", "dice_refused", why=why)
             return
         try:
-            self.session.on_dice(reading.values, now)
+            source = "read" if reading.source == "camera" else reading.source
+            self.session.on_dice(reading.values, now, source)
         except IllegalActionError as error:
             self.session.say(f"dice not applied: {error}", "dice_refused", why=str(error))
             log.warning("%s", self.session.message)

@@ -67,7 +67,8 @@ class Damage:
 
     def sentence(self) -> str:
         """What the players are told: the game went back to before these records."""
-        lost = "the last move" if self.records == 1 else f"the last {self.records} moves"
+        # A move may be followed by the record of the roll it came from: records, not moves.
+        lost = "the last move" if self.records == 1 else f"the last {self.records} records"
         where = f"kept in {self.kept}" if self.kept is not None else self.reason
         return f"{lost} could not be read back ({where}); check the board"
 
@@ -299,12 +300,17 @@ class Journal:
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])
 
-    def append_actions(self, actions: Sequence[JSON], retract: int = 0) -> None:
+    def append_actions(
+        self, actions: Sequence[JSON], retract: int = 0, dice: JSON | None = None
+    ) -> None:
         """Record `actions` applied, after retracting the last `retract` (a misread roll being
-        corrected): all of them or, if the write fails, none."""
+        corrected), and the `dice` roll they came from (controller/dice_stats.py): all of them
+        or, if the write fails, none."""
         tag: JSON = {} if self.request is None else {"request": self.request}
         bodies: list[JSON] = [{"retract": retract}] if retract else []
         bodies += [{"action": a} | tag for a in actions]
+        if dice is not None:
+            bodies.append({"dice": dice})
         self._write(b"".join(_encode(body) for body in bodies))
 
     def probe(self) -> None:

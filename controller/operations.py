@@ -217,9 +217,10 @@ FACES_HELP = "die faces, e.g. 3 4, or voyage"
 )
 def _roll(daemon: Daemon, request: JSON, now: float) -> JSON:
     values = request.get("values")
+    source = "typed" if daemon.unsure is None else "corrected"  # typed over an unsure reading
     if values is None and daemon.simulated:
-        values = _random_roll(daemon)
-    applied = daemon.session.on_dice(_faces(values), now)
+        values, source = _random_roll(daemon), "virtual"
+    applied = daemon.session.on_dice(_faces(values), now, source)
     daemon.unsure = None
     return _applied(applied)
 
@@ -261,7 +262,7 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
     unsure = daemon.unsure
     if unsure is None:
         return {"ok": False, "error": "no unsure dice reading to confirm"}
-    applied = daemon.session.on_dice(unsure.values, now)
+    applied = daemon.session.on_dice(unsure.values, now, "confirmed")
     daemon.unsure = None
     return _applied(applied)
 

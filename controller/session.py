@@ -97,11 +97,15 @@ class Session:
         self.sensed = dict(sensed)
         self._reconcile(now)
 
-    def on_dice(self, values: Sequence[int | str], now: float) -> list[Action]:
-        """Apply a settled dice reading as the chance outcome (and AK-3-like choices it implies)."""
+    def on_dice(
+        self, values: Sequence[int | str], now: float, source: str = "typed"
+    ) -> list[Action]:
+        """Apply a settled dice reading as the chance outcome (and AK-3-like choices it implies).
+        `source`: how the roll came (`ROLL_SOURCES`), journalled with it for the dice's record."""
         before = len(self.state.actions())
         actions = self.game.dice_actions(self.state, values)
-        self._apply(actions, now)
+        self._commit(actions, self._roll(values, source))
+        self._reconcile(now)
         self._last_reading = (before, len(actions))
         ids = [a.id for a in actions]
         self.say(f"dice {', '.join(map(str, values))}: {', '.join(ids)}", "dice", actions=ids)
@@ -124,7 +128,8 @@ class Session:
         trial = earlier.clone()
         for action in actions:
             trial.apply(action)
-        self.journal.append_actions([a.to_json() for a in actions], retract=count)
+        roll = self._roll(values, "corrected", earlier)
+        self.journal.append_actions([a.to_json() for a in actions], retract=count, dice=roll)
         self.state = trial
         self._last_reading = (before, len(actions))
         self._changed()
@@ -441,12 +446,25 @@ class Session:
         self._commit(actions)
         self._reconcile(now)
 
-    def _commit(self, actions: Sequence[Action]) -> None:
-        """Journal and play actions; one that is illegal raises with nothing changed."""
+    def _roll(
+        self, values: Sequence[int | str], source: str, state: GameState | None = None
+    ) -> JSON:
+        """The journal's record of a roll: its kind of dice, faces and source."""
+        if source not in ROLL_SOURCES:
+            raise ValueError(f"a roll comes {' or '.join(ROLL_SOURCES)}, not {source!r}")
+        state = self.state if state is None else state
+        wanted = None if state.is_terminal() else self.game.dice_wanted(state)
+        kinds = self.game.dice_kinds
+        kind = wanted.kind if wanted is not None else kinds[0] if len(kinds) == 1 else None
+        return {"kind": kind, "values": list(values), "source": source}
+
+    def _commit(self, actions: Sequence[Action], roll: JSON | None = None) -> None:
+        """Journal and play actions (with the `roll` they came from); one that is illegal raises
+        with nothing changed."""
         trial = self.state.clone()
         for action in actions:
             trial.apply(action)
-        self.journal.append_actions([a.to_json() for a in actions])
+        self.journal.append_actions([a.to_json() for a in actions], dice=roll)
         self.state = trial
         self._last_reading = None
         for action in actions:
@@ -462,6 +480,10 @@ class Session:
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
 
+
+ROLL_SOURCES = ("read", "confirmed", "corrected", "typed", "virtual")
+"""How a roll came: read by the camera, read unsure and confirmed as read, typed over a misread
+(or unsure) reading, typed with no reading, or rolled by the software (the simulated table)."""
 
 NEAREST = 8
 """How many legal ids a refusal names: a position may have over a thousand."""

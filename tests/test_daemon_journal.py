@@ -55,7 +55,8 @@ def test_a_damaged_last_move_is_kept_aside_and_said_until_play_goes_on(tmp_path:
     first.close()
     path = tmp_path / JOURNAL
     rows = path.read_bytes().split(b"\n")
-    rows[-2] = rows[-2].replace(b'"total":4', b'"total":5')  # a flipped byte in a whole record
+    assert b'"dice"' in rows[-2]  # the roll's own record follows its move
+    rows[-3] = rows[-3].replace(b'"total":4', b'"total":5')  # a flipped byte in a whole record
     path.write_bytes(b"\n".join(rows))
 
     daemon = Daemon(fast_sim_config(), options_in(tmp_path))
@@ -63,10 +64,10 @@ def test_a_damaged_last_move_is_kept_aside_and_said_until_play_goes_on(tmp_path:
     try:
         assert [a.id for a in daemon.session.state.actions()] == ["choose_dice:2"]
         (kept,) = tmp_path.glob("journal.damaged-*")
-        assert kept.read_bytes() == rows[-2] + b"\n"
-        alert = f"the last move could not be read back (kept in {kept}); check the board"
+        assert kept.read_bytes() == rows[-3] + b"\n" + rows[-2] + b"\n"
+        alert = f"the last 2 records could not be read back (kept in {kept}); check the board"
         assert daemon.status(0.0)["alerts"] == [alert]
-        said = {"records": 1, "where": str(kept)}  # for the page to say in French too
+        said = {"records": 2, "where": str(kept)}  # for the page to say in French too
         assert daemon.snapshot(0.0)["alerts"] == [
             {"text": alert, "key": "journal_damage", "params": said}
         ]

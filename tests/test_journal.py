@@ -287,7 +287,9 @@ def test_damage_in_the_middle_is_kept_aside_from_there_on(
     assert record.damage is not None
     assert record.damage.reason.startswith(f"{path}:3: {reason}")
     assert record.damage.records == 3
-    assert record.damage.sentence().startswith(f"the last 3 moves could not be read back ({path}:3")
+    assert record.damage.sentence().startswith(
+        f"the last 3 records could not be read back ({path}:3"
+    )
     resumed = Journal(path.parent)
     assert resumed.recover().history() == ACTIONS[:1]
     resumed.close()

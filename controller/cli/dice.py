@@ -95,6 +95,17 @@ def add_commands(commands: Commands) -> None:
         help="a photo of one die, its face (and colour) named in its file name, as above",
     )
     learn.set_defaults(command=_dice_learn)
+    stats = dice_sub.add_parser(
+        "stats",
+        help="are your dice fair? each face's count and a chi-square test, from the games played",
+        description="Count the faces of every roll of real dice the table's games recorded (read "
+        "by the camera, confirmed, corrected or typed in; not those the software rolled), per "
+        "game, kind of dice and die, and test each tally against fair dice (Pearson's "
+        "chi-square). A warning is given only on strong evidence (p < 0.01) over enough rolls.",
+    )
+    add_state_dir(stats)
+    stats.add_argument("--json", action="store_true", help="print one JSON list of tallies")
+    stats.set_defaults(command=_dice_stats)
 
 
 def _dice_read(args: argparse.Namespace) -> int:
@@ -235,3 +246,24 @@ def _ask(question: str, choices: Sequence[str]) -> str:
         if answer in choices:
             return answer
         print(f"one of: {', '.join(choices)}")
+
+
+def _dice_stats(args: argparse.Namespace) -> int:
+    import json
+
+    from controller.dice_stats import tallies
+
+    found = tallies(args.state_dir or default_state_dir())
+    if args.json:
+        print(json.dumps([tally.to_json() for tally in found]))
+        return 0
+    if not found:
+        print("no rolls of real dice recorded yet")
+        return 0
+    for tally in found:
+        shown = zip(tally.faces, tally.counts, strict=True)
+        counts = "  ".join(f"{face}: {n}" for face, n in shown)
+        verdict = tally.verdict()
+        mark = "!" if verdict["warn"] else " "
+        print(f"{mark} {tally.game}: {verdict['text']}\n    {counts}")
+    return 0
