@@ -72,22 +72,13 @@ class Tally:
         face, count = max(
             zip(self.faces, self.counts, strict=True), key=lambda fc: abs(fc[1] - expected)
         )
-        often = "too often" if count > expected else "too rarely"
+        often = "often" if count > expected else "rarely"
         text = (
-            f"{who} shows {face} {often}: p = {p:.3f} over {n} rolls ({count} times, a fair die "
-            f"{expected:.0f} \u00b1 {spread:.0f})"
+            f"{who} shows {face} too {often}: p = {p:.3f} over {n} rolls ({count} times, a fair "
+            f"die {expected:.0f} \u00b1 {spread:.0f})"
         )
-        return _said(
-            text,
-            "biased",
-            True,
-            who=who,
-            face=face,
-            often=often,
-            p=round(p, 4),
-            rolls=n,
-            count=count,
-        )
+        params = {"who": who, "face": face, "p": round(p, 4), "rolls": n, "count": count}
+        return _said(text, f"biased_{often}", True, **params)
 
     def to_json(self) -> JSON:
         test = self.chi_square()
@@ -125,8 +116,15 @@ def tallies(state_dir: Path) -> list[Tally]:
     return out
 
 
-def _rolls(state_dir: Path) -> Iterator[tuple[str, JSON]]:
-    """The rolls of real dice in each journal, a corrected roll in place of the one it mends."""
+def sources(state_dir: Path) -> dict[str, int]:
+    """How many rolls came each way (read, confirmed, corrected, typed, virtual)."""
+    counted = Counter(str(roll.get("source")) for _, roll in _rolls(state_dir, real=False))
+    return dict(sorted(counted.items()))
+
+
+def _rolls(state_dir: Path, real: bool = True) -> Iterator[tuple[str, JSON]]:
+    """The rolls in each journal (of real dice only, if `real`), a corrected roll in place of
+    the one it mends."""
     paths = [*sorted(state_dir.glob(KEPT.format("*"))), state_dir / JOURNAL]
     for path in paths:
         if not path.is_file():
@@ -142,7 +140,7 @@ def _rolls(state_dir: Path) -> Iterator[tuple[str, JSON]]:
             roll = entry.get("dice")
             if isinstance(roll, dict):
                 rolls.append(roll)
-        yield from ((record.game, roll) for roll in rolls if roll.get("source") in REAL)
+        yield from ((record.game, roll) for roll in rolls if not real or roll.get("source") in REAL)
 
 
 def _faces(kind: str) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from controller.dice_stats import sources, tallies
 from controller.journal import JournalWriteError
 from controller.past_games import past_games, past_position, past_record, record_json
 from controller.requests import ANSWER_WITHIN_S
@@ -148,6 +149,21 @@ def _record(daemon: Daemon, request: JSON, now: float) -> JSON:
 )
 def _games(daemon: Daemon, request: JSON, now: float) -> JSON:
     return {"ok": True, "games": past_games(daemon.options.state_dir)}
+
+
+@operation(
+    "dice_stats",
+    "are the dice fair? each die's faces over the games played, tested against fair dice, and "
+    "how the rolls came (read, confirmed, corrected, typed)",
+    dashboard="get",
+)
+def _dice_stats(daemon: Daemon, request: JSON, now: float) -> JSON:
+    state_dir = daemon.options.state_dir
+    return {
+        "ok": True,
+        "tallies": [tally.to_json() for tally in tallies(state_dir)],
+        "sources": sources(state_dir),
+    }
 
 
 @operation(

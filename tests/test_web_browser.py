@@ -362,3 +362,23 @@ def test_a_refusal_is_said_in_the_players_language(page: Page, tmp_path: Path) -
         expect(page.locator("#alerts li")).to_have_text(
             "Le contr\u00f4leur des capteurs (Pico) ne r\u00e9pond pas sur /dev/ttyACM0 : x"
         )
+
+
+def test_the_dice_record_counts_the_rolls_typed_in(page: Page, tmp_path: Path) -> None:
+    """Issue 22: a roll typed in counts in "Your dice", face by face, with a verdict in the
+    player's language; the rolls the table makes up itself do not."""
+    with dashboard(tmp_path, "--game", "akuma") as table:
+        page.goto(table.page)
+        expect(page.locator("#dice-record-none")).to_be_visible()
+        page.evaluate('post("act", { id: "choose_dice:2" })')
+        page.evaluate('post("roll", { values: [3, 5] })')
+        die = page.locator("#dice-tallies li")
+        expect(die).to_have_count(1)
+        expect(die.locator(".verdict")).to_have_text(
+            "2 rolls: too few to tell (at least 30 needed)"
+        )
+        expect(die.locator(".bar")).to_have_count(6)
+        expect(die.locator('.bar[title="5: 1"]')).to_have_count(1)
+        expect(page.locator("#dice-sources")).to_have_text("Rolls so far: 1 \u2014 typed in 100 %")
+        page.locator("#lang").select_option("fr")
+        expect(die.locator(".verdict")).to_have_text(re.compile("^2 lancers : trop peu"))

@@ -463,6 +463,7 @@ function drawAlerts() {
 function render() {
   if (!snap) return;
   drawPast(); // while a past game is replayed, snap is its position (past.js)
+  drawDiceRecord(); // in the page's language (dicestats.js)
   drawAlerts();
   drawTurn();
   drawBoard();
@@ -505,6 +506,7 @@ function connect() {
     const live = JSON.parse(event.data);
     $("offline").hidden = true;
     soundCues(live); // sound.js
+    followDice(live); // the dice record, fetched again after a roll (dicestats.js)
     if (keptAside(live)) return; // a past game is on the board (past.js)
     // A place tapped in another game or position is no longer the player's choice.
     if (snap && (live.game !== snap.game || live.log.length !== snap.log.length)) pointFrom = null;
