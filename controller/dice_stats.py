@@ -64,8 +64,9 @@ class Tally:
             return _said(text, "too_few", False, who=who, rolls=n, needed=PER_FACE * k)
         _, p = test
         if p >= STRONG:
-            text = f"{who}: no sign of bias after {n} rolls (p = {p:.2f})"
-            return _said(text, "fair", False, who=who, rolls=n, p=round(p, 3))
+            chance = f"p = {p:.2f}"
+            text = f"{who}: no sign of bias after {n} rolls ({chance})"
+            return _said(text, "fair", False, who=who, rolls=n, chance=chance)
         # The face furthest from its share, in standard deviations of a fair die's count.
         expected = n / k
         spread = math.sqrt(expected * (1 - 1 / k))
@@ -73,11 +74,12 @@ class Tally:
             zip(self.faces, self.counts, strict=True), key=lambda fc: abs(fc[1] - expected)
         )
         often = "often" if count > expected else "rarely"
+        chance = "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
         text = (
-            f"{who} shows {face} too {often}: p = {p:.3f} over {n} rolls ({count} times, a fair "
+            f"{who} shows {face} too {often}: {chance} over {n} rolls ({count} times, a fair "
             f"die {expected:.0f} \u00b1 {spread:.0f})"
         )
-        params = {"who": who, "face": face, "p": round(p, 4), "rolls": n, "count": count}
+        params = {"who": who, "face": face, "chance": chance, "rolls": n, "count": count}
         return _said(text, f"biased_{often}", True, **params)
 
     def to_json(self) -> JSON:

@@ -61,7 +61,7 @@ def test_fair_loaded_and_too_few_rolls_are_told_apart(tmp_path: Path) -> None:
     (loaded_tally,) = tallies(tmp_path / "loaded")
     verdict = loaded_tally.verdict()
     assert verdict["warn"] and verdict["params"]["face"] == "6"
-    assert verdict["text"].startswith("the d6 shows 6 too often: p = 0.000 over 300 rolls")
+    assert verdict["text"].startswith("the d6 shows 6 too often: p < 0.001 over 300 rolls")
     (few,) = tallies(tmp_path / "few")
     assert few.verdict()["text"] == "the d6: 6 rolls, too few to tell (at least 30 needed)"
 

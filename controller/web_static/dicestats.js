@@ -18,8 +18,11 @@ async function followDice(live) {
   drawDiceRecord();
 }
 
+const SOURCES = ["read", "confirmed", "corrected", "typed", "virtual"];
+
 function verdictText(verdict) {
-  return t(`dice_${verdict.key}`, verdict.params);
+  const { face } = verdict.params;
+  return t(`dice_${verdict.key}`, { ...verdict.params, face: face && wordText(face) });
 }
 
 function tallyItem(tally) {
@@ -29,7 +32,7 @@ function tallyItem(tally) {
   const verdict = tally.verdict;
   const bars = Object.entries(tally.faces).map(([face, count]) =>
     el("div", { class: "bar", title: `${face}: ${count}` },
-      el("span", { class: "face", text: face }),
+      el("span", { class: "face", text: wordText(face) }),
       el("span", { class: "fill", style: `width: ${(100 * count) / most}%` }),
       el("span", { class: "count", text: String(count) })));
   return el("li", { class: verdict.warn ? "warn" : "", "data-die": `${tally.game}:${tally.kind}:${tally.die ?? ""}` },
@@ -52,6 +55,7 @@ function drawDiceRecord() {
   $("dice-sources").textContent = total === 0 ? "" : t("dice_sources", {
     rolls: total,
     shares: Object.entries(sources)
+      .sort(([a], [b]) => SOURCES.indexOf(a) - SOURCES.indexOf(b))
       .map(([source, n]) => `${t(`source_${source}`)} ${Math.round((100 * n) / total)} %`)
       .join(", "),
   });
