@@ -25,6 +25,7 @@ from pathlib import Path
 from controller.config import load_config
 from vision.image_files import read_image
 from vision.training.heldout import EVAL, dice_eval
+from vision.training.label_fixes import mended
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -33,12 +34,14 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 TARGETS = {"die_accuracy": 0.98, "frame_exact": 0.90, "ms_per_image": 15.0}
 
 
-def evaluate(folder: Path) -> dict[str, float]:
-    """dice_eval.py's summary of `smartboard dice read --json` over `folder`."""
-    images = sorted(
-        str(p) for p in (folder / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
-    )
+def evaluate(labelled: Path) -> dict[str, float]:
+    """dice_eval.py's summary of `smartboard dice read --json` over `labelled`, its labels
+    mended where vision/training/label_fixes.toml says."""
     with tempfile.TemporaryDirectory() as scratch:
+        folder = mended(labelled, Path(scratch))
+        images = sorted(
+            str(p) for p in (folder / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+        )
         lines = Path(scratch) / "lines.jsonl"
         start = time.perf_counter()
         with lines.open("w") as out:

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.dice_tray import CROP_SIZE, INPUT_SIZE, PAD_VALUE, SIZE_SCALE, STRIDE, crop_die
+from vision.training.label_fixes import label_text
 
 Image = NDArray[np.uint8]
 Boxes = NDArray[np.float32]  # N x 5: value, cx, cy, w, h in pixels
@@ -55,7 +56,7 @@ def load_folder(root: Path, kind: str | None, holdout: float) -> tuple[list[Samp
         rows = []
         label = root / "labels" / (Path(name).stem + ".txt")
         if label.exists():
-            for line in label.read_text().splitlines():
+            for line in label_text(label).splitlines():
                 p = line.split()
                 if len(p) == 5:
                     xc, yc, bw, bh = map(float, p[1:])

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from vision.dice_tray import TrayReader
 from vision.image_files import read_image
+from vision.training.label_fixes import mended
 
 REPO = Path(__file__).resolve().parents[2]
 EVAL = REPO.parent / "shared" / "tools" / "dice_eval.py"
@@ -105,7 +106,7 @@ def main() -> int:
     if not EVAL.exists():
         print(f"heldout: {EVAL} is missing: ../shared must sit beside the repo", file=sys.stderr)
         return 1
-    make_folds(a.data, a.folds, a.work)
+    make_folds(mended(a.data, a.work / "mended"), a.folds, a.work)
     runs = [(k, seed) for k in range(a.folds) for seed in a.seeds]
     with ThreadPoolExecutor(a.jobs) as pool:
         trained = list(pool.map(lambda run: train(*run, a), runs))
