@@ -67,6 +67,7 @@ def test_the_wrong_kind_of_picture_is_refused_clearly(reader: DiceReader) -> Non
 def test_an_empty_tray_has_no_dice(reader: DiceReader) -> None:
     tray = np.full((640, 640, 3), (200, 205, 210), np.uint8)
     assert reader.read(tray) == []
+    assert reader.read(np.zeros((4, 4, 3), np.uint8)) == []  # a picture too small for a die
     desk = np.full((480, 640, 3), (60, 110, 170), np.uint8)
     assert reader.read(desk) == []
 
