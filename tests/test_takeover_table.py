@@ -480,6 +480,19 @@ def test_a_building_or_spawn_off_the_tiles_is_refused_naming_its_cells(tmp_path:
         )
 
 
+def test_cells_of_no_whole_tile_are_named_until_the_tile_is_whole(tmp_path: Path) -> None:
+    """HT-1: a tile is 2x2. Entered cell by cell on a table without a camera, the cells are
+    named as no tile yet; the fourth makes the tile, placed."""
+    session = start_session(tmp_path, first_roll(2), settle=1.0)
+    cells = ["r4c4", "r4c5", "r5c4"]
+    session.on_layout(with_map(session.expected, **dict.fromkeys(cells, "tile")), 0.0)
+    assert session.message == ("illegal map: cells of no whole 2x2 tile (HT-1): r4c4, r4c5, r5c4")
+    assert session.problem is not None and session.problem.key == "tile_partial"
+    whole = with_map(session.expected, **dict.fromkeys([*cells, "r5c5"], "tile"))
+    session.on_layout(whole, 0.0)
+    assert [a.id for a in session.state.actions()][-1] == "place_tile:r4c4"
+
+
 def test_explain_is_silent_for_the_expected_map_and_a_legal_one() -> None:
     state = set_up(spawns=None, buildings=2)
     expected = GAME.layout(state)

@@ -1156,6 +1156,10 @@ class TakeoverGame(Game):
                 laid_on - s.tiles,
                 grid,
             )
+        partial = _not_whole_tiles(tiles - s.tiles, grid)
+        if partial:
+            # HT-1: tiles are 2x2; cells entered one by one make no tile until the fourth is in.
+            return _problem("cells of no whole 2x2 tile (HT-1)", "tile_partial", partial, grid)
         if s.tiles and tiles - s.tiles:
             # HT-1: a new tile shares a cell edge with one already placed.
             new = tiles - s.tiles
@@ -1305,6 +1309,16 @@ def _sensed_map(
                 cells.append(partner)
         buildings.append(Building(size, tuple(cells)))
     return tiles, buildings, sorted(spawns)
+
+
+def _not_whole_tiles(cells: set[int], grid: Grid) -> set[int]:
+    """The cells of `cells` left over once whole 2x2 blocks are taken from it, top-left first."""
+    left = set(cells)
+    for corner in sorted(cells):
+        block = grid.tile_cells(corner)
+        if corner in left and block is not None and left >= set(block):
+            left -= set(block)
+    return left
 
 
 def _problem(what: str, key: str, cells: Iterable[int], grid: Grid, shown: int = 8) -> Problem:
