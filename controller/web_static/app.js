@@ -193,6 +193,8 @@ function drawBoard() {
   }
   markPointing(squares);
   if (focused) document.querySelector(`#table [data-spot="${CSS.escape(focused)}"]`)?.focus();
+  // A board wider than the screen (a phone) scrolls sideways: say so, or half of it goes unseen.
+  $("board-more").hidden = board.scrollWidth <= board.clientWidth + 1;
 }
 
 // -- the side panels -------------------------------------------------------------------
