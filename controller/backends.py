@@ -230,7 +230,10 @@ class TableBackends:
         return TrayDice(
             readers,
             lambda: DiceSettler(
-                config.dice_stable_frames, config.dice_min_confidence, config.dice_box_tolerance_px
+                config.dice_stable_frames,
+                config.dice_min_confidence,
+                config.dice_box_tolerance_px,
+                config.dice_combine_frames,
             ),
             self.events.on_roll,
             self._tray_polygon(table_frames),

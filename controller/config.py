@@ -53,6 +53,7 @@ class Config:
     dice_stable_frames: int
     dice_min_confidence: float
     dice_box_tolerance_px: float
+    dice_combine_frames: int
     dice_models: Path | None
     web_listen: str
     web_token: str
@@ -248,6 +249,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         dice_stable_frames=integer("dice", "stable_frames", 1, 100, "frames"),
         dice_min_confidence=number("dice", "min_confidence", 0, 1),
         dice_box_tolerance_px=number("dice", "box_tolerance_px", 0, 1000, "px"),
+        dice_combine_frames=integer("dice", "combine_frames", 1, 100, "frames"),
         dice_models=Path(models) if models else None,
         web_listen=web_listen,
         web_token=web_token,

@@ -4,9 +4,12 @@ the game."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from conftest import options_in, wait_for
 from daemon_run import call, serving
@@ -127,12 +130,14 @@ class LooseCable:
 
 
 def camera_rolls(
-    source: ReplaySource | LooseCable, clock: Clock
+    source: ReplaySource | LooseCable,
+    clock: Clock,
+    settler: Callable[[], DiceSettler] = lambda: DiceSettler(2, 0.0, 8),
 ) -> tuple[list[SettledRoll], TableCamera]:
     """The rolls read in the tray as the camera steps through `source` (2 frames a second) on
     `clock`, until the replay ends (a replay that started over would not end)."""
     rolls: list[SettledRoll] = []
-    tray = TrayDice({"d6": DiceReader("top")}, lambda: DiceSettler(2, 0.0, 8), rolls.append)
+    tray = TrayDice({"d6": DiceReader("top")}, settler, rolls.append)
     camera = TableCamera(source, lambda status: None, 2, 0.5, 1.0, dice=tray, clock=clock)
     for _ in range(40):
         delay = camera.camera.step()
@@ -140,6 +145,36 @@ def camera_rolls(
             break
         clock.now += delay
     return rolls, camera
+
+
+def camera_frames(photo: Path, folder: Path, count: int) -> Path:
+    """`count` frames of a camera looking at the dice of `photo`: each a little shifted, noisy
+    and compressed anew (benchmarks/dice_frames.py measures such frames)."""
+    image = load(photo)[0]
+    rng = np.random.default_rng(0)
+    folder.mkdir()
+    for i in range(count):
+        shift = np.float32([[1, 0, rng.uniform(-1.5, 1.5)], [0, 1, rng.uniform(-1.5, 1.5)]])
+        moved = cv2.warpAffine(image, shift, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+        noisy = np.clip(moved + rng.normal(0, 2, moved.shape), 0, 255).astype(np.uint8)
+        quality = [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 96))]
+        cv2.imwrite(str(folder / f"{i}.jpg"), noisy, quality)
+    return folder
+
+
+def test_a_die_unsure_in_each_frame_is_read_surely_from_several(tmp_path: Path) -> None:
+    # The five of this photo reads 0.4 to 0.9 sure as the frames change.
+    frames = camera_frames(photos("nell")[5], tmp_path / "frames", 6)
+    read = {}
+    for combined in (1, 5):
+        rolls, _ = camera_rolls(
+            ReplaySource(frames, 2.0, clock=(clock := Clock())),
+            clock,
+            lambda: DiceSettler(3, 0.8, 8, combined),  # noqa: B023 (called in the loop)
+        )
+        read[combined] = [(roll.values, roll.certain) for roll in rolls]
+    assert read[1][-1] == ((5, 1), False)  # each frame alone: still asking
+    assert read[5][-1] == ((5, 1), True)
 
 
 def test_a_damaged_photo_is_skipped_each_photo_one_roll(tmp_path: Path) -> None:
@@ -341,6 +376,9 @@ def test_status_shows_the_running_tables_camera_and_confirm_needs_a_reading(
         assert "akuma, turn 1" in out
         assert "  camera: ok" in out
         assert "  dice seen: 4 (" in out  # the first photo's die
+        # Each die is read from the frames it lay still in ([dice] combine_frames).
+        assert daemon.table_camera is not None and daemon.table_camera.dice is not None
+        assert daemon.table_camera.dice.make_settler().frames == 5
         assert main(["confirm", "--state-dir", str(tmp_path)]) == 1
         assert "no unsure dice reading to confirm" in capsys.readouterr().err
     assert main(["status", "--state-dir", str(tmp_path)]) == 0  # from the journal alone

@@ -16,6 +16,7 @@ class Die:
     value: int
     box: tuple[int, int, int, int]
     confidence: float = 0.99
+    faces: tuple[tuple[int, float], ...] = ()
 
 
 def die(value: int, x: int, y: int = 100, confidence: float = 0.99) -> Die:
@@ -229,11 +230,75 @@ def test_the_reading_for_the_session() -> None:
 
 
 @pytest.mark.parametrize(
-    ("stable_frames", "min_confidence", "tolerance_px"),
-    [(0, 0.8, 4), (3, 1.5, 4), (3, -0.1, 4), (3, 0.8, -1)],
+    ("stable_frames", "min_confidence", "tolerance_px", "frames"),
+    [(0, 0.8, 4, 1), (3, 1.5, 4, 1), (3, -0.1, 4, 1), (3, 0.8, -1, 1), (3, 0.8, 4, 0)],
 )
 def test_bad_settings_are_refused(
-    stable_frames: int, min_confidence: float, tolerance_px: float
+    stable_frames: int, min_confidence: float, tolerance_px: float, frames: int
 ) -> None:
     with pytest.raises(ValueError, match="stable_frames"):
-        DiceSettler(stable_frames, min_confidence, tolerance_px)
+        DiceSettler(stable_frames, min_confidence, tolerance_px, frames)
+
+
+# Several frames read as one (Die.faces): a die unsure in each frame, sure across them.
+
+
+def seen(value: int, x: int, chances: dict[int, float], y: int = 100) -> Die:
+    """A die whose reader gives each face's chance (the rest spread over the other faces)."""
+    rest = (1 - sum(chances.values())) / (6 - len(chances))
+    faces = tuple((face, chances.get(face, rest)) for face in range(1, 7))
+    return Die(value, (x, y, 40, 40), dict(faces)[value], faces)
+
+
+def unsure_five(x: int, y: int = 100) -> list[Die]:
+    """A five read 0.45 to 0.75 sure (a six 0.2), frame after frame, as the camera's noise
+    sways the reader."""
+    return [seen(5, x, {5: p, 6: 0.2}, y) for p in (0.45, 0.75, 0.5, 0.72, 0.6)]
+
+
+def test_a_die_unsure_in_each_frame_but_read_alike_over_five_is_sure() -> None:
+    settle = DiceSettler(1, min_confidence=0.8, tolerance_px=4, frames=5)
+    read = [settle.feed([THREE, five]) for five in unsure_five(300)]
+    assert read[0] == SettledRoll((3, 5), 0.45, certain=False)
+    firm = [roll for roll in read if roll is not None and roll.certain]
+    assert len(firm) == 1 and firm[0].values == (3, 5)
+    assert settle.combined[1].confidence >= 0.8
+    # Read from each frame alone, it never firms up.
+    alone = DiceSettler(1, min_confidence=0.8, tolerance_px=4)
+    assert all(not r.certain for r in reports(alone, [[THREE, f] for f in unsure_five(300)]))
+
+
+def test_a_die_read_two_ways_stays_unsure() -> None:
+    settle = DiceSettler(1, min_confidence=0.8, tolerance_px=4, frames=5)
+    flicker = [
+        seen(5, 300, {5: 0.6, 6: 0.35}) if i % 2 else seen(6, 300, {6: 0.6, 5: 0.35})
+        for i in range(10)
+    ]
+    rolls = reports(settle, [[THREE, die] for die in flicker])
+    assert rolls and not any(roll.certain for roll in rolls)
+    assert settle.combined[1].confidence < 0.8
+
+
+def test_a_die_read_just_alike_in_every_frame_stays_unsure() -> None:
+    # Frames that do not differ tell no more than one: the die itself is unclear.
+    settle = DiceSettler(1, min_confidence=0.8, tolerance_px=4, frames=5)
+    same = seen(5, 300, {5: 0.62, 6: 0.3})
+    assert [r.certain for r in reports(settle, [[THREE, same]] * 10)] == [False]
+
+
+def test_a_die_that_moved_is_read_afresh() -> None:
+    settle = DiceSettler(1, min_confidence=0.8, tolerance_px=4, frames=5)
+    feed_all(settle, [[THREE, five] for five in unsure_five(300)])
+    assert settle.combined[1].confidence >= 0.8
+    moved = unsure_five(360)
+    settle.feed([THREE, moved[0]])
+    assert settle.combined[1].confidence == moved[0].confidence  # the moved die starts afresh
+    assert settle.combined[0] == THREE  # the still die goes on (it has no faces to combine)
+
+
+def test_combined_dice_are_still_reported_once_after_the_stable_frames() -> None:
+    settle = DiceSettler(3, min_confidence=0.8, tolerance_px=4, frames=5)
+    rolls = feed_all(settle, [[THREE, five] for five in [*unsure_five(300), *unsure_five(300)]])
+    assert rolls[:2] == [None, None]
+    assert [roll for roll in rolls if roll is not None] == [rolls[2]]
+    assert rolls[2] is not None and rolls[2].values == (3, 5) and rolls[2].certain

@@ -14,6 +14,7 @@ camera crops its tray, so the view is best set in the config (`[dice] view`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -76,7 +77,7 @@ class DiceReader:
             centre = (box[0] + w / 2, box[1] + h / 2)
             # A die belongs to the region its centre lies in: the crop is the region's bounds.
             if cv2.pointPolygonTest(polygon, centre, False) >= 0:
-                dice.append(Die(die.value, box, die.confidence))
+                dice.append(replace(die, box=box))
         return dice
 
     def _read(self, image: Image) -> list[Die]:

@@ -9,6 +9,10 @@ its own box in the frame before. Then:
   again, settled;
 - dice that stay where they were reported (or some of them, after others were taken away) are
   the same roll, never reported twice, even if their values flicker;
+- where the reader says how sure it is of each face (`Die.faces`), each die is read from the
+  last `frames` frames in which it lay where it lies, its values allowed to flicker (`combine`):
+  a die read about 0.6 sure, give or take, in each of five frames is sure; one read two ways, or
+  read just alike in every frame (the die, not the camera, is what is unclear) stays unsure;
 - an empty tray is not a roll, but it ends the last one: dice put back are a new roll;
 - after the camera lost sight of the tray (a failure, a reconnect), dice found lying still are
   no new roll: they may be the roll reported before, seen anew by a camera that moved a little,
@@ -18,6 +22,7 @@ its own box in the frame before. Then:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -39,6 +44,65 @@ class SeenDie(Protocol):
     @property
     def confidence(self) -> float: ...
 
+    @property
+    def faces(self) -> Sequence[tuple[Face, float]]:
+        """Each face and how sure the reader is of it (`Die.faces`); empty if it cannot say."""
+        ...
+
+
+FLOOR = 1e-4
+"""The least chance a frame leaves any face: one frame's firm no is outweighed by a few firm yes,
+and a face no frame named keeps a little."""
+FRAME_WEIGHT = 0.5
+"""`n` frames that differ as much as independent readings weigh as n ** FRAME_WEIGHT readings:
+frames of resting dice share their light, glare and tilt (benchmarks/dice_frames.py; 0.75 and 1
+applied wrong rolls there)."""
+SPREAD_FULL = 0.2
+"""How much the frames must differ for that weight: the spread (standard deviation) of the log
+chance of the face read. Frames that read a die alike tell no more than one: what keeps it unsure
+is the die itself (glare, a tilt), not the camera's noise, and more of the same will not resolve
+it. Without this, five near-identical frames each reading a die wrong at 0.60-0.65 read it
+wrong at 0.92."""
+
+
+@dataclass(frozen=True)
+class CombinedDie:
+    """One die read from several frames (`combine`)."""
+
+    value: Face
+    box: Sequence[float]
+    confidence: float
+    faces: tuple[tuple[Face, float], ...]
+
+
+def combine(track: Sequence[SeenDie]) -> SeenDie:
+    """The die lying still in each frame of `track` (oldest first) read once from all of them.
+
+    Each frame's chances of the faces, given a die is there, are multiplied (their logs summed,
+    floored at FLOOR), tempered by how much the frames differ (FRAME_WEIGHT, SPREAD_FULL); the
+    certainty that a die is there is the frames' mean; the box is the latest. A die whose reader
+    says nothing of its faces in one of the frames is read from the latest frame alone.
+    """
+    latest = track[-1]
+    found = [sum(p for _, p in die.faces) for die in track]
+    n = len(track)
+    if n == 1 or min(found) <= 0:  # no faces, or nothing said of them
+        return latest
+    names = list(dict.fromkeys(face for die in track for face, _ in die.faces))
+    frames = []
+    for die, there in zip(track, found, strict=True):
+        given = dict(die.faces)
+        frames.append({face: math.log(max(given.get(face, 0.0) / there, FLOOR)) for face in names})
+    logs = {face: sum(frame[face] for frame in frames) for face in names}
+    best = max(logs.values())
+    read = next(face for face in names if logs[face] == best)
+    spread = math.sqrt(sum((frame[read] - best / n) ** 2 for frame in frames) / n)
+    weight = 1 + (n**FRAME_WEIGHT - 1) * min(1.0, spread / SPREAD_FULL)
+    odds = {face: math.exp(weight / n * (log - best)) for face, log in logs.items()}
+    there = sum(found) / n / sum(odds.values())
+    faces = tuple((face, there * odds[face]) for face in names)
+    return CombinedDie(read, latest.box, there * odds[read], faces)
+
 
 @dataclass(frozen=True)
 class SettledRoll:
@@ -55,16 +119,21 @@ class SettledRoll:
 
 
 class DiceSettler:
-    def __init__(self, stable_frames: int, min_confidence: float, tolerance_px: float) -> None:
-        if stable_frames < 1 or not 0 <= min_confidence <= 1 or tolerance_px < 0:
+    def __init__(
+        self, stable_frames: int, min_confidence: float, tolerance_px: float, frames: int = 1
+    ) -> None:
+        """`frames`: how many of the latest frames in which a die lay still it is read from."""
+        if stable_frames < 1 or not 0 <= min_confidence <= 1 or tolerance_px < 0 or frames < 1:
             raise ValueError(
-                "stable_frames must be >= 1, min_confidence in 0..1, tolerance_px >= 0: "
-                f"{stable_frames}, {min_confidence}, {tolerance_px}"
+                "stable_frames must be >= 1, min_confidence in 0..1, tolerance_px >= 0, "
+                f"frames >= 1: {stable_frames}, {min_confidence}, {tolerance_px}, {frames}"
             )
         self.stable_frames = stable_frames
         self.min_confidence = min_confidence
         self.tolerance_px = tolerance_px
+        self.frames = frames
         self._last: list[SeenDie] | None = None
+        self._tracks: list[list[SeenDie]] = []  # each die of _last, as in its latest frames
         self._run = 0
         self._reported: list[SeenDie] | None = None
         self._reported_certain = False
@@ -79,7 +148,7 @@ class DiceSettler:
 
     def feed(self, dice: Sequence[SeenDie]) -> SettledRoll | None:
         """The roll these dice have come to rest on, if it is news; otherwise None."""
-        frame = sorted(dice, key=lambda die: (die.box[0], die.box[1]))
+        frame = self._combined(sorted(dice, key=lambda die: (die.box[0], die.box[1])))
         last = self._last
         still = last is not None and len(last) == len(frame) and self._fits(frame, last, True)
         if self._waking and last is not None and not still and not self._placed(frame, last):
@@ -109,14 +178,35 @@ class DiceSettler:
         self._reported, self._reported_certain = frame, certain
         return SettledRoll(tuple(die.value for die in frame), confidence, certain)
 
+    @property
+    def combined(self) -> list[SeenDie]:
+        """The dice of the latest frame, each read from the frames it lay still in."""
+        return list(self._last or [])
+
+    def _combined(self, frame: list[SeenDie]) -> list[SeenDie]:
+        """Each die of `frame` read from the frames it lay still in, values flickering or not:
+        a die that moved, or came, starts afresh."""
+        last = self._last
+        pairs = {} if last is None else self._pair(frame, last, False)
+        self._tracks = [
+            [*self._tracks[pairs[i]], die][-self.frames :] if i in pairs else [die]
+            for i, die in enumerate(frame)
+        ]
+        return [combine(track) for track in self._tracks]
+
     def _placed(self, dice: list[SeenDie], into: list[SeenDie]) -> bool:
         """The same dice lying in the same places, whatever values they read as."""
         return len(dice) == len(into) and self._fits(dice, into, False)
 
     def _fits(self, dice: list[SeenDie], into: list[SeenDie], same_values: bool) -> bool:
         """Whether each die pairs off with its own die of `into` lying where it lies (and, if
-        `same_values`, showing the same value): a bipartite matching by augmenting paths, as
-        touching dice may each lie within the tolerance of two others."""
+        `same_values`, showing the same value)."""
+        return len(self._pair(dice, into, same_values)) == len(dice)
+
+    def _pair(self, dice: list[SeenDie], into: list[SeenDie], same_values: bool) -> dict[int, int]:
+        """As many dice as can be paired off with a die of `into` lying where they lie (index
+        in `dice` -> index in `into`): a bipartite matching by augmenting paths, as touching
+        dice may each lie within the tolerance of two others."""
         partner: dict[int, int] = {}  # index in `into` -> index in `dice`
 
         def near(a: SeenDie, b: SeenDie) -> bool:
@@ -133,4 +223,6 @@ class DiceSettler:
                         return True
             return False
 
-        return all(place(i, set()) for i in range(len(dice)))
+        for i in range(len(dice)):
+            place(i, set())
+        return {i: j for j, i in partner.items()}

@@ -158,7 +158,8 @@ class TrayReader:
             box = (x0, y0, x1 - x0, y1 - y0)
             # Both stages must be sure: a faint peak or a split vote between values is "unsure".
             found = min(1.0, p.score / PEAK_SURE)
-            dice.append(Die(k + 1, box, float(found * pr[k])))
+            faces = tuple((face, found * q) for face, q in enumerate(pr.tolist(), 1))
+            dice.append(Die(k + 1, box, faces[k][1], faces))
         dice.sort(key=lambda d: (d.box[0], d.box[1]))
         return dice
 

@@ -135,12 +135,21 @@ class TrayDice:
             value = die.value if faces is None else faces.get(str(die.value))
             if value is not None:
                 x, y, w, h = (int(v) for v in die.box)
-                dice.append(Die(value, (x, y, w, h), die.confidence))
+                dice.append(Die(value, (x, y, w, h), die.confidence, _named(die.faces, faces)))
         with self._lock:
             self._seen = dice
         roll = settler.feed(dice)
         if roll is not None:
             self.on_roll(roll)
+
+
+def _named(
+    faces: Sequence[tuple[Face, float]], names: Mapping[str, Face] | None
+) -> tuple[tuple[Face, float], ...]:
+    """A die's faces as the game names them, those it does not name left out."""
+    if names is None:
+        return tuple(faces)
+    return tuple((names[str(face)], p) for face, p in faces if str(face) in names)
 
 
 class BoardFrames:
