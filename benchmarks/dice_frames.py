@@ -48,7 +48,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -132,9 +132,15 @@ class Tally:
     wrong_applied: int = 0
     feed_s: float = 0.0
     feeds: int = 0
+    wrong_photos: list[str] = field(default_factory=list)
 
     def add(
-        self, labels: Truth, dice: Sequence[SeenDie], gate: float, applied: bool | None = None
+        self,
+        labels: Truth,
+        dice: Sequence[SeenDie],
+        gate: float,
+        applied: bool | None = None,
+        photo: str = "",
     ) -> None:
         """One reading; `applied`: whether the roll was applied, if not by the gate."""
         right, exact = right_dice(labels, dice)
@@ -147,14 +153,17 @@ class Tally:
         if applied:
             self.applied += 1
             self.wrong_applied += not exact
+            if not exact:
+                self.wrong_photos.append(photo)
 
-    def figures(self) -> dict[str, float]:
+    def figures(self) -> dict[str, object]:
         return {
             "readings": self.readings,
             "die_accuracy": round(self.right / max(self.dice, 1), 4),
             "frame_exact": round(self.exact / max(self.readings, 1), 4),
             "applied": round(self.applied / max(self.readings, 1), 4),
             "wrong_applied": self.wrong_applied,
+            "wrong_photos": sorted(set(self.wrong_photos)),
             "feed_ms": round(1000 * self.feed_s / max(self.feeds, 1), 3),
         }
 
@@ -196,14 +205,14 @@ def run(kind: str, level: str, limit: int | None) -> dict[str, object]:
             settler = DiceSettler(1, gate, tolerance, window)
             for i, (dice, _) in enumerate(feed(settler, frames, tallies[name])):
                 if i + 1 >= window:
-                    tallies[name].add(labels, dice, gate)
+                    tallies[name].add(labels, dice, gate, photo=photo.stem)
         for name, window in SETTLED.items():
             settler = DiceSettler(config.dice_stable_frames, gate, tolerance, window)
             reported: tuple[Sequence[SeenDie], bool] = ([], False)
             for dice, roll in feed(settler, frames, tallies[name]):
                 if roll is not None:
                     reported = (dice, roll.certain)
-            tallies[name].add(labels, reported[0], gate, reported[1])
+            tallies[name].add(labels, reported[0], gate, reported[1], photo.stem)
     return {
         "kind": kind,
         "jitter": level,

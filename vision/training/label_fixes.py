@@ -1,6 +1,7 @@
 """The labels of the shared dice photos, with the project's corrections applied.
 
-`label_fixes.toml` lists dice labelled wrong in ../shared/data/dice; ../shared stays as it is.
+`label_fixes.toml` lists dice labelled wrong in ../shared/data/dice, and dice in plain view that
+the labels leave out; ../shared stays as it is.
 Everything that reads those labels to learn or to score (dataset.py, heldout.py,
 benchmarks/dice.py) reads them through here.
 """
@@ -17,23 +18,38 @@ SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
 @functools.cache
+def _listed() -> dict[str, list[dict[str, Any]]]:
+    with FIXES.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@functools.cache
 def _fixes() -> dict[tuple[str, str], dict[int, tuple[int, int]]]:
     """(folder, photo) -> {line: (label, truth)}."""
-    with FIXES.open("rb") as handle:
-        listed: list[dict[str, Any]] = tomllib.load(handle)["fix"]
     fixes: dict[tuple[str, str], dict[int, tuple[int, int]]] = {}
-    for fix in listed:
+    for fix in _listed()["fix"]:
         key = (str(fix["folder"]), str(fix["photo"]))
         fixes.setdefault(key, {})[int(fix["line"])] = (int(fix["label"]), int(fix["truth"]))
     return fixes
+
+
+@functools.cache
+def _missing() -> dict[tuple[str, str], list[str]]:
+    """(folder, photo) -> the label lines of the dice the labels leave out."""
+    missing: dict[tuple[str, str], list[str]] = {}
+    for die in _listed().get("missing", []):
+        key = (str(die["folder"]), str(die["photo"]))
+        missing.setdefault(key, []).append(str(die["die"]))
+    return missing
 
 
 def label_text(label: Path) -> str:
     """The text of a label file (`ROOT/labels/PHOTO.txt`), mended where the fixes say; a
     ValueError if a fix no longer matches the file."""
     text = label.read_text(encoding="utf-8")
-    fixes = _fixes().get((label.parent.parent.name, label.stem))
-    if not fixes:
+    key = (label.parent.parent.name, label.stem)
+    fixes, missing = _fixes().get(key, {}), _missing().get(key, [])
+    if not fixes and not missing:
         return text
     lines = text.splitlines()
     for number, (wrong, truth) in fixes.items():
@@ -43,6 +59,7 @@ def label_text(label: Path) -> str:
         if not fields or fields[0] != str(wrong):
             raise ValueError(f"{label}: line {number} is not labelled {wrong} ({FIXES} is stale)")
         lines[number - 1] = " ".join([str(truth), *fields[1:]])
+    lines += [die for die in missing if die not in lines]  # not twice in a mended copy
     return "\n".join(lines) + "\n"
 
 
