@@ -161,12 +161,15 @@ def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     assert get(base + "api/nowhere").status == 404
     # The other reading ops take their arguments from the query; its "op" is not obeyed.
     assert get(base + "api/games").status == 409  # the fake table knows no past games
+    assert get(base + "api/dice_stats").status == 409  # nor any dice record
     assert get(base + "api/replay?id=past&step=1&op=act").status == 409
     assert table.requests[-1] == {"op": "replay", "id": "past", "step": "1"}
     # How to play: the query's game and language go to the op (the fake table knows no guide).
     assert get(base + "api/guide?game=voodoo&lang=fr").status == 409
     assert table.requests[-1] == {"op": "guide", "game": "voodoo", "lang": "fr"}
-    assert [r["op"] for r in table.requests] == ["snapshot", "record", "games", "replay", "guide"]
+    assert [r["op"] for r in table.requests] == [
+        "snapshot", "record", "games", "dice_stats", "replay", "guide",
+    ]  # fmt: skip
     assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
 
 
