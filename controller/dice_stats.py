@@ -10,6 +10,7 @@ words, which warns only when the evidence is strong and there are enough rolls t
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterator
@@ -127,22 +128,31 @@ def sources(state_dir: Path) -> dict[str, int]:
 def _rolls(state_dir: Path, real: bool = True) -> Iterator[tuple[str, JSON]]:
     """The rolls in each journal (of real dice only, if `real`), a corrected roll in place of
     the one it mends."""
-    paths = [*sorted(state_dir.glob(KEPT.format("*"))), state_dir / JOURNAL]
-    for path in paths:
-        if not path.is_file():
-            continue
+    for path in [*sorted(state_dir.glob(KEPT.format("*"))), state_dir / JOURNAL]:
         try:
-            record, _ = read_journal(path)
-        except JournalError:
-            continue  # a journal that does not read back has no rolls to tell
-        rolls: list[JSON] = []
-        for entry in record.entries:
-            if "retract" in entry and rolls:
-                rolls.pop()  # a misread roll being corrected: its record follows
-            roll = entry.get("dice")
-            if isinstance(roll, dict):
-                rolls.append(roll)
-        yield from ((record.game, roll) for roll in rolls if not real or roll.get("source") in REAL)
+            stat = path.stat()
+        except OSError:
+            continue
+        game, rolls = _journal_rolls(path, stat.st_mtime_ns, stat.st_size)
+        yield from ((game, roll) for roll in rolls if not real or roll.get("source") in REAL)
+
+
+@functools.lru_cache(maxsize=256)
+def _journal_rolls(path: Path, mtime_ns: int, size: int) -> tuple[str, tuple[JSON, ...]]:
+    """A journal's game and rolls, read once for each state of the file: the page asks after
+    every move, and a kept game's journal never changes."""
+    try:
+        record, _ = read_journal(path)
+    except JournalError:
+        return "", ()  # a journal that does not read back has no rolls to tell
+    rolls: list[JSON] = []
+    for entry in record.entries:
+        if "retract" in entry and rolls:
+            rolls.pop()  # a misread roll being corrected: its record follows
+        roll = entry.get("dice")
+        if isinstance(roll, dict):
+            rolls.append(roll)
+    return record.game, tuple(rolls)
 
 
 def _faces(kind: str) -> tuple[str, ...]:

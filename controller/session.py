@@ -104,8 +104,7 @@ class Session:
         `source`: how the roll came (`ROLL_SOURCES`), journalled with it for the dice's record."""
         before = len(self.state.actions())
         actions = self.game.dice_actions(self.state, values)
-        self._commit(actions, self._roll(values, source))
-        self._reconcile(now)
+        self._apply(actions, now, self._roll(values, source))
         self._last_reading = (before, len(actions))
         ids = [a.id for a in actions]
         self.say(f"dice {', '.join(map(str, values))}: {', '.join(ids)}", "dice", actions=ids)
@@ -442,8 +441,8 @@ class Session:
         else:
             self._ahead |= self._moved_ahead()
 
-    def _apply(self, actions: Sequence[Action], now: float) -> None:
-        self._commit(actions)
+    def _apply(self, actions: Sequence[Action], now: float, roll: JSON | None = None) -> None:
+        self._commit(actions, roll)
         self._reconcile(now)
 
     def _roll(
