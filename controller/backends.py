@@ -20,6 +20,7 @@ import cv2
 from controller.config import Config
 from controller.event_loop import Events
 from controller.game_vision import board_contents
+from controller.held_roll import HeldRoll
 from controller.rules import icon_dice
 from controller.rules.api import JSON, Game
 from controller.startup import SetupError, StartupError, UnavailableError
@@ -30,9 +31,10 @@ from hardware.reeds import ReedBank, gpio_factories, mock_factories
 from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
 from vision.board_camera import SimBoardCamera
 from vision.calibration import Calibration, CalibrationError, Points, annotate, detect_markers
-from vision.dice_reader import DiceReader, draw_dice
+from vision.dice_reader import DiceReader, draw_dice, roll_picture
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.frame_sources import BackendMissingError, frame_source
+from vision.image_files import Image
 from vision.table_camera import BoardFrames, IconTray, TableCamera, TrayDice, TrayReader
 from vision.table_reader import (
     BoardReader,
@@ -301,7 +303,7 @@ class TableBackends:
 
     # -- what the camera sees -------------------------------------------------------------
 
-    def camera_status(self, now: float, unsure: SettledRoll | None) -> JSON:
+    def camera_status(self, now: float, unsure: HeldRoll | None) -> JSON:
         """The camera's state, the dice of its latest frame, a roll held as `unsure`, the
         board's spots read unsure, and the dice it does not read (typed in instead)."""
         typed = {"dice_typed": dict(self.typed_kinds)} if self.typed_kinds else {}
@@ -312,9 +314,7 @@ class TableBackends:
         return {
             "camera": camera.status.to_json(now),
             "dice_seen": [die.to_json() for die in camera.seen],
-            "dice_unsure": None
-            if unsure is None
-            else {"values": list(unsure.values), "confidence": round(unsure.confidence, 3)},
+            "dice_unsure": None if unsure is None else unsure.to_json(),
             **board_unsure,
             **typed,
         }
@@ -330,5 +330,17 @@ class TableBackends:
         seen = None if camera.board is None else camera.board.seen
         drawn = annotate(image, detect_markers(image), self.profile, self.calibration, seen)
         drawn = draw_dice(drawn, dice, self.config.dice_min_confidence)
-        ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return jpeg.tobytes() if ok else None
+        return _jpeg(drawn)
+
+    def roll_picture(self, roll: SettledRoll) -> bytes | None:
+        """The tray in the frame an uncertain roll was read in, its dice outlined and numbered,
+        as a JPEG; None if the roll kept no frame."""
+        camera = self.camera
+        tray = None if camera is None or camera.dice is None else camera.dice.tray
+        drawn = roll_picture(roll, tray, self.config.dice_min_confidence)
+        return None if drawn is None else _jpeg(drawn)
+
+
+def _jpeg(image: Image) -> bytes | None:
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return jpeg.tobytes() if ok else None

@@ -25,6 +25,7 @@ from controller.control import ControlServer
 from controller.event_loop import Event, Events, Watchdog
 from controller.game_vision import board_contents
 from controller.hands import SimHands, lay_out
+from controller.held_roll import HeldRoll
 from controller.journal import Journal, JournalError, JournalWriteError, StateDirInUseError
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
@@ -94,6 +95,7 @@ class Daemon:
         self._version = 0
         self.journal_fault: str | None = None  # why the journal cannot be written, if it cannot
         self._journal_retry = 0.0  # when to try it again
+        self._held = 0  # the rolls held unsure so far: each one's number
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
 
@@ -124,6 +126,7 @@ class Daemon:
                     self.options.state_dir,
                     self.events.submit_control,
                     self.camera_view,
+                    self.held_picture,
                 )
             except WebError as error:
                 raise StartupError(str(error)) from error
@@ -213,7 +216,7 @@ class Daemon:
         self.debouncer = Debouncer(debounce, self.reeds.read())
         if self.camera is not None:
             self.camera.start()
-        self.unsure: SettledRoll | None = None
+        self.unsure: HeldRoll | None = None
         self.table_camera = parts.table_camera(read_board)
         if self.table_camera is not None:
             if self.table_camera.board is not None:
@@ -396,11 +399,11 @@ class Daemon:
             if roll.certain:
                 self._apply_dice(roll.reading, now)
             else:
-                self.unsure = roll
-                values = ", ".join(map(str, roll.values))
+                self._held += 1
+                self.unsure = HeldRoll(roll, self._held)
                 self.session.say(
-                    f"dice read {values}, but unsure (confidence {roll.confidence:.2f}): "
-                    f"`smartboard confirm` applies it, `smartboard roll ...` types the right one",
+                    f"{self.unsure.sentence()}: `smartboard confirm` applies it, "
+                    "`smartboard roll ...` types the right one",
                     "unsure",
                     values=list(roll.values),
                 )
@@ -692,6 +695,14 @@ class Daemon:
         """The camera's latest frame with what was read in it, as a JPEG; None before any
         frame. Safe from any thread."""
         return self._parts.camera_view()
+
+    def held_picture(self, number: int) -> bytes | None:
+        """The picture of held roll `number` as a JPEG, if it is still held and its frame was
+        kept; made once. Safe from any thread."""
+        held = self.unsure
+        if held is None or held.number != number:
+            return None
+        return held.picture(self._parts.roll_picture)
 
     def _trouble(self) -> str | None:
         """The table's own trouble, flashed over the game's lights: a failing camera (the

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from controller.dice_stats import sources, tallies
+from controller.held_roll import PickRefused
 from controller.journal import JournalWriteError
 from controller.past_games import past_games, past_position, past_record, record_json
 from controller.requests import ANSWER_WITHIN_S
@@ -269,7 +270,10 @@ def _random_roll(daemon: Daemon) -> list[Face]:
 
 @operation(
     "confirm",
-    "apply the roll the camera read but was unsure of, as it was read",
+    "apply the roll the camera read but was unsure of, as it was read; or settle one unsure die "
+    "(--die N --face F): once each is settled, the roll is applied",
+    Argument("die", "text", "an unsure die, numbered left to right from 1 (`smartboard status`)"),
+    Argument("face", "text", "the face that die shows: one of its readings"),
     changes_game=True,
     refused_paused=True,
     dashboard="post",
@@ -278,7 +282,19 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
     unsure = daemon.unsure
     if unsure is None:
         return {"ok": False, "error": "no unsure dice reading to confirm"}
-    applied = daemon.session.on_dice(unsure.values, now, "confirmed")
+    die, face = request.get("die"), request.get("face")
+    settled: tuple[tuple[Face, ...], str] | None = (unsure.values, "confirmed")
+    if die is not None or face is not None:
+        if die is None or face is None:
+            return {"ok": False, "error": "a die is settled with both --die and --face"}
+        try:
+            settled = unsure.pick(die, face)
+        except PickRefused as error:
+            return refused(str(error), error.key, **error.params)
+    if settled is None:
+        return {"ok": True, "applied": [], "waiting": sorted(unsure.unsure().keys() - unsure.picks)}
+    values, source = settled
+    applied = daemon.session.on_dice(values, now, source)
     daemon.unsure = None
     return _applied(applied)
 

@@ -10,6 +10,7 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/record.json   the game record, replayable with `smartboard replay FILE`; ?id=ID a
                           past game's
   GET  /api/camera.jpg    the latest camera frame with the readers' overlay
+  GET  /api/unsure.jpg?roll=N  the tray as roll N, held unsure, was read in, its dice numbered
   GET  /api/words.json?game=NAME  a game's words in English and French (rules/words.py)
   GET  /api/card/GAME/CARD.png, /api/card/back.png
                           a card side as printed (small), for the page's card spots
@@ -57,6 +58,8 @@ from controller.web_access import check_token, parse_listen, reachable_hosts
 log = logging.getLogger(__name__)
 
 CameraView = Callable[[], bytes | None]
+HeldPicture = Callable[[int], bytes | None]
+"""The picture of held roll N (`Daemon.held_picture`)."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # The control ops a page may send with POST: each may change the game; with GET, each reads.
@@ -149,12 +152,15 @@ class Dashboard:
         token: str,
         max_connections: int = MAX_CONNECTIONS,
         idle_timeout_s: float = IDLE_TIMEOUT_S,
+        held: HeldPicture | None = None,
     ) -> None:
+        """`held`: the pictures of rolls held unsure, on a table whose camera reads dice."""
         self.host, port = parse_listen(listen)
         self.token = token
         self.max_connections = max_connections
         self._submit = submit
         self._camera = camera
+        self._held = held
         self.static = _static_files()
         self._latest: bytes | None = None
         self._streams: OrderedDict[asyncio.Queue[bytes | None], None] = OrderedDict()
@@ -167,6 +173,7 @@ class Dashboard:
                 web.get("/api/snapshot", self._snapshot),
                 web.get("/api/record.json", self._record),
                 web.get("/api/camera.jpg", self._camera_jpg),
+                web.get("/api/unsure.jpg", self._unsure_jpg),
                 web.get("/api/words.json", self._words),
                 web.get("/api/card/back.png", self._card),
                 web.get("/api/card/{game}/{card}.png", self._card),
@@ -207,12 +214,13 @@ class Dashboard:
         state_dir: Path,
         submit: Submit,
         camera: CameraView,
+        held: HeldPicture,
     ) -> Dashboard:
         """The dashboard of `smartboard run`, with the configured token or one kept in the state
         directory. Its address with the token is printed to a person at a terminal; else
         `smartboard dashboard` prints it."""
         token, new = (config_token, False) if config_token else load_token(state_dir)
-        dashboard = cls(listen, submit, camera, token, max_connections)
+        dashboard = cls(listen, submit, camera, token, max_connections, held=held)
         # Every address of the machine for a wildcard, the port last: a test reads it there.
         urls = " ".join(
             dashboard.url_at(host) for host in reachable_hosts(dashboard.host, by_name=True)
@@ -397,6 +405,18 @@ class Dashboard:
         if frame is None:
             return _fail(404, "no camera picture on this table")
         return web.Response(body=frame, headers=HEADERS | {"Content-Type": "image/jpeg"})
+
+    async def _unsure_jpg(self, request: web.Request) -> web.StreamResponse:
+        number = request.query.get("roll", "")
+        picture = None
+        if self._held is not None and number.isdigit() and len(number) < 10:
+            picture = await asyncio.get_running_loop().run_in_executor(
+                None, self._held, int(number)
+            )
+        if picture is None:
+            # The roll settled since, or its frame is gone (the daemon restarted).
+            return _fail(404, f"no picture of held roll {number!r}: not held, or no frame kept")
+        return web.Response(body=picture, headers=HEADERS | {"Content-Type": "image/jpeg"})
 
     async def _card(self, request: web.Request) -> web.StreamResponse:
         game, card = request.match_info.get("game", ""), request.match_info.get("card")

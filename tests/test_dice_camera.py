@@ -14,6 +14,7 @@ import pytest
 from conftest import options_in, wait_for
 from daemon_run import call, serving
 from dice_photos import PHOTOS, load, photos
+from web_daemon import fetch
 
 from controller.cli import main
 from controller.config import Config, load_config
@@ -403,3 +404,45 @@ def test_the_end_of_a_replay_says_rolls_can_be_typed(tmp_path: Path) -> None:
         wait_for(lambda: call(daemon, op="status")["camera"]["state"] == "ended")
         assert "type the rolls with `smartboard roll`" in call(daemon, op="status")["message"]
         assert call(daemon, op="roll", values=[2, 5])["ok"]
+
+
+def test_an_unsure_roll_is_shown_outlined_and_settled_die_by_die(tmp_path: Path) -> None:
+    # The player's view (issue 22): the tray as read, each unsure die outlined, and a tap on one
+    # of its best two readings settling it; a value changed makes the roll `corrected`.
+    config = camera_config(
+        dice_min_confidence=1.0, replay_loop=False, replay_fps=0.2, web_listen="127.0.0.1:0"
+    )
+    with serving(config, options(tmp_path)) as daemon:
+        wait_for(lambda: daemon.unsure is not None)
+        assert daemon.web is not None
+        held = call(daemon, op="status")["dice_unsure"]
+        key = {"X-Smartboard-Token": daemon.web.token}  # type: ignore[attr-defined]
+        url = f"{daemon.web.url()}api/unsure.jpg?roll="
+        shown = fetch(f"{url}{held['roll']}", headers=key)
+        assert shown.status == 200 and shown.headers["Content-Type"] == "image/jpeg"
+        picture = cv2.imdecode(np.frombuffer(shown.body, np.uint8), cv2.IMREAD_COLOR)
+        assert picture is not None and max(picture.shape) <= 640
+        # Each unsure die is outlined in orange (BGR 0, 160, 255), give or take the JPEG's loss,
+        # where it lies (no calibration: the tray is the whole 640 px photo).
+        orange = np.all(np.abs(picture.astype(int) - (0, 160, 255)) < 40, axis=2)
+        for die in held["dice"]:
+            x, y, w, h = die["box"]
+            assert orange[y : y + h + 1, x : x + w + 1].sum() > w  # the box, drawn in place
+        assert fetch(f"{url}{held['roll'] + 1}", headers=key).status == 404  # no such roll
+        assert held["text"].startswith(
+            f"dice read {', '.join(map(str, held['values']))} but unsure"
+        )
+        first, *rest = held["dice"]
+        assert len(first["readings"]) == 2  # the top view's reader gives each face's chance
+        other = first["readings"][1]["face"]
+        taps = [(first["die"], other), *((die["die"], die["value"]) for die in rest)]
+        for die, face in taps[:-1]:
+            assert call(daemon, op="confirm", die=die, face=face)["applied"] == []
+        reply = call(daemon, op="confirm", die=taps[-1][0], face=taps[-1][1])
+        assert reply["ok"] and reply["applied"], reply
+        assert call(daemon, op="status")["dice_unsure"] is None
+    journal = Journal(tmp_path).read()
+    (roll,) = [e["dice"] for e in journal.entries if "dice" in e]
+    values = list(held["values"])
+    values[first["die"] - 1] = other
+    assert (roll["values"], roll["source"]) == (values, "corrected")

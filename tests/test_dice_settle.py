@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from vision.dice_settle import DiceSettler, SettledRoll
+from vision.dice_settle import DiceSettler, RolledDie, SettledRoll
 from vision.dice_sources import DiceReading
 
 
@@ -302,3 +302,16 @@ def test_combined_dice_are_still_reported_once_after_the_stable_frames() -> None
     assert rolls[:2] == [None, None]
     assert [roll for roll in rolls if roll is not None] == [rolls[2]]
     assert rolls[2] is not None and rolls[2].values == (3, 5) and rolls[2].certain
+
+
+def test_a_roll_keeps_each_die_where_it_lies_and_its_best_two_readings() -> None:
+    # What the players are shown of an unsure roll (issue 22): the reader's runner-up where it
+    # gives each face's chance, the value alone where it does not.
+    settle = DiceSettler(2, min_confidence=0.8, tolerance_px=4)
+    five = seen(5, 300, {5: 0.62, 6: 0.31})
+    (roll,) = reports(settle, [[five, THREE]] * 2)
+    assert (roll.values, roll.certain) == ((3, 5), False)
+    assert roll.dice == (
+        RolledDie(3, (100, 100, 40, 40), 0.99, ((3, 0.99),), sure=True),
+        RolledDie(5, (300, 100, 40, 40), 0.62, ((5, 0.62), (6, 0.31)), sure=False),
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -23,7 +24,8 @@ from numpy.typing import ArrayLike
 
 from vision.choices import VIEWS
 from vision.dice_oblique import read_oblique
-from vision.dice_settle import SeenDie
+from vision.dice_settle import SettledRoll
+from vision.dice_sources import Face
 from vision.dice_tray import TrayReader
 from vision.die import Die
 from vision.drawing import outlined_text
@@ -64,16 +66,14 @@ class DiceReader:
         if region is None:
             return self._read(image)
         polygon = np.asarray(region, np.float32).reshape(-1, 2)
-        height, width = image.shape[:2]
-        left, top = np.floor(polygon.min(axis=0)).astype(int).clip(0, (width, height))
-        right, bottom = np.ceil(polygon.max(axis=0)).astype(int).clip(0, (width, height))
+        left, top, right, bottom = bounds(polygon, image)
         if right - left < 8 or bottom - top < 8:
             return []  # the region lies outside this picture
         found = self._read(image[top:bottom, left:right])
         dice = []
         for die in found:
             x, y, w, h = die.box
-            box = (x + int(left), y + int(top), w, h)
+            box = (x + left, y + top, w, h)
             centre = (box[0] + w / 2, box[1] + h / 2)
             # A die belongs to the region its centre lies in: the crop is the region's bounds.
             if cv2.pointPolygonTest(polygon, centre, False) >= 0:
@@ -91,17 +91,82 @@ class DiceReader:
         return self._tray.read(image)
 
 
-def draw_dice(image: Image, dice: Sequence[SeenDie], min_confidence: float) -> Image:
-    """A copy of `image` with each die's box, value and confidence drawn on it: green if sure
-    enough to apply, orange if not."""
+def bounds(polygon: ArrayLike, image: Image) -> tuple[int, int, int, int]:
+    """The left, top, right and bottom of `polygon` (in pixels) within `image`."""
+    points = np.asarray(polygon, np.float32).reshape(-1, 2)
+    height, width = image.shape[:2]
+    left, top = np.floor(points.min(axis=0)).astype(int).clip(0, (width, height))
+    right, bottom = np.ceil(points.max(axis=0)).astype(int).clip(0, (width, height))
+    return int(left), int(top), int(right), int(bottom)
+
+
+class DrawnDie(Protocol):
+    """A die as `draw_dice` draws it."""
+
+    @property
+    def value(self) -> Face: ...
+
+    @property
+    def box(self) -> Sequence[float]: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+
+def draw_dice(
+    image: Image,
+    dice: Sequence[DrawnDie],
+    min_confidence: float,
+    labels: Sequence[str] | None = None,
+) -> Image:
+    """A copy of `image` with each die's box drawn on it, green if sure enough to apply, orange
+    if not, and its label: `labels`, one a die, or its value and confidence."""
     out = image.copy()
     scale = max(out.shape[:2]) / 640
     line = max(1, round(2 * scale))
-    for die in dice:
+    for i, die in enumerate(dice):
         x, y, w, h = (int(v) for v in die.box)
-        colour = (0, 200, 0) if die.confidence >= min_confidence else (0, 160, 255)
-        cv2.rectangle(out, (x, y), (x + w, y + h), colour, line)
-        label = f"{die.value} {die.confidence:.2f}"
+        sure = die.confidence >= min_confidence
+        colour = (0, 200, 0) if sure else (0, 160, 255)
+        # An unsure die stands out: a thicker box.
+        cv2.rectangle(out, (x, y), (x + w, y + h), colour, line if sure else 2 * line)
+        label = f"{die.value} {die.confidence:.2f}" if labels is None else labels[i]
         origin = (x, max(y - 4, 12))
         outlined_text(out, label, origin, 0.5 * scale, colour, line)
     return out
+
+
+ROLL_PICTURE_SIDE = 640
+"""The longest side of `roll_picture`'s picture, in pixels: small enough for a phone."""
+
+
+def roll_picture(roll: SettledRoll, tray: ArrayLike | None, min_confidence: float) -> Image | None:
+    """The tray's part of the frame `roll` was read in (all of it with no `tray` polygon), each
+    die outlined and numbered left to right, as the players are asked about them; at most
+    ROLL_PICTURE_SIDE pixels a side. None if the roll kept no frame."""
+    frame = roll.frame
+    if frame is None:
+        return None
+    height, width = frame.shape[:2]
+    whole = 0, 0, width, height
+    left, top, right, bottom = whole if tray is None else bounds(tray, frame)
+    if right - left < 8 or bottom - top < 8:
+        left, top, right, bottom = whole  # a tray outside the frame: all of it
+    scale = min(1.0, ROLL_PICTURE_SIDE / max(right - left, bottom - top))
+    crop = frame[top:bottom, left:right]
+    if scale < 1:
+        size = (round((right - left) * scale), round((bottom - top) * scale))
+        crop = np.asarray(cv2.resize(crop, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+    def moved(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        x, y, w, h = box
+        return (
+            round((x - left) * scale),
+            round((y - top) * scale),
+            round(w * scale),
+            round(h * scale),
+        )
+
+    dice = [replace(die, box=moved(die.box)) for die in roll.dice]
+    labels = [str(number) for number in range(1, len(dice) + 1)]
+    return draw_dice(crop, dice, min_confidence, labels)

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from vision.dice_sources import DiceReading, Face
+from vision.image_files import Image
 
 
 class SeenDie(Protocol):
@@ -105,6 +106,31 @@ def combine(track: Sequence[SeenDie]) -> SeenDie:
 
 
 @dataclass(frozen=True)
+class RolledDie:
+    """One die of a settled roll, as a player checking an unsure roll needs it."""
+
+    value: Face
+    box: tuple[int, int, int, int]
+    """x, y, width, height in the frame's pixels."""
+    confidence: float
+    readings: tuple[tuple[Face, float], ...]
+    """Its value then the runner-up, each with how sure the reader is of it; its value alone
+    where the reader says nothing of the other faces (the oblique and icon readers)."""
+    sure: bool
+    """At or above `min_confidence`."""
+
+
+def rolled(die: SeenDie, min_confidence: float) -> RolledDie:
+    """`die` as a roll keeps it: its value and the likeliest other face."""
+    others = [(face, p) for face, p in die.faces if face != die.value]
+    runner_up = (max(others, key=lambda reading: reading[1]),) if others else ()
+    x, y, w, h = (round(v) for v in die.box)
+    readings = ((die.value, die.confidence), *runner_up)
+    sure = die.confidence >= min_confidence
+    return RolledDie(die.value, (x, y, w, h), die.confidence, readings, sure)
+
+
+@dataclass(frozen=True)
 class SettledRoll:
     values: tuple[Face, ...]
     """Left to right across the frame."""
@@ -112,6 +138,12 @@ class SettledRoll:
     """The least sure die's."""
     certain: bool
     """Sure enough to apply; if not, show it and wait for it to firm up or be corrected."""
+    # How each die was seen, and where: what a player settling an unsure roll looks at. The
+    # roll itself is its values.
+    dice: tuple[RolledDie, ...] = field(default=(), compare=False)
+    """Left to right, as `values`."""
+    frame: Image | None = field(default=None, compare=False, repr=False)
+    """The frame it was read in, kept for an uncertain roll (`TrayDice`)."""
 
     @property
     def reading(self) -> DiceReading:
@@ -176,7 +208,9 @@ class DiceSettler:
             if not firmed:
                 return None
         self._reported, self._reported_certain = frame, certain
-        return SettledRoll(tuple(die.value for die in frame), confidence, certain)
+        values = tuple(die.value for die in frame)
+        seen = tuple(rolled(die, self.min_confidence) for die in frame)
+        return SettledRoll(values, confidence, certain, seen)
 
     @property
     def combined(self) -> list[SeenDie]:

@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -140,7 +141,8 @@ class TrayDice:
             self._seen = dice
         roll = settler.feed(dice)
         if roll is not None:
-            self.on_roll(roll)
+            # An uncertain roll keeps its frame, for the players to see what the reader saw.
+            self.on_roll(roll if roll.certain else replace(roll, frame=image))
 
 
 def _named(

@@ -358,8 +358,8 @@ def _table_lines(summary: JSON) -> list[str]:
         lines.append(f"dice seen: {seen or '-'}")
         unsure = summary.get("dice_unsure")
         if unsure:
-            values = ", ".join(map(str, unsure["values"]))
-            lines.append(f"unsure roll: {values} (confidence {unsure['confidence']})")
+            # Which dice, read how, and what else they may show (controller/held_roll.py).
+            lines.append(unsure["text"])
         if summary.get("board_unsure"):
             lines.append(f"board read unsure at: {', '.join(summary['board_unsure'])}")
     for kind, why in summary.get("dice_typed", {}).items():
