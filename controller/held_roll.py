@@ -81,7 +81,7 @@ class HeldRoll:
                 "with `smartboard roll`",
                 "not_a_reading",
                 die=number,
-                faces=offered,
+                faces=" / ".join(faces),
                 face=str(face),
             )
         picks = self.picks | {number: faces[str(face)]}

@@ -421,17 +421,19 @@ def test_an_unsure_roll_is_shown_outlined_and_settled_die_by_die(tmp_path: Path)
         shown = fetch(f"{url}{held['roll']}", headers=key)
         assert shown.status == 200 and shown.headers["Content-Type"] == "image/jpeg"
         picture = cv2.imdecode(np.frombuffer(shown.body, np.uint8), cv2.IMREAD_COLOR)
-        assert picture is not None and max(picture.shape) <= 640
-        # Each unsure die is outlined in orange (BGR 0, 160, 255), give or take the JPEG's loss,
-        # where it lies (no calibration: the tray is the whole 640 px photo).
-        orange = np.all(np.abs(picture.astype(int) - (0, 160, 255)) < 40, axis=2)
-        for die in held["dice"]:
-            x, y, w, h = die["box"]
-            assert orange[y : y + h + 1, x : x + w + 1].sum() > w  # the box, drawn in place
+        assert picture is not None and max(picture.shape) == 480
+        # Each unsure die outlined in orange (BGR 0, 160, 255), give or take the JPEG's loss;
+        # none in green, as no die is sure.
+        drawn = picture.astype(int)
+        orange = np.all(np.abs(drawn - (0, 160, 255)) < 40, axis=2).sum()
+        green = np.all(np.abs(drawn - (0, 200, 0)) < 40, axis=2).sum()
+        assert orange > 500 * len(held["dice"]) and green < 50
         assert fetch(f"{url}{held['roll'] + 1}", headers=key).status == 404  # no such roll
         assert held["text"].startswith(
             f"dice read {', '.join(map(str, held['values']))} but unsure"
         )
+        refused = call(daemon, op="confirm", die=len(held["values"]) + 1, face=1)
+        assert refused["key"] == "no_such_die" and "numbered 1 to" in refused["error"]
         first, *rest = held["dice"]
         assert len(first["readings"]) == 2  # the top view's reader gives each face's chance
         other = first["readings"][1]["face"]

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from dice_photos import photos
 from page_play import visible_ids
 from playwright.sync_api import Page, expect
 from web_daemon import dashboard, fetch
 
 from controller.config import load_config
+from controller.journal import Journal
 from controller.snapshot import hex_colour
 
 ARTEFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artifacts"
@@ -382,3 +384,40 @@ def test_the_dice_record_counts_the_rolls_typed_in(page: Page, tmp_path: Path) -
         expect(page.locator("#dice-sources")).to_have_text("Rolls so far: 1 \u2014 typed in 100 %")
         page.locator("#lang").select_option("fr")
         expect(die.locator(".verdict")).to_have_text(re.compile("^2 lancers : trop peu"))
+
+
+def test_an_unsure_roll_is_settled_by_tapping_each_die(page: Page, tmp_path: Path) -> None:
+    """Issue 22: a roll held unsure shows the tray as read, each unsure die outlined, and its best
+    two readings as buttons a finger can tap; a tap on each applies the roll, as confirmed when
+    every tap kept the value read. A picture gone (the daemon restarted) leaves the buttons."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "roll.jpg").write_bytes(photos("nell")[0].read_bytes())
+    config = tmp_path / "config.toml"
+    config.write_text("[dice]\nmin_confidence = 1.0\n")  # every die unsure
+    args = ["--game", "akuma", "--camera-folder", str(frames), "--config", str(config)]
+    with dashboard(tmp_path / "state", *args) as table:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(table.page)
+        dice = page.locator("#unsure-dice li")
+        expect(dice.first).to_be_visible(timeout=20_000)
+        picture = page.locator("#unsure-picture")
+        expect(picture).to_be_visible()
+        page.wait_for_function("document.getElementById('unsure-picture').naturalWidth > 0")
+        count = dice.count()
+        readings = page.locator("#unsure-dice .reading")
+        assert readings.count() == 2 * count  # the top view's reader gives a runner-up
+        for box in (readings.nth(i).bounding_box() for i in range(2 * count)):
+            assert box is not None and box["height"] >= 44 and box["width"] >= 44
+        # The picture gone: said, and the buttons kept.
+        page.route("**/api/unsure.jpg*", lambda route: route.fulfill(status=404, body="{}"))
+        page.evaluate("unsureRoll = null; render()")
+        expect(page.locator("#unsure-no-picture")).to_be_visible()
+        expect(picture).to_be_hidden()
+        expect(dice).to_have_count(count)
+        for i in range(count):
+            dice.nth(i).locator(".reading").first.click()  # the value read
+        expect(page.locator("#dice-unsure")).to_be_hidden()
+    journal = Journal(tmp_path / "state").read()
+    (roll,) = [entry["dice"] for entry in journal.entries if "dice" in entry]
+    assert roll["source"] == "confirmed"

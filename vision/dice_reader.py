@@ -118,32 +118,41 @@ def draw_dice(
     dice: Sequence[DrawnDie],
     min_confidence: float,
     labels: Sequence[str] | None = None,
+    size: float = 1.0,
 ) -> Image:
     """A copy of `image` with each die's box drawn on it, green if sure enough to apply, orange
-    if not, and its label: `labels`, one a die, or its value and confidence."""
+    if not, and its label: `labels`, one a die, or its value and confidence; `size` times the
+    usual size of the lines and the labels."""
     out = image.copy()
-    scale = max(out.shape[:2]) / 640
+    scale = max(out.shape[:2]) / 640 * size
     line = max(1, round(2 * scale))
+    font = 0.5 * scale
     for i, die in enumerate(dice):
         x, y, w, h = (int(v) for v in die.box)
         sure = die.confidence >= min_confidence
         colour = (0, 200, 0) if sure else (0, 160, 255)
-        # An unsure die stands out: a thicker box.
-        cv2.rectangle(out, (x, y), (x + w, y + h), colour, line if sure else 2 * line)
+        # An unsure die stands out: a thicker box, drawn around the die, not over its face.
+        thick = line if sure else 2 * line
+        pad = thick // 2
+        cv2.rectangle(out, (x - pad, y - pad), (x + w + pad, y + h + pad), colour, thick)
         label = f"{die.value} {die.confidence:.2f}" if labels is None else labels[i]
-        origin = (x, max(y - 4, 12))
-        outlined_text(out, label, origin, 0.5 * scale, colour, line)
+        origin = (x, max(y - pad - 4, round(24 * font)))
+        outlined_text(out, label, origin, font, colour, line)
     return out
 
 
-ROLL_PICTURE_SIDE = 640
-"""The longest side of `roll_picture`'s picture, in pixels: small enough for a phone."""
+ROLL_PICTURE_SIDE = 480
+"""The longest side of `roll_picture`'s picture, in pixels: enough for a phone to show."""
+ROLL_PICTURE_MARGIN = 2.0
+"""How far around the dice `roll_picture` shows the tray, in die widths."""
 
 
 def roll_picture(roll: SettledRoll, tray: ArrayLike | None, min_confidence: float) -> Image | None:
-    """The tray's part of the frame `roll` was read in (all of it with no `tray` polygon), each
-    die outlined and numbered left to right, as the players are asked about them; at most
-    ROLL_PICTURE_SIDE pixels a side. None if the roll kept no frame."""
+    """The dice of `roll` in the frame it was read in: the part of the tray (all of the frame
+    with no `tray` polygon) within ROLL_PICTURE_MARGIN die widths of them, scaled to
+    ROLL_PICTURE_SIDE pixels a side, each die outlined and numbered left to right as the players
+    are asked about them. Small dice in a big tray are shown large enough to tell apart. None if
+    the roll kept no frame."""
     frame = roll.frame
     if frame is None:
         return None
@@ -152,11 +161,19 @@ def roll_picture(roll: SettledRoll, tray: ArrayLike | None, min_confidence: floa
     left, top, right, bottom = whole if tray is None else bounds(tray, frame)
     if right - left < 8 or bottom - top < 8:
         left, top, right, bottom = whole  # a tray outside the frame: all of it
-    scale = min(1.0, ROLL_PICTURE_SIDE / max(right - left, bottom - top))
-    crop = frame[top:bottom, left:right]
-    if scale < 1:
-        size = (round((right - left) * scale), round((bottom - top) * scale))
-        crop = np.asarray(cv2.resize(crop, size, interpolation=cv2.INTER_AREA), np.uint8)
+    if roll.dice:
+        boxes = np.array([die.box for die in roll.dice])
+        margin = round(ROLL_PICTURE_MARGIN * boxes[:, 2:].max())
+        left = max(left, int(boxes[:, 0].min()) - margin)
+        top = max(top, int(boxes[:, 1].min()) - margin)
+        right = min(right, int((boxes[:, 0] + boxes[:, 2]).max()) + margin)
+        bottom = min(bottom, int((boxes[:, 1] + boxes[:, 3]).max()) + margin)
+    scale = ROLL_PICTURE_SIDE / max(right - left, bottom - top)
+    size = (round((right - left) * scale), round((bottom - top) * scale))
+    shrink = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    crop = np.asarray(
+        cv2.resize(frame[top:bottom, left:right], size, interpolation=shrink), np.uint8
+    )
 
     def moved(box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
         x, y, w, h = box
@@ -169,4 +186,5 @@ def roll_picture(roll: SettledRoll, tray: ArrayLike | None, min_confidence: floa
 
     dice = [replace(die, box=moved(die.box)) for die in roll.dice]
     labels = [str(number) for number in range(1, len(dice) + 1)]
-    return draw_dice(crop, dice, min_confidence, labels)
+    # Labels a phone can read, the picture shown about 350 pixels wide.
+    return draw_dice(crop, dice, min_confidence, labels, size=2.5)

@@ -25,10 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from vision.dice_sources import DiceReading, Face
-from vision.image_files import Image
+
+if TYPE_CHECKING:
+    # Not at run time: the command line, which reads `SettledRoll`s, loads no OpenCV.
+    from vision.image_files import Image
 
 
 class SeenDie(Protocol):

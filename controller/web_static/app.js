@@ -316,14 +316,7 @@ function drawDice() {
     seen.length ? t("seen") : snap.camera ? t("nothing_seen") : "",
     ...seen.map((die) => dieFace(die.value, `${Math.round(die.confidence * 100)} %`)),
   );
-  const unsure = snap.dice_unsure;
-  $("dice-unsure").hidden = !unsure;
-  if (unsure) {
-    $("dice-unsure").querySelector("span").textContent = t("unsure", {
-      values: unsure.values.join(", "),
-      confidence: unsure.confidence,
-    });
-  }
+  drawUnsure(); // unsure.js
   $("roll-form").hidden = !wanted;
   $("roll-random").hidden = !snap.sim;
   const key = JSON.stringify(wanted);
@@ -551,6 +544,7 @@ $("new-form").addEventListener("submit", async (event) => {
   if (abandon && !window.confirm(t("abandon"))) return;
   post("new", { game: $("new-game").value, options: chosenOptions(), names: chosenNames(), abandon });
 });
+$("unsure-picture").addEventListener("error", () => showUnsurePicture(false));
 $("camera").addEventListener("error", () => {
   $("camera").hidden = true;
   $("camera-status").textContent = t("camera_none");
