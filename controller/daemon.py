@@ -402,7 +402,8 @@ class Daemon:
                 self._held += 1
                 self.unsure = HeldRoll(roll, self._held)
                 self.session.say(
-                    f"{self.unsure.sentence()}: `smartboard confirm` applies it, "
+                    f"{self.unsure.sentence()}; `smartboard confirm` applies it as read, "
+                    "`smartboard confirm --die N --face F` settles one die, "
                     "`smartboard roll ...` types the right one",
                     "unsure",
                     values=list(roll.values),

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from controller.cli.game import _table_lines
+from controller.cli.game import _SAID, _table_lines
 from controller.held_roll import HeldRoll, PickRefused
 from vision.dice_settle import RolledDie, SettledRoll
 
@@ -51,6 +51,10 @@ def test_taps_keeping_every_value_confirm_and_one_changed_corrects() -> None:
     assert roll.pick(2, "6") is None  # die 3 is still to settle
     assert roll.to_json()["dice"][0]["picked"] == 6
     assert "tapped 6" in roll.sentence()
+    # `smartboard confirm --die 2 --face 6` says which dice are still unsure.
+    assert _SAID["confirm"]({"ok": True, "applied": [], "waiting": [3]}) == (
+        "die settled; still unsure: die 3"
+    )
     assert roll.pick("3", 2) == ((3, 6, 2), "corrected")
     kept = held(SURE_3, UNSURE_5)
     assert kept.pick(2, 5) == ((3, 5), "confirmed")

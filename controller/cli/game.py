@@ -28,12 +28,20 @@ def _applied(reply: JSON) -> str:
     return "applied " + ", ".join(reply["applied"])
 
 
+def _confirmed(reply: JSON) -> str:
+    """A roll applied, or a die settled while others wait (`confirm --die`)."""
+    waiting = reply.get("waiting")
+    if waiting:
+        return f"die settled; still unsure: {', '.join(f'die {n}' for n in waiting)}"
+    return _applied(reply)
+
+
 # The commands that send their op as it is, and what each says of the daemon's reply.
 _SAID: dict[str, Callable[[JSON], str]] = {
     "act": _applied,
     "roll": _applied,
     "correct": _applied,
-    "confirm": _applied,
+    "confirm": _confirmed,
     "pause": lambda reply: "game paused: the table ignores the pieces",
     "resume": lambda reply: "game resumed",
 }
