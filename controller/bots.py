@@ -20,6 +20,9 @@ from hardware.reeds import ReedBank
 from vision.board_camera import SimBoardCamera
 from vision.dice_sources import DiceReading, VirtualDice
 
+CAMERA_WAIT_S = 0.05
+"""How often bots waiting for a roll the camera reads look again."""
+
 
 class Bots:
     def __init__(
@@ -71,8 +74,7 @@ class Bots:
         if state.is_chance_node():
             wanted = game.dice_wanted(state)
             if wanted is not None:
-                if wanted.kind not in self.camera_kinds:
-                    self.submit_dice(self.dice.roll(wanted.faces, wanted.count))
+                self._throw(self.dice.roll(wanted.faces, wanted.count), wanted.kind, now)
                 return
             # No dice stand for it: the outcome is laid on the board for the session to see.
             outcome = self.hands.outcome(state)
@@ -98,11 +100,19 @@ class Bots:
             if self._dice_tell(action, reading):
                 # The dice thrown tell the choice (AK-3, or the one building a pawn can claim);
                 # the camera's next roll tells it, whichever it is.
-                if wanted.kind not in self.camera_kinds:
-                    self.submit_dice(reading)
+                self._throw(reading, wanted.kind, now)
                 return
         # Nothing on the table shows it: the player names it through the control interface.
         session.act(action.id, now)
+
+    def _throw(self, reading: DiceReading, kind: str, now: float) -> None:
+        """Roll dice the camera does not read; the camera's own roll comes as an event, and
+        until it does, looking again at pace 0 would spin the loop and starve the camera's
+        thread of the interpreter."""
+        if kind in self.camera_kinds:
+            self.next_step = now + max(self.pace, CAMERA_WAIT_S)
+        else:
+            self.submit_dice(reading)
 
     def _dice_tell(self, action: Action, reading: DiceReading) -> bool:
         """Whether this throw, read now, stands for `action` and its roll."""

@@ -48,10 +48,11 @@ def test_a_region_reads_only_its_dice_in_frame_pixels(reader: DiceReader) -> Non
     region = [(left, top), (right, top), (right, bottom), (left, bottom)]
     dice = reader.read(image, region)
     assert read_right(dice, [one])
-    # The same die, its box in the whole frame's pixels (the crop is scaled otherwise).
+    # The same die, its box in the whole frame's pixels (a box left in the crop's pixels would be
+    # hundreds of pixels off; the detector sizes a die a few pixels apart in the two contexts).
     assert any(
         die.value == dice[0].value
-        and all(abs(a - b) <= 4 for a, b in zip(die.box, dice[0].box, strict=True))
+        and all(abs(a - b) <= 0.15 * w for a, b in zip(die.box, dice[0].box, strict=True))
         for die in everything
     )
     assert reader.read(image, [(-50, -50), (-10, -50), (-10, -10), (-50, -10)]) == []

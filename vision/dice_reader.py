@@ -32,6 +32,8 @@ from vision.drawing import outlined_text
 from vision.image_files import Image
 
 MODELS = Path(__file__).parent / "models"
+PIPS = (MODELS / "dice_pips_1.onnx", MODELS / "dice_pips_2.onnx")
+"""Two pip classifiers of one recipe (seeds 1 and 2): the second is asked where the first doubts."""
 # How far from square a picture may be and still be taken for a top view by `auto`.
 SQUARE_TOLERANCE = 0.05
 
@@ -85,9 +87,7 @@ class DiceReader:
         if view == "oblique":
             return read_oblique(image)
         if self._tray is None:
-            self._tray = TrayReader(
-                MODELS / "dice_detector.onnx", MODELS / "dice_pips.onnx", threads=self.threads
-            )
+            self._tray = TrayReader(MODELS / "dice_detector.onnx", PIPS, threads=self.threads)
         return self._tray.read(image)
 
 

@@ -6,6 +6,7 @@ crop of each die taken from the full-resolution photo. vision/models/README.md d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +17,9 @@ from numpy.typing import NDArray
 from vision.die import Die
 
 # These must match vision/training (which imports them from here).
-INPUT_SIZE = 320
-"""Detector input: the photo is letterboxed into a square of this side."""
+INPUT_SIZE = 288
+"""Detector input: the photo is letterboxed into a square of this side. The detector's cost goes
+with the area; at 256 it lost a small dark die and one touching another (vision/models/README)."""
 STRIDE = 4
 """Detector output cell size in input pixels."""
 SIZE_SCALE = 16.0
@@ -42,8 +44,14 @@ PEAK_SURE = 0.6
 """A heatmap peak this high is surely a die: on the validation photos every die peaked at 0.53 or
 more (median 0.73) and nothing else reached 0.1. Weaker peaks lower the confidence in proportion,
 so a die found just at the default threshold (0.3) is at most 0.5 sure."""
-MAX_SCALE = 0.5
-"""The detector learned dice of 30-50 px in 640 px tray photos, shrunk to 320: a smaller picture
+PAIR_BELOW = 0.9
+"""A die the first pip classifier is less sure of than this is read by all of them: nine dice in
+ten are read by one classifier alone, with no more errors than the pair made on every die."""
+TURNS_BELOW = 0.8
+"""A die the classifiers are together less sure of than this (the default dice gate) is read
+again in its three other quarter turns: a third of those that asked were read sure and right."""
+MAX_SCALE = 0.45
+"""The detector learned dice of 30-50 px in 640 px tray photos, shrunk to 288: a smaller picture
 (a crop of the tray) is padded, not magnified, so its dice keep the size the detector knows."""
 
 
@@ -56,6 +64,8 @@ def letterbox(
     scale = min(size / max(h, w), max_scale)
     nw, nh = round(w * scale), round(h * scale)
     canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    # INTER_AREA, though 640 -> 288 takes it 3 ms (a whole halving 0.2): halving first and
+    # finishing with INTER_LINEAR lost a small dark die (IMG_20191208_112404) in detection.
     canvas[:nh, :nw] = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
     return canvas, scale
 
@@ -106,23 +116,17 @@ class TrayReader:
     """Reads the dice in top-down photos of a dice tray (BGR uint8 arrays)."""
 
     def __init__(
-        self,
-        detector: Path,
-        pips: Path,
-        threshold: float = 0.3,
-        threads: int = 2,
-        tta: int = 1,
+        self, detector: Path, pips: Sequence[Path], threshold: float = 0.3, threads: int = 2
     ) -> None:
-        # tta 1: the model file's two classifiers already vote, and that vote beat one classifier
-        # over two quarter turns at the same cost (vision/models/README.md).
-        if tta not in (1, 2, 4):
-            raise ValueError(f"tta must be 1, 2 or 4 rotations, not {tta}")
+        """`pips`: the pip classifiers, the first read on every die, the others on the dice it
+        doubts (PAIR_BELOW) and, with it, in four quarter turns on the dice still unsure."""
+        if not pips:
+            raise ValueError("a pip classifier is needed")
         # cv2's thread pool is process-wide: this also limits any other cv2 work in the process.
         cv2.setNumThreads(threads)
         self._detector = _load(detector)
-        self._pips = _load(pips)
+        self._pips = [_load(path) for path in pips]
         self.threshold = threshold
-        self.tta = tta
         # One dummy pass each: checks the outputs have the expected shape (a wrong file fails
         # here, not at the first roll) and pays the first-inference set-up cost up front.
         try:
@@ -131,12 +135,14 @@ class TrayReader:
             raise ValueError(f"{detector} is not a dice detector: {exc}") from exc
         if heat.shape != (3, INPUT_SIZE // STRIDE, INPUT_SIZE // STRIDE):
             raise ValueError(f"{detector} is not a dice detector: output shape {heat.shape}")
-        try:  # two crops: the classifier must take a batch
-            probs = self._classify([np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)] * 2)
-        except cv2.error as exc:
-            raise ValueError(f"{pips} is not a pip classifier: {exc}") from exc
-        if probs.shape != (2, 6):
-            raise ValueError(f"{pips} is not a pip classifier: output shape {probs.shape}")
+        blank = [np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)] * 2  # a batch must be taken
+        for path, net in zip(pips, self._pips, strict=True):
+            try:
+                logits = _logits(net, blank)
+            except cv2.error as exc:
+                raise ValueError(f"{path} is not a pip classifier: {exc}") from exc
+            if logits.shape != (2, 6):
+                raise ValueError(f"{path} is not a pip classifier: output shape {logits.shape}")
 
     def read(self, image: NDArray[np.uint8]) -> list[Die]:
         """The dice in `image` (BGR), left to right."""
@@ -204,8 +210,26 @@ class TrayReader:
         return kept
 
     def _classify(self, crops: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
-        """Value probabilities (N x 6), averaged over `tta` quarter turns of each crop."""
-        batch = [np.ascontiguousarray(np.rot90(c, k)) for k in range(self.tta) for c in crops]
-        self._pips.setInput(cv2.dnn.blobFromImages(batch, 1.0 / 255.0, swapRB=False))
-        logits = np.asarray(self._pips.forward(), np.float32).reshape(self.tta, len(crops), -1)
-        return np.asarray(_softmax(logits).mean(axis=0), np.float32)
+        """Value probabilities (N x 6). Effort goes where the reading is in doubt: the first
+        classifier reads every die; where it is less than PAIR_BELOW sure, the mean of all the
+        classifiers' logits is taken; where that is less than TURNS_BELOW sure, the mean over
+        four quarter turns of the crop as well."""
+        first, *others = self._pips
+        logits = _logits(first, crops)
+        doubt = np.flatnonzero(_softmax(logits).max(axis=1) < PAIR_BELOW)
+        if others and len(doubt):
+            some = [crops[i] for i in doubt]
+            logits[doubt] = np.mean([logits[doubt], *(_logits(n, some) for n in others)], axis=0)
+        unsure = np.flatnonzero(_softmax(logits).max(axis=1) < TURNS_BELOW)
+        if len(unsure):
+            turned = [
+                np.ascontiguousarray(np.rot90(crops[i], k)) for k in (1, 2, 3) for i in unsure
+            ]
+            quarters = np.mean([_logits(n, turned) for n in self._pips], axis=0)
+            logits[unsure] = (logits[unsure] + quarters.reshape(3, len(unsure), -1).sum(axis=0)) / 4
+        return _softmax(logits)
+
+
+def _logits(net: cv2.dnn.Net, crops: list[NDArray[np.uint8]]) -> NDArray[np.float32]:
+    net.setInput(cv2.dnn.blobFromImages(crops, 1.0 / 255.0, swapRB=False))
+    return np.asarray(net.forward(), np.float32).reshape(len(crops), -1)

@@ -179,10 +179,11 @@ def detector_targets(
 
 
 # ----------------------------------------------------------------------------- pip classifier
-def pip_crop(s: Sample, j: int, rng: random.Random) -> tuple[Image, int]:
+def pip_crop(s: Sample, j: int, rng: random.Random, hard: float = 0.0) -> tuple[Image, int]:
     """A training crop of die j and its class (value - 1). The centre and side are jittered like
     the detector's box errors (and a bit more); rotation is free since a pip count does not
-    depend on it; some crops are shrunk and blown up again, as small dice look at run time."""
+    depend on it; some crops are shrunk and blown up again, as small dice look at run time.
+    `hard`: the chance of each of the hard cases (`hard_case`) on top."""
     v, cx, cy, w, h = (float(x) for x in s.boxes[j])
     side = max(w, h) * math.exp(rng.uniform(-0.25, 0.35))
     cx += rng.uniform(-0.12, 0.12) * side
@@ -190,8 +191,55 @@ def pip_crop(s: Sample, j: int, rng: random.Random) -> tuple[Image, int]:
     crop = crop_die(s.image, cx, cy, side, angle=rng.uniform(0, 360))
     if rng.random() < 0.5:
         crop = np.ascontiguousarray(crop[:, ::-1])
+    if rng.random() < hard:
+        crop = tilted(crop, rng)
     if rng.random() < 0.2:
         small = rng.randint(CROP_SIZE // 2, CROP_SIZE - 4)
         crop = cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA)
         crop = cv2.resize(crop, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
-    return colour_jitter(np.asarray(crop, np.uint8), s.kind, rng), round(v) - 1
+    crop = colour_jitter(np.asarray(crop, np.uint8), s.kind, rng)
+    if rng.random() < hard:
+        crop = darkened(crop, rng)
+    if rng.random() < hard:
+        crop = glared(crop, rng)
+    return crop, round(v) - 1
+
+
+# The hard cases of vision/training/hard_cases.py, made on any crop. Touching dice are the
+# detector's case (two found as one): a crop already shows its neighbours at the edge.
+def tilted(crop: Image, rng: random.Random) -> Image:
+    """The die leaning: its face squeezed along one direction, as a face turned away from the
+    camera is foreshortened."""
+    angle = rng.uniform(0, 180)
+    squeeze = rng.uniform(0.65, 0.92)
+    centre = (CROP_SIZE / 2, CROP_SIZE / 2)
+    turn = cv2.getRotationMatrix2D(centre, angle, 1.0)
+    back = cv2.getRotationMatrix2D(centre, -angle, 1.0)
+    shrink = np.array([[squeeze, 0, (1 - squeeze) * centre[0]], [0, 1, 0], [0, 0, 1]])
+    m = back @ shrink @ np.vstack([turn, [0, 0, 1]])
+    out = cv2.warpAffine(crop, m, (CROP_SIZE, CROP_SIZE), borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, np.uint8)
+
+
+def darkened(crop: Image, rng: random.Random) -> Image:
+    """A dark die in dim light: everything darker, the pips' contrast low. (Darkening the die
+    alone left a grey halo around it that no camera shows.)"""
+    f = crop.astype(np.float32)
+    mean = f.mean()
+    f = (mean + (f - mean) * rng.uniform(0.35, 0.7)) * rng.uniform(0.3, 0.6)
+    return np.asarray(np.clip(f, 0, 255), np.uint8)
+
+
+def glared(crop: Image, rng: random.Random) -> Image:
+    """A light's reflection on the face: a small bright spot, sometimes over a pip, sometimes
+    where no pip is."""
+    yy, xx = np.mgrid[0:CROP_SIZE, 0:CROP_SIZE].astype(np.float32)
+    cx, cy = (CROP_SIZE / 2 + rng.uniform(-0.22, 0.22) * CROP_SIZE for _ in range(2))
+    rx = rng.uniform(0.04, 0.12) * CROP_SIZE
+    ry = rx * rng.uniform(0.5, 1.0)
+    a = math.radians(rng.uniform(0, 180))
+    u = ((xx - cx) * math.cos(a) + (yy - cy) * math.sin(a)) / rx
+    v = (-(xx - cx) * math.sin(a) + (yy - cy) * math.cos(a)) / ry
+    spot = np.exp(-(u * u + v * v) * 1.5)[..., None] * rng.uniform(0.7, 1.0)
+    f = crop.astype(np.float32) * (1 - spot) + 255.0 * spot
+    return np.asarray(np.clip(np.rint(f), 0, 255), np.uint8)

@@ -5,9 +5,9 @@ usage: python -m vision.training.heldout --data DIR --work DIR [--extra DIR[:KIN
 
 Photo i of DIR (sorted by name) is held out in fold i mod K: new photos of the dice sets the
 classifier saw, as the reader meets them on a table. For each fold, train_pips learns from the
-other photos (and every --extra folder) once per seed, the seeds are merged as the shipped model
-is (ensemble_pips), and the fold's photos are read end to end (the shipped detector, the fold's
-classifier, TrayReader's defaults) and scored by ../shared/tools/dice_eval.py. It prints each
+other photos (and every --extra folder) once per seed, and the fold's photos are read end to end
+as the shipped reader reads them (the shipped detector, the fold's classifiers in seed order,
+TrayReader's defaults) and scored by ../shared/tools/dice_eval.py. It prints each
 fold and all folds pooled. The detector saw every photo of nell/, but it found every labelled
 die of every fold, so the figures measure the values read.
 
@@ -70,7 +70,7 @@ def train(k: int, seed: int, a: argparse.Namespace) -> Path:
     return out
 
 
-def score(k: int, pips: Path, work: Path) -> dict[str, float]:
+def score(k: int, pips: list[Path], work: Path) -> dict[str, float]:
     folder = work / f"f{k}_test"
     reader = TrayReader(DETECTOR, pips)
     lines = work / f"read_f{k}.jsonl"
@@ -100,7 +100,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, required=True, help="folds, models and logs go here")
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--steps", type=int, default=10000)
-    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="merged per fold")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="classifiers per fold")
     ap.add_argument("--jobs", type=int, default=1, help="runs trained at once")
     a = ap.parse_args()
     if not EVAL.exists():
@@ -110,17 +110,10 @@ def main() -> int:
     runs = [(k, seed) for k in range(a.folds) for seed in a.seeds]
     with ThreadPoolExecutor(a.jobs) as pool:
         trained = list(pool.map(lambda run: train(*run, a), runs))
-    # Here, not at the top: benchmarks/dice.py imports dice_eval without the `train` extra.
-    import onnx
-
-    from vision.training.ensemble_pips import merge
-
-    models = []
-    for k in range(a.folds):
-        merged = a.work / f"pips_f{k}.onnx"
-        members = [path for path, (fold, _) in zip(trained, runs, strict=True) if fold == k]
-        onnx.save(merge(members), str(merged))
-        models.append(merged)
+    models = [
+        [path for path, (fold, _) in zip(trained, runs, strict=True) if fold == k]
+        for k in range(a.folds)
+    ]
     dice = right = frames = exact = 0.0
     for k, pips in enumerate(models):
         s = score(k, pips, a.work)

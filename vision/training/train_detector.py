@@ -46,19 +46,21 @@ def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
 
 
 class DiceNet(nn.Module):
-    """Small FPN-style encoder/decoder, output stride 4: 1 heat + 2 size channels (216k params)."""
+    """Small FPN-style encoder/decoder, output stride 4: 1 heat + 2 size channels (174k params).
+    The stride-4 layers cost the most (their maps are the largest): one convolution each at
+    the stride-4 level is enough there, and the decoder narrows to w channels before it."""
 
     def __init__(self, w: int = 16) -> None:
         super().__init__()
         self.s2 = cbr(3, w, 2)
-        self.s4 = nn.Sequential(cbr(w, 2 * w, 2), cbr(2 * w, 2 * w))
-        self.s8 = nn.Sequential(cbr(2 * w, 3 * w, 2), cbr(3 * w, 3 * w), cbr(3 * w, 3 * w))
+        self.s4 = cbr(w, 2 * w, 2)
+        self.s8 = nn.Sequential(cbr(2 * w, 3 * w, 2), cbr(3 * w, 3 * w))
         self.s16 = nn.Sequential(cbr(3 * w, 4 * w, 2), cbr(4 * w, 4 * w), cbr(4 * w, 4 * w))
         self.lat16 = nn.Conv2d(4 * w, 3 * w, 1)
         self.m8 = cbr(3 * w, 3 * w)
         self.lat8 = nn.Conv2d(3 * w, 2 * w, 1)
-        self.m4 = cbr(2 * w, 2 * w)
-        self.head = nn.Sequential(cbr(2 * w, 2 * w), nn.Conv2d(2 * w, 3, 1))
+        self.m4 = cbr(2 * w, w)
+        self.head = nn.Sequential(cbr(w, w), nn.Conv2d(w, 3, 1))
         with torch.no_grad():
             self.head[-1].bias[0] = -2.19  # focal-loss prior: start at p = 0.1 everywhere
         self.up = nn.Upsample(scale_factor=2, mode="nearest")

@@ -8,9 +8,10 @@ Input: a CROP_SIZE (48) square BGR crop (see vision.dice_tray.crop_die) centred 
 are sampled with jittered centre and size (the detector's boxes are not exact), any rotation and
 colour noise. With --holdout, the held-out photos' ground-truth boxes are scored at the end.
 
-The shipped vision/models/dice_pips.onnx is two of these, seeds 1 and 2, merged by
-vision.training.ensemble_pips (see vision/models/README.md). Each took 10000 steps of 128 crops
-(1,120-1,190 s on one CPU thread, two runs side by side on this 2-core machine):
+The shipped vision/models/dice_pips_1.onnx and dice_pips_2.onnx are two of these, seeds 1 and 2
+(the reader asks the second where the first doubts; see vision/models/README.md). Each took
+10000 steps of 128 crops (1,120-1,190 s on one CPU thread, two runs side by side on this 2-core
+machine):
   OMP_WAIT_POLICY=PASSIVE python -m vision.training.train_pips \
     --data /work/shared/data/dice/nell:top --data /work/shared/data/dice/matteo:oblique \
     --steps 10000 --minutes 60 --seed 1 --threads 1 --out pips_s1.onnx
@@ -24,6 +25,7 @@ import argparse
 import math
 import random
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -32,7 +34,7 @@ from torch import nn
 
 from vision.dice_tray import CROP_SIZE, crop_die
 from vision.training.dataset import Sample, load_specs, pip_crop
-from vision.training.train_detector import add_common_arguments, save, seed_all
+from vision.training.train_detector import add_common_arguments, fuse_bn, save, seed_all
 
 
 class PipNet(nn.Module):
@@ -62,10 +64,26 @@ class PipNet(nn.Module):
         return self.fc(self.f(x)).flatten(1)
 
 
+def from_onnx(path: Path, width: int) -> nn.Module:
+    """A PipNet holding an exported one's weights, to fine-tune: the file's batch norm is folded
+    into its convolutions, so the model is built folded too and trains on without it."""
+    import onnx  # the `train` extra, only for --init
+    from onnx import numpy_helper
+
+    weights = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+    model = fuse_bn(PipNet(width))
+    state = model.state_dict()
+    missing = sorted(set(state) - set(weights))
+    if missing:
+        raise ValueError(f"{path} is not a PipNet of width {width}: no {', '.join(missing)}")
+    model.load_state_dict({name: torch.from_numpy(weights[name].copy()) for name in state})
+    return model
+
+
 def make_batch(
-    items: list[tuple[Sample, int]], rng: random.Random
+    items: list[tuple[Sample, int]], rng: random.Random, hard: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    xs, ys = zip(*(pip_crop(s, j, rng) for s, j in items), strict=True)
+    xs, ys = zip(*(pip_crop(s, j, rng, hard) for s, j in items), strict=True)
     x = torch.from_numpy(np.stack(xs)).permute(0, 3, 1, 2).float() / 255.0
     return x, torch.tensor(ys)
 
@@ -108,13 +126,15 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--width", type=int, default=16)
     ap.add_argument("--smoothing", type=float, default=0.05, help="label smoothing")
+    ap.add_argument("--hard", type=float, default=0.0, help="chance of each hard case a crop")
+    ap.add_argument("--init", type=Path, help="fine-tune this exported classifier (ONNX)")
     a = ap.parse_args()
 
     rng = seed_all(a.seed, a.threads)
     samples, held = load_specs(a.data, a.holdout)
     items = [(s, j) for s in samples for j in range(len(s.boxes))]
     print("training dice:", len(items), flush=True)
-    model = PipNet(a.width)
+    model = from_onnx(a.init, a.width) if a.init else PipNet(a.width)
     print("params:", sum(p.numel() for p in model.parameters()), flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     t0 = time.time()
@@ -124,7 +144,7 @@ def main() -> None:
         for g in opt.param_groups:
             g["lr"] = lr
         model.train()
-        x, y = make_batch(rng.choices(items, k=a.batch), rng)
+        x, y = make_batch(rng.choices(items, k=a.batch), rng, a.hard)
         logits = model(x)
         loss = F.cross_entropy(logits, y, label_smoothing=a.smoothing)
         opt.zero_grad()
