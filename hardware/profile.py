@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
@@ -198,6 +198,14 @@ def profile_path(text: str) -> Path:
     return builtin_profile_path(text)
 
 
+class _At(ProfileError):
+    """A problem of one key of the entry being checked."""
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
 class ProfileProblem(NamedTuple):
     """One thing wrong in a profile: what, where (a table, entry and key), on which line."""
 
@@ -237,7 +245,7 @@ class _Problems:
         try:
             yield
         except ProfileError as error:
-            self.add(str(error), where)
+            self.add(str(error), replace(where, key=error.key) if isinstance(error, _At) else where)
 
     def error(self) -> ProfileError:
         """All the problems in one line, as every error of the table is (a log's, a status's);
@@ -260,7 +268,7 @@ class _Problems:
 
 
 # "[leds] count must be...": the table and key a message names first.
-_KEY_IN_MESSAGE = re.compile(r"\[([a-z]+)\] ([a-z_]+)\b")
+_KEY_IN_MESSAGE = re.compile(r"\[([a-z]+)\] (?!has\b)([a-z_]+)\b")
 
 
 def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:
@@ -294,6 +302,11 @@ def parse_profile(
             Where("leds", "count"),
         )
         count = None
+    if set(leds) - {"count"}:
+        problems.add(
+            f"[leds] has unknown keys {sorted(set(leds) - {'count'})}; known: count",
+            Where("leds", min(set(leds) - {"count"})),
+        )
     for key in ("game", "name"):
         if not isinstance(data.get(key, ""), str) or len(data.get(key, "")) > MAX_NAME:
             problems.add(f"{key} must be text of at most {MAX_NAME} characters", Where("", key))
@@ -304,7 +317,8 @@ def parse_profile(
     unknown = set(reeds) - {"pull_up", "backend"}
     if unknown:
         problems.add(
-            f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up", Where("reeds")
+            f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up",
+            Where("reeds", min(unknown)),
         )
     link: Link | None = None
     serial = reeds.get("backend", "gpio") == "serial"
@@ -363,7 +377,7 @@ def parse_profile(
         for i in spot.leds:
             if i in led_owner:
                 problems.add(
-                    f"{where}: LED index {i} is also {shown(led_owner[i])}'s: "
+                    f"{where}: LED index {i} also lights spot {shown(led_owner[i])}: "
                     "each LED lights one spot",
                     Where("spots", "leds", spot_id),
                 )
@@ -426,20 +440,25 @@ def _spot(
     table_size: tuple[float, float] | None,
     fail: Callable[[str], ProfileError],
 ) -> Spot:
-    """One `[[spots]]` entry, checked alone; the first of its problems raised."""
+    """One `[[spots]]` entry, checked alone; the first of its problems raised, at its key."""
     if spot_id not in game_spots:
         raise fail(f"unknown spot {shown(spot_id)} for game {shown(data.get('game'))}")
     unknown = set(entry) - {"id", "reed", "leds", "region"}
     if unknown:
-        raise fail(f"{where} has unknown keys {sorted(unknown)}")
-    reed = Channel.parse(entry["reed"], where) if "reed" in entry else None
+        raise _At(f"{where} has unknown keys {sorted(unknown)}", min(unknown))
+    try:
+        reed = Channel.parse(entry["reed"], where) if "reed" in entry else None
+    except ProfileError as error:
+        raise _At(str(error), "reed") from None
     if (
         reed is not None
         and link is not None
         and not (reed.chip < link.rows and reed.line < link.cols)
     ):
-        raise fail(
-            f"{where}: reed {reed} is outside the link's {link.rows} x {link.cols} matrix (ROW:COL)"
+        raise _At(
+            f"{where}: reed {reed} is outside the link's {link.rows} x {link.cols} matrix "
+            "(ROW:COL)",
+            "reed",
         )
     sensor = game_spots[spot_id]
     if sensor not in SENSORS:
@@ -447,18 +466,21 @@ def _spot(
     if sensor == REED and reed is None:
         raise fail(f"{where} needs a reed channel: pieces are sensed there")
     if sensor == CAMERA and reed is not None:
-        raise fail(f"{where} is read by the camera: it takes no reed channel")
-    region = _region(entry["region"], table_size, fail, where) if "region" in entry else None
+        raise _At(f"{where} is read by the camera: it takes no reed channel", "reed")
+    try:
+        region = _region(entry["region"], table_size, fail, where) if "region" in entry else None
+    except ProfileError as error:
+        raise _At(str(error), "region") from None
     if sensor == CAMERA and region is None:
         raise fail(f"{where} needs a region = [x, y, w, h]: the camera reads it")
     indices = entry.get("leds", [])
     if not isinstance(indices, list) or not all(type(i) is int for i in indices):
-        raise fail(f"{where}: leds must be a list of integers, not {shown(indices)}")
+        raise _At(f"{where}: leds must be a list of integers, not {shown(indices)}", "leds")
     for i in indices:
         if count is not None and not 0 <= i < count:
-            raise fail(f"{where}: LED index {i} is out of range 0..{count - 1}")
+            raise _At(f"{where}: LED index {i} is out of range 0..{count - 1}", "leds")
     if len(set(indices)) != len(indices):
-        raise fail(f"{where}: leds lists an LED twice: {shown(indices)}")
+        raise _At(f"{where}: leds lists an LED twice: {shown(indices)}", "leds")
     return Spot(spot_id, reed, tuple(indices), sensor, region)
 
 
