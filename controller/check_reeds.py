@@ -114,15 +114,20 @@ def _none_closed(reeds: CheckedReeds, ignored: frozenset[str]) -> bool:
     return not _closed(reeds) - ignored
 
 
-def _wait(until: Callable[[], bool], seconds: float, skip: Callable[[], bool]) -> bool:
-    """Whether `until()` came true within `seconds` (looked at once at least); False if
-    skipped."""
+Waited = Literal["done", "timeout", "skipped"]
+
+
+def _wait(until: Callable[[], bool], seconds: float, skip: Callable[[], bool]) -> Waited:
+    """Whether `until()` came true within `seconds` (looked at once at least), or the time ran
+    out, or the person skipped."""
     deadline = time.monotonic() + seconds
     while True:
         if until():
-            return True
-        if time.monotonic() >= deadline or skip():
-            return False
+            return "done"
+        if skip():
+            return "skipped"
+        if time.monotonic() >= deadline:
+            return "timeout"
         time.sleep(POLL_S)
 
 
@@ -149,14 +154,6 @@ def _walk(
         )
         _wait(lambda: not _closed(reeds), walk.spot_timeout_s, walk.skip)
     stuck = _closed(reeds)
-    for spot in sorted(stuck):
-        part.fault(
-            "stuck_closed",
-            f"the reed of {spot} (channel {channels[spot]}) is closed with no piece on it: a "
-            "reed stuck shut, a magnet left under the board, or a short to ground on its wire",
-            spots=(spot,),
-            channels=(str(channels[spot]),),
-        )
     closed_for: dict[str, set[str]] = {}
     skipped: list[str] = []
     bounces: Counter[str] = Counter()
@@ -175,17 +172,17 @@ def _walk(
         if hands is not None:
             hands(spot, True)
         ignored = frozenset(stuck)
-        if _wait(partial(_any_closed, reeds, ignored), walk.spot_timeout_s, walk.skip):
-            if walk.settle_s:
-                time.sleep(walk.settle_s)
-        elif hands is None and walk.skip():
+        waited = _wait(partial(_any_closed, reeds, ignored), walk.spot_timeout_s, walk.skip)
+        if waited == "done" and walk.settle_s:
+            time.sleep(walk.settle_s)
+        elif waited == "skipped":
             skipped.append(spot)
         closed_for[spot] = _closed(reeds) - stuck
         if hands is not None:
             hands(spot, False)
         elif closed_for[spot]:
             listen(CheckEvent("reeds", "lift", f"lift the piece off {spot}", {"spot": spot}))
-        if not _wait(partial(_none_closed, reeds, ignored), walk.spot_timeout_s, walk.skip):
+        if _wait(partial(_none_closed, reeds, ignored), walk.spot_timeout_s, walk.skip) != "done":
             stuck |= _closed(reeds)
         with lock:
             during = edges - before
@@ -194,6 +191,14 @@ def _walk(
     if hands is not None:
         for spot in lifted:
             hands(spot, True)
+    for spot in sorted(stuck):
+        part.fault(
+            "stuck_closed",
+            f"the reed of {spot} (channel {channels[spot]}) stays closed with no piece on it: a "
+            "reed stuck shut, a magnet left under the board, or a short to ground on its wire",
+            spots=(spot,),
+            channels=(str(channels[spot]),),
+        )
     part.figures["walked"] = len(order)
     part.figures["skipped"] = skipped
     part.figures["bounce_counts"] = {spot: n for spot, n in sorted(bounces.items()) if n}

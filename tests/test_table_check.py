@@ -17,7 +17,7 @@ from conftest import fast_sim_config
 from daemon_run import call, serving
 
 from controller.check_camera import check_camera
-from controller.check_report import CheckReport, Fault, quiet
+from controller.check_report import CheckEvent, CheckReport, Fault, quiet
 from controller.check_table import CheckOptions, SimFaults, open_table, run_check
 from controller.cli import main
 from controller.config import load_config
@@ -25,6 +25,7 @@ from controller.daemon import Daemon, RunOptions
 from controller.rules import get_game
 from firmware import protocol
 from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
+from hardware.reeds import ReedBank
 from vision.frame_sources import CameraError, Image
 
 TAKEOVER = get_game("takeover")
@@ -242,3 +243,31 @@ def test_the_check_op_runs_while_paused_and_leaves_the_pieces(running: Daemon) -
     assert running.reeds.read() == before
     assert call(running, op="resume")["ok"]
     assert len(call(running, op="status")["history"]) == 1  # the check moved nothing
+
+
+def test_a_person_walks_the_board_with_a_time_limit_per_spot_and_a_skip() -> None:
+    """No hands: each spot is asked for, and waited for, as on a real table."""
+    profile = load_profile(builtin_profile_path("takeover"), TAKEOVER.spots())
+    config = load_config(None).simulated()
+    asked: list[str] = []
+    with open_table(config, TAKEOVER, profile, Path("/nonexistent"), True) as table:
+        bank = table.reeds
+        assert isinstance(bank, ReedBank) and table.hands is not None
+        table.hands = None
+
+        def person(event: CheckEvent) -> None:
+            if event.step == "place":
+                asked.append(event.data["spot"])
+                if event.data["spot"] not in ("r0c1", "r0c2"):  # skipped, forgotten
+                    bank.drive(event.data["spot"], True)
+            elif event.step == "lift":
+                bank.drive(event.data["spot"], False)
+
+        options = CheckOptions(
+            parts=("reeds",), walk=True, spot_timeout_s=0.05, skip=lambda: asked[-1] == "r0c1"
+        )
+        report = run_check(table, options, person)
+    assert len(asked) == 144 and report.parts[0].figures["skipped"] == ["r0c1"]
+    (forgotten,) = report.faults()
+    assert forgotten.kind == "never_closed" and forgotten.spots == ("r0c2",)
+    assert "never closed within 0.05 s" in forgotten.text
