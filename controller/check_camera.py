@@ -49,10 +49,14 @@ def check_camera(
     timeout_s: float = 5.0,
     expected_fps: float | None = None,
 ) -> PartReport:
-    """Read frames for `seconds` after the first; none within `timeout_s` is a fault."""
+    """Read frames for `seconds` after the first, at most `expected_fps` a second (the config's,
+    as the table reads them); none within `timeout_s` is a fault."""
     part = PartReport("camera")
     frames = _Frames()
-    thread = threading.Thread(target=_read, args=(open_source, frames, seconds), daemon=True)
+    interval = 0.0 if expected_fps is None else 1 / expected_fps
+    thread = threading.Thread(
+        target=_read, args=(open_source, frames, seconds, interval), daemon=True
+    )
     thread.start()
     if not frames.came.wait(timeout_s):
         frames.stop.set()  # the thread ends when its source gives up, if ever: not waited on
@@ -89,7 +93,11 @@ def check_camera(
     return part
 
 
-def _read(open_source: Callable[[], FrameSource], frames: _Frames, seconds: float) -> None:
+def _read(
+    open_source: Callable[[], FrameSource], frames: _Frames, seconds: float, interval: float
+) -> None:
+    """Frames read as the table reads them, at most one every `interval` (a camera gives the
+    next when it has it; a replay at once)."""
     try:
         source = open_source()
         source.open()
@@ -119,6 +127,7 @@ def _read(open_source: Callable[[], FrameSource], frames: _Frames, seconds: floa
                 frames.exposure_us = exposure() if callable(exposure) else None
             if now - frames.first_at >= seconds:
                 return
+            frames.stop.wait(max(0.0, interval - (time.monotonic() - now)))
     finally:
         source.close()
 
