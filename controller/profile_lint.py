@@ -11,7 +11,7 @@ from pathlib import Path
 
 from controller.check_report import PartReport
 from hardware.profile import BoardProfile, ProfileError
-from hardware.profile_lines import Where, find_line
+from hardware.profile_problems import Where, find_line
 from vision.calibration import Calibration
 
 

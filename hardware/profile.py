@@ -18,28 +18,19 @@ of its matrix. A grid of square cells need not list its spots: a `[grid]` table 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
 from hardware.profile_grid import grid_spots, with_grid
-from hardware.profile_lines import Where, find_line
+from hardware.profile_problems import KeyProblem, Problems, Where
+from hardware.profile_problems import ProfileError as ProfileError
 from hardware.toml_files import read_toml_text, shown
 
 # Chips and lines are small numbers: a long one is a typo (and int() refuses 4,300 digits).
 _CHANNEL = re.compile(r"([0-9]{1,6}):([0-9]{1,6})", re.ASCII)
-
-
-class ProfileError(ValueError):
-    """A board profile that cannot drive the table, with the reason: every problem found, each
-    with its place in the file (`problems`)."""
-
-    def __init__(self, message: str, problems: tuple[ProfileProblem, ...] = ()) -> None:
-        super().__init__(message)
-        self.problems = problems
 
 
 @dataclass(frozen=True, order=True)
@@ -198,79 +189,6 @@ def profile_path(text: str) -> Path:
     return builtin_profile_path(text)
 
 
-class _At(ProfileError):
-    """A problem of one key of the entry being checked."""
-
-    def __init__(self, message: str, key: str) -> None:
-        super().__init__(message)
-        self.key = key
-
-
-class ProfileProblem(NamedTuple):
-    """One thing wrong in a profile: what, where (a table, entry and key), on which line."""
-
-    message: str
-    where: Where
-    line: int | None = None
-
-    def __str__(self) -> str:
-        return self.message if self.line is None else f"line {self.line}: {self.message}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "key": str(self.where), "line": self.line}
-
-
-# The longest message of a profile's problems: a profile of another board size has hundreds.
-MAX_MESSAGE = 800
-
-
-class _Problems:
-    """The problems of one profile, collected section by section: every one is reported."""
-
-    def __init__(self, source: str, text: str | None) -> None:
-        self.source = source
-        self.text = text
-        self.found: list[ProfileProblem] = []
-
-    def add(self, message: str, where: Where) -> None:
-        found = _KEY_IN_MESSAGE.match(message)
-        if found is not None and not where.key and where.section in ("", found[1]):
-            where = Where(found[1], found[2])
-        line = None if self.text is None else find_line(self.text, where)
-        self.found.append(ProfileProblem(message, where, line))
-
-    @contextmanager
-    def at(self, where: Where) -> Iterator[None]:
-        """Check a part of the profile: a problem in it is kept, and the checks go on."""
-        try:
-            yield
-        except ProfileError as error:
-            self.add(str(error), replace(where, key=error.key) if isinstance(error, _At) else where)
-
-    def error(self) -> ProfileError:
-        """All the problems in one line, as every error of the table is (a log's, a status's);
-        a long list is cut short, and `smartboard check --profile` lists every one."""
-        found = self.found
-        head = f"board profile {self.source}: "
-        if len(found) == 1:
-            problem = found[0]
-            line = "" if problem.line is None else f" (line {problem.line})"
-            return ProfileError(head + problem.message + line, tuple(found))
-        head += f"{len(found)} problems: "
-        said: list[str] = []
-        for problem in found:
-            if len(head) + sum(len(s) + 2 for s in said) + len(str(problem)) > MAX_MESSAGE:
-                break
-            said.append(str(problem))
-        more = len(found) - len(said)
-        rest = f"; and {more} more (`smartboard check --profile FILE` lists them)" if more else ""
-        return ProfileError(head + "; ".join(said) + rest, tuple(found))
-
-
-# "[leds] count must be...": the table and key a message names first.
-_KEY_IN_MESSAGE = re.compile(r"\[([a-z]+)\] (?!has\b)([a-z_]+)\b")
-
-
 def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:
     """Read and validate a profile against the spots its game uses (`Game.spots()`)."""
     data, text = read_toml_text(path, "board profile", ProfileError)
@@ -282,7 +200,7 @@ def parse_profile(
 ) -> BoardProfile:
     """The profile `data` holds, checked whole: a ProfileError lists every problem found (with
     its line, given the file's `text`), not only the first."""
-    problems = _Problems(source, text)
+    problems = Problems(source, text)
 
     def fail(message: str) -> ProfileError:
         return ProfileError(message)
@@ -424,7 +342,7 @@ def parse_profile(
     )
 
 
-def _refused(spot_id: str, problems: _Problems) -> bool:
+def _refused(spot_id: str, problems: Problems) -> bool:
     """Whether a spot was listed but refused: it is not missing too."""
     return any(p.where.section == "spots" and p.where.item == spot_id for p in problems.found)
 
@@ -445,17 +363,17 @@ def _spot(
         raise fail(f"unknown spot {shown(spot_id)} for game {shown(data.get('game'))}")
     unknown = set(entry) - {"id", "reed", "leds", "region"}
     if unknown:
-        raise _At(f"{where} has unknown keys {sorted(unknown)}", min(unknown))
+        raise KeyProblem(f"{where} has unknown keys {sorted(unknown)}", min(unknown))
     try:
         reed = Channel.parse(entry["reed"], where) if "reed" in entry else None
     except ProfileError as error:
-        raise _At(str(error), "reed") from None
+        raise KeyProblem(str(error), "reed") from None
     if (
         reed is not None
         and link is not None
         and not (reed.chip < link.rows and reed.line < link.cols)
     ):
-        raise _At(
+        raise KeyProblem(
             f"{where}: reed {reed} is outside the link's {link.rows} x {link.cols} matrix "
             "(ROW:COL)",
             "reed",
@@ -466,21 +384,21 @@ def _spot(
     if sensor == REED and reed is None:
         raise fail(f"{where} needs a reed channel: pieces are sensed there")
     if sensor == CAMERA and reed is not None:
-        raise _At(f"{where} is read by the camera: it takes no reed channel", "reed")
+        raise KeyProblem(f"{where} is read by the camera: it takes no reed channel", "reed")
     try:
         region = _region(entry["region"], table_size, fail, where) if "region" in entry else None
     except ProfileError as error:
-        raise _At(str(error), "region") from None
+        raise KeyProblem(str(error), "region") from None
     if sensor == CAMERA and region is None:
         raise fail(f"{where} needs a region = [x, y, w, h]: the camera reads it")
     indices = entry.get("leds", [])
     if not isinstance(indices, list) or not all(type(i) is int for i in indices):
-        raise _At(f"{where}: leds must be a list of integers, not {shown(indices)}", "leds")
+        raise KeyProblem(f"{where}: leds must be a list of integers, not {shown(indices)}", "leds")
     for i in indices:
         if count is not None and not 0 <= i < count:
-            raise _At(f"{where}: LED index {i} is out of range 0..{count - 1}", "leds")
+            raise KeyProblem(f"{where}: LED index {i} is out of range 0..{count - 1}", "leds")
     if len(set(indices)) != len(indices):
-        raise _At(f"{where}: leds lists an LED twice: {shown(indices)}", "leds")
+        raise KeyProblem(f"{where}: leds lists an LED twice: {shown(indices)}", "leds")
     return Spot(spot_id, reed, tuple(indices), sensor, region)
 
 
@@ -540,7 +458,7 @@ def _region(
 
 
 def _markers(
-    value: object, table_size: tuple[float, float] | None, problems: _Problems
+    value: object, table_size: tuple[float, float] | None, problems: Problems
 ) -> tuple[Marker, ...]:
     def fail(message: str) -> ProfileError:
         return ProfileError(message)

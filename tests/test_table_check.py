@@ -22,10 +22,12 @@ from controller.check_table import CheckOptions, SimFaults, open_table, run_chec
 from controller.cli import main
 from controller.config import load_config
 from controller.daemon import Daemon, RunOptions
+from controller.profile_lint import lint_profile
 from controller.rules import get_game
 from firmware import protocol
 from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
 from hardware.reeds import ReedBank
+from vision.calibration import Calibration
 from vision.frame_sources import CameraError, Image
 
 TAKEOVER = get_game("takeover")
@@ -271,3 +273,20 @@ def test_a_person_walks_the_board_with_a_time_limit_per_spot_and_a_skip() -> Non
     (forgotten,) = report.faults()
     assert forgotten.kind == "never_closed" and forgotten.spots == ("r0c2",)
     assert "never closed within 0.05 s" in forgotten.text
+
+
+def test_camera_regions_off_the_calibrated_camera_are_named_with_their_lines(
+    akuma_profile: BoardProfile,
+) -> None:
+    # A camera that sees the table's left 400 x 300 mm, a pixel a millimetre.
+    identity = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+    seen = Calibration(akuma_profile.name, (400, 300), identity, (0, 1, 2, 3), 0.5)
+    part = lint_profile(akuma_profile, seen)
+    lines = builtin_profile_path("akuma").read_text(encoding="utf-8").splitlines()
+    named = {fault.key: fault for fault in part.faults}
+    tray = named["[dice] tray"]
+    assert tray.kind == "region_off_camera" and lines[tray.line - 1].startswith("tray = [380")
+    # The cards of the bottom row (squares 7 to 9) lie below the 300 mm seen.
+    assert {"spot '7' region", "spot '8' region", "spot '9' region"} <= set(named)
+    assert lines[named["spot '9' region"].line - 1].startswith("region = [")
+    assert lint_profile(akuma_profile, None).faults == []

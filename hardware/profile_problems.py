@@ -1,4 +1,5 @@
-"""Where a key of a board profile lies in its file: the line a builder must go to.
+"""A board profile's problems, every one collected, each with where it lies in its file: the
+line a builder must go to.
 
 tomllib gives values, not positions, so the text is read again, line by line, for its table
 headers (`[leds]`, `[[spots]]`) and the keys under them. That is enough for what profiles hold:
@@ -9,7 +10,10 @@ makes is found at the `[grid]` key that made it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 _HEADER = re.compile(r"\s*(\[\[?)\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"\s*([A-Za-z0-9_-]+)\s*=\s*(.*)$")
@@ -94,3 +98,88 @@ def find_line(text: str, where: Where) -> int | None:
         # Written inline at the top level (`leds = { count = 63 }`), or not at all.
         return blocks[0].keys.get(where.section)
     return block.keys.get(where.key, block.line)
+
+
+class ProfileError(ValueError):
+    """A board profile that cannot drive the table, with the reason: every problem found, each
+    with its place in the file (`problems`)."""
+
+    def __init__(self, message: str, problems: tuple[ProfileProblem, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+class KeyProblem(ProfileError):
+    """A problem of one key of the entry being checked."""
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class ProfileProblem(NamedTuple):
+    """One thing wrong in a profile: what, where (a table, entry and key), on which line."""
+
+    message: str
+    where: Where
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return self.message if self.line is None else f"line {self.line}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "key": str(self.where), "line": self.line}
+
+
+# The longest message of a profile's problems: a profile of another board size has hundreds.
+MAX_MESSAGE = 800
+
+
+class Problems:
+    """The problems of one profile, collected section by section: every one is reported."""
+
+    def __init__(self, source: str, text: str | None) -> None:
+        self.source = source
+        self.text = text
+        self.found: list[ProfileProblem] = []
+
+    def add(self, message: str, where: Where) -> None:
+        found = _KEY_IN_MESSAGE.match(message)
+        if found is not None and not where.key and where.section in ("", found[1]):
+            where = Where(found[1], found[2])
+        line = None if self.text is None else find_line(self.text, where)
+        self.found.append(ProfileProblem(message, where, line))
+
+    @contextmanager
+    def at(self, where: Where) -> Iterator[None]:
+        """Check a part of the profile: a problem in it is kept, and the checks go on."""
+        try:
+            yield
+        except ProfileError as error:
+            self.add(
+                str(error),
+                replace(where, key=error.key) if isinstance(error, KeyProblem) else where,
+            )
+
+    def error(self) -> ProfileError:
+        """All the problems in one line, as every error of the table is (a log's, a status's);
+        a long list is cut short, and `smartboard check --profile` lists every one."""
+        found = self.found
+        head = f"board profile {self.source}: "
+        if len(found) == 1:
+            problem = found[0]
+            line = "" if problem.line is None else f" (line {problem.line})"
+            return ProfileError(head + problem.message + line, tuple(found))
+        head += f"{len(found)} problems: "
+        said: list[str] = []
+        for problem in found:
+            if len(head) + sum(len(s) + 2 for s in said) + len(str(problem)) > MAX_MESSAGE:
+                break
+            said.append(str(problem))
+        more = len(found) - len(said)
+        rest = f"; and {more} more (`smartboard check --profile FILE` lists them)" if more else ""
+        return ProfileError(head + "; ".join(said) + rest, tuple(found))
+
+
+# "[leds] count must be...": the table and key a message names first.
+_KEY_IN_MESSAGE = re.compile(r"\[([a-z]+)\] (?!has\b)([a-z_]+)\b")
