@@ -116,6 +116,11 @@ class TableBackends:
         self._opened.append(reeds)
         return reeds
 
+    @property
+    def serial_link(self) -> SerialLink | None:
+        """The microcontroller's link, once the strip or the reeds opened it."""
+        return self._link
+
     def link_state(self) -> LinkState | None:
         """The microcontroller's link, if the table has one."""
         return None if self._link is None else self._link.state()

@@ -252,6 +252,16 @@ class Daemon:
         assert self._backends is not None
         return self._backends
 
+    @property
+    def backends(self) -> TableBackends:
+        """The hardware of the game on the table, for the table test to drive."""
+        return self._parts
+
+    def redraw(self) -> None:
+        """Write the game's lights again at the next turn of the loop: the table test drove
+        the strip meanwhile."""
+        self._last_frame = None
+
     def _close_table(self) -> None:
         if self._backends is not None:
             self._backends.close()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from controller.check_report import PARTS
 from controller.dice_stats import sources, tallies
 from controller.held_roll import PickRefused
 from controller.journal import JournalWriteError
@@ -31,12 +32,15 @@ from controller.rules.api import (
 from controller.rules.guide import LANGUAGES, guide
 from controller.seats import MAX_NAME, per_seat
 from controller.startup import StartupError
+from hardware.leds import SimStrip
 from hardware.reeds import ReedBank
 from vision.board_camera import HIDDEN
 from vision.dice_sources import Face, VirtualDice
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
+    from vision.frame_sources import Image
+    from vision.table_camera import TableCamera
 
 Handler = Callable[["Daemon", JSON, float], JSON]
 
@@ -464,6 +468,54 @@ def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
         if after != shown:
             return after
     return None
+
+
+@operation(
+    "check",
+    "test the table while its game is paused or over: each LED, the reeds (walked by simulated "
+    "hands on the simulated table), the Pico's link, the camera's latest frame; the report is "
+    "also kept in the state directory (check-report.json)",
+    Argument("only", "words", f"the parts to run (default: all): {', '.join(PARTS)}"),
+    dashboard="post",
+)
+def _check(daemon: Daemon, request: JSON, now: float) -> JSON:
+    if not daemon.paused and not daemon.session.state.is_terminal():
+        return refused(
+            "the table test runs while the game is paused or over: pause it first",
+            "check_playing",
+        )
+    # The check drives the camera's frames through OpenCV: loaded when a check is asked for.
+    from controller.check_table import CheckOptions, Table, run_check
+
+    only = request.get("only") or list(PARTS)
+    if not isinstance(only, list) or not set(only) <= set(PARTS):
+        return {"ok": False, "error": f'"only" must list parts among {", ".join(PARTS)}'}
+    parts, strip, reeds = daemon.backends, daemon.strip, daemon.reeds
+    hands = reeds.drive if daemon.simulated and isinstance(reeds, ReedBank) else None
+    camera = daemon.table_camera
+    table = Table(
+        daemon.profile,
+        daemon.config,
+        daemon.simulated,
+        strip=strip,
+        reeds=reeds,
+        link=parts.serial_link,
+        hands=hands,
+        shown=(lambda: strip.last) if isinstance(strip, SimStrip) else None,
+        camera_frame=None if camera is None else lambda: _latest_image(camera),
+        calibration=parts.calibration,
+    )
+    try:
+        report = run_check(table, CheckOptions(parts=tuple(only)))
+    finally:
+        daemon.redraw()
+    path = report.write(daemon.options.state_dir)
+    return {"ok": True, "report": report.to_json(), "report_file": str(path)}
+
+
+def _latest_image(camera: TableCamera) -> Image | None:
+    latest = camera.latest
+    return None if latest is None else latest[0]
 
 
 def dashboard_ops(method: Literal["get", "post"]) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 RGB = tuple[int, int, int]
@@ -37,16 +37,23 @@ def frame_current_ma(frame: Sequence[RGB]) -> float:
 
 
 class SimStrip:
-    """Records each frame written, with its monotonic time, for tests and benchmarks."""
+    """Records each frame written, with its monotonic time, for tests and benchmarks. `stuck`
+    (simulation of a faulty strip, for `smartboard check`): LEDs that show their colour there
+    whatever the frame says; (0, 0, 0) is a dead LED."""
 
-    def __init__(self, count: int, keep: int = 1000) -> None:
+    def __init__(
+        self, count: int, keep: int = 1000, stuck: Mapping[int, RGB] | None = None
+    ) -> None:
         self.count = count
         self.frames: deque[tuple[float, Frame]] = deque(maxlen=keep)
         self.writes = 0
+        self.stuck = dict(stuck or {})
 
     def show(self, frame: Frame) -> None:
         if len(frame) != self.count:
             raise ValueError(f"frame has {len(frame)} LEDs, the strip {self.count}")
+        if self.stuck:
+            frame = tuple(self.stuck.get(i, rgb) for i, rgb in enumerate(frame))
         self.frames.append((time.monotonic(), frame))
         self.writes += 1
 

@@ -41,6 +41,22 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def frame_round_trips(link: SerialLink, frames: list[bytes], wait_s: float = 2.0) -> list[float]:
+    """Each LED frame shown in turn, and the seconds from show() to the firmware's
+    acknowledgement: the link's round trip with a frame's bytes on the wire. A frame not
+    acknowledged within `wait_s` has no time."""
+    times: list[float] = []
+    for frame in frames:
+        acks = len(link.frame_acks)
+        link.show(frame)
+        deadline = time.monotonic() + wait_s
+        while len(link.frame_acks) == acks and time.monotonic() < deadline:
+            time.sleep(0.0005)
+        if len(link.frame_acks) > acks:
+            times.append(link.frame_acks[-1][1])
+    return times
+
+
 def run_link_bench(
     events: int = 10_000,
     seed: int = 1,
@@ -166,15 +182,7 @@ def _drive(
     )
     # The LED frame time, on a clean wire: from show() to the firmware's acknowledgement.
     table.set_faults(Faults())
-    frame_times: list[float] = []
-    for _ in range(led_frames):
-        acks = len(link.frame_acks)
-        link.show(rng.randbytes(3 * leds))
-        deadline = time.monotonic() + 2
-        while len(link.frame_acks) == acks and time.monotonic() < deadline:
-            time.sleep(0.0005)
-        if len(link.frame_acks) > acks:
-            frame_times.append(link.frame_acks[-1][1])
+    frame_times = frame_round_trips(link, [rng.randbytes(3 * leds) for _ in range(led_frames)])
     return {
         "events": issued,
         "lost": lost,

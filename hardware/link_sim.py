@@ -32,6 +32,10 @@ class Faults:
     drop: float = 0.0  # chance that a frame (or a chunk the host wrote) is lost
     duplicate: float = 0.0  # chance that a frame is sent twice
     garbage: float = 0.0  # chance that random bytes come before a frame
+    # A table built wrong, for `smartboard check` to find: scan rows that never read a closed
+    # reed (a broken row wire), and pairs of cells (row, col) whose reed wires were swapped.
+    dead_rows: tuple[int, ...] = ()
+    crossed: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
 
 
 class _Wire:
@@ -108,7 +112,20 @@ def _serve(conn: Connection, link: str, config: dict[str, Any], faults: Faults, 
     shown: list[bytes] = [b""]
 
     def read_row(r: int) -> int:
-        return matrix[r]
+        faults = wire.faults
+        if r in faults.dead_rows:
+            return 0
+        row = matrix[r]
+        for (r1, c1), (r2, c2) in faults.crossed:
+            # Each of the pair reads the other's reed.
+            for (mine_r, mine_c), (other_r, other_c) in (
+                ((r1, c1), (r2, c2)),
+                ((r2, c2), (r1, c1)),
+            ):
+                if mine_r == r:
+                    bit = (matrix[other_r] >> other_c) & 1
+                    row = (row & ~(1 << mine_c)) | (bit << mine_c)
+        return row
 
     def show(frame: bytes) -> None:
         shown[0] = bytes(frame)

@@ -25,14 +25,12 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
 from hardware.profile_grid import grid_spots, with_grid
-from hardware.toml_files import read_toml, shown
+from hardware.profile_problems import KeyProblem, Problems, Where
+from hardware.profile_problems import ProfileError as ProfileError
+from hardware.toml_files import read_toml_text, shown
 
 # Chips and lines are small numbers: a long one is a typo (and int() refuses 4,300 digits).
 _CHANNEL = re.compile(r"([0-9]{1,6}):([0-9]{1,6})", re.ASCII)
-
-
-class ProfileError(ValueError):
-    """A board profile that cannot drive the table, with the reason."""
 
 
 @dataclass(frozen=True, order=True)
@@ -193,118 +191,143 @@ def profile_path(text: str) -> Path:
 
 def load_profile(path: Path, game_spots: Mapping[str, str]) -> BoardProfile:
     """Read and validate a profile against the spots its game uses (`Game.spots()`)."""
-    data = read_toml(path, "board profile", ProfileError)
-    return parse_profile(data, game_spots, str(path))
+    data, text = read_toml_text(path, "board profile", ProfileError)
+    return parse_profile(data, game_spots, str(path), text)
 
 
 def parse_profile(
-    data: Mapping[str, Any], game_spots: Mapping[str, str], source: str
+    data: Mapping[str, Any], game_spots: Mapping[str, str], source: str, text: str | None = None
 ) -> BoardProfile:
+    """The profile `data` holds, checked whole: a ProfileError lists every problem found (with
+    its line, given the file's `text`), not only the first."""
+    problems = Problems(source, text)
+
     def fail(message: str) -> ProfileError:
-        return ProfileError(f"board profile {source}: {message}")
+        return ProfileError(message)
 
-    def table(value: object, name: str) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise fail(f"{name} must be a table, not {shown(value)}")
-        return value
+    def table(name: str) -> Mapping[str, Any]:
+        value = data.get(name, {})
+        if isinstance(value, Mapping):
+            return value
+        problems.add(f"[{name}] must be a table, not {shown(value)}", Where(name))
+        return {}
 
-    leds = table(data.get("leds", {}), "[leds]")
-    reeds = table(data.get("reeds", {}), "[reeds]")
+    leds, reeds = table("leds"), table("reeds")
     count = leds.get("count")
     if type(count) is not int or not 1 <= count <= MAX_LEDS:
-        raise fail(f"[leds] count must be a positive integer up to {MAX_LEDS}, not {shown(count)}")
+        problems.add(
+            f"[leds] count must be a positive integer up to {MAX_LEDS}, not {shown(count)}",
+            Where("leds", "count"),
+        )
+        count = None
+    if set(leds) - {"count"}:
+        problems.add(
+            f"[leds] has unknown keys {sorted(set(leds) - {'count'})}; known: count",
+            Where("leds", min(set(leds) - {"count"})),
+        )
     for key in ("game", "name"):
         if not isinstance(data.get(key, ""), str) or len(data.get(key, "")) > MAX_NAME:
-            raise fail(f"{key} must be text of at most {MAX_NAME} characters")
+            problems.add(f"{key} must be text of at most {MAX_NAME} characters", Where("", key))
     pull_up = reeds.get("pull_up", True)
     if not isinstance(pull_up, bool):
-        raise fail(f"[reeds] pull_up must be true or false, not {shown(pull_up)}")
+        problems.add(f"[reeds] pull_up must be true or false, not {shown(pull_up)}", Where())
+        pull_up = True
     unknown = set(reeds) - {"pull_up", "backend"}
     if unknown:
-        raise fail(f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up")
-    link = _link(reeds.get("backend", "gpio"), data.get("link"), fail)
-    size_mm = table(data.get("table", {}), "[table]").get("size_mm")
+        problems.add(
+            f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up",
+            Where("reeds", min(unknown)),
+        )
+    link: Link | None = None
+    serial = reeds.get("backend", "gpio") == "serial"
+    with problems.at(Where("link")):
+        link = _link(reeds.get("backend", "gpio"), data.get("link"), fail)
+    size_mm = table("table").get("size_mm")
     table_size: tuple[float, float] | None = None
     if size_mm is not None:
-        if not _numbers(size_mm, 2) or min(size_mm) <= 0:
-            raise fail(
+        if _numbers(size_mm, 2) and min(size_mm) > 0:
+            table_size = (float(size_mm[0]), float(size_mm[1]))
+        else:
+            problems.add(
                 "[table] size_mm must be [width, height], two positive numbers, "
-                f"not {shown(size_mm)}"
+                f"not {shown(size_mm)}",
+                Where(),
             )
-        table_size = (float(size_mm[0]), float(size_mm[1]))
 
     spots: dict[str, Spot] = {}
     channel_owner: dict[Channel, str] = {}
+    led_owner: dict[int, str] = {}
     listed = data.get("spots", [])
     if not isinstance(listed, list):
-        raise fail(f"spots must be a list of [[spots]] tables, not {shown(listed)}")
-    if "grid" in data:
-        listed = with_grid(grid_spots(data["grid"], link is not None, fail), listed)
-    for index, item in enumerate(listed):
-        entry = table(item, f"spots[{index}]")
-        spot_id = str(entry.get("id", ""))
-        where = f"spot {shown(spot_id)}" if spot_id else f"spots[{index}]"
-        if spot_id not in game_spots:
-            raise fail(f"unknown spot {shown(spot_id)} for game {shown(data.get('game'))}")
-        if spot_id in spots:
-            raise fail(f"{where} is listed twice")
-        unknown = set(entry) - {"id", "reed", "leds", "region"}
-        if unknown:
-            raise fail(f"{where} has unknown keys {sorted(unknown)}")
-        reed = (
-            Channel.parse(entry["reed"], f"board profile {source}: {where}")
-            if "reed" in entry
-            else None
+        problems.add(
+            f"spots must be a list of [[spots]] tables, not {shown(listed)}", Where("", "spots")
         )
-        if (
-            reed is not None
-            and link is not None
-            and not (reed.chip < link.rows and reed.line < link.cols)
-        ):
-            raise fail(
-                f"{where}: reed {reed} is outside the link's {link.rows} x {link.cols} matrix "
-                "(ROW:COL)"
+        listed = []
+    if "grid" in data:
+        with problems.at(Where("grid")):
+            listed = with_grid(grid_spots(data["grid"], serial, fail), listed)
+    for index, item in enumerate(listed):
+        if not isinstance(item, Mapping):
+            problems.add(
+                f"spots[{index}] must be a table, not {shown(item)}", Where("spots", item=index)
             )
-        if reed is not None:
-            if reed in channel_owner:
-                raise fail(
-                    f"reed channel {reed} is used twice: {shown(channel_owner[reed])} "
-                    f"and {shown(spot_id)}"
+            continue
+        spot_id = str(item.get("id", ""))
+        at: str | int = spot_id if spot_id else index
+        where = f"spot {shown(spot_id)}" if spot_id else f"spots[{index}]"
+        spot: Spot | None = None
+        with problems.at(Where("spots", "id", at)):
+            if spot_id in spots:
+                raise fail(f"{where} is listed twice")
+            spot = _spot(item, spot_id, where, game_spots, data, link, count, table_size, fail)
+            spots[spot_id] = spot
+        if spot is None:
+            continue
+        if spot.reed is not None:
+            if spot.reed in channel_owner:
+                other = channel_owner[spot.reed]
+                problems.add(
+                    f"reed channel {spot.reed} is used twice: {shown(other)} and {shown(spot_id)}",
+                    Where("spots", "reed", spot_id),
                 )
-            channel_owner[reed] = spot_id
-        sensor = game_spots[spot_id]
-        if sensor not in SENSORS:
-            raise fail(f"{where}: the game names an unknown sensor {sensor!r}; known: {SENSORS}")
-        if sensor == REED and reed is None:
-            raise fail(f"{where} needs a reed channel: pieces are sensed there")
-        if sensor == CAMERA and reed is not None:
-            raise fail(f"{where} is read by the camera: it takes no reed channel")
-        region = _region(entry["region"], table_size, fail, where) if "region" in entry else None
-        if sensor == CAMERA and region is None:
-            raise fail(f"{where} needs a region = [x, y, w, h]: the camera reads it")
-        indices = entry.get("leds", [])
-        if not isinstance(indices, list) or not all(type(i) is int for i in indices):
-            raise fail(f"{where}: leds must be a list of integers, not {shown(indices)}")
-        for i in indices:
-            if not 0 <= i < count:
-                raise fail(f"{where}: LED index {i} is out of range 0..{count - 1}")
-        spots[spot_id] = Spot(spot_id, reed, tuple(indices), sensor, region)
+            else:
+                channel_owner[spot.reed] = spot_id
+        for i in spot.leds:
+            if i in led_owner:
+                problems.add(
+                    f"{where}: LED index {i} also lights spot {shown(led_owner[i])}: "
+                    "each LED lights one spot",
+                    Where("spots", "leds", spot_id),
+                )
+            else:
+                led_owner[i] = spot_id
 
-    missing = sorted(set(game_spots) - set(spots))
+    missing = sorted(
+        set(game_spots) - set(spots) - {s for s in game_spots if _refused(s, problems)}
+    )
     if missing:
         # A profile of another board size misses hundreds: the first are enough to see it.
         more = f" and {len(missing) - MAX_NAMED} more" if len(missing) > MAX_NAMED else ""
         named = ", ".join(missing[:MAX_NAMED])
-        raise fail(f"spots missing for game {shown(data.get('game'))}: {named}{more}")
-    dice = table(data.get("dice", {}), "[dice]")
+        problems.add(
+            f"spots missing for game {shown(data.get('game'))}: {named}{more}", Where("", "game")
+        )
+    dice = table("dice")
     unknown = set(dice) - {"tray"}
     if unknown:
-        raise fail(f"[dice] has unknown keys {sorted(unknown)}; known: tray")
-    tray = _region(dice["tray"], table_size, fail, "[dice] tray") if "tray" in dice else None
+        problems.add(f"[dice] has unknown keys {sorted(unknown)}; known: tray", Where("dice"))
+    tray = None
+    if "tray" in dice:
+        with problems.at(Where("dice", "tray")):
+            tray = _region(dice["tray"], table_size, fail, "[dice] tray")
+    markers: tuple[Marker, ...] = ()
     if "markers" in data:
-        markers = _markers(data["markers"], table_size, fail)
-    else:
-        markers = default_markers(table_size) if table_size is not None else ()
+        markers = _markers(data["markers"], table_size, problems)
+    elif table_size is not None:
+        markers = default_markers(table_size)
+    if problems.found:
+        raise problems.error()
+    assert count is not None
     return BoardProfile(
         game=str(data.get("game", "")),
         name=str(data.get("name", source)),
@@ -317,6 +340,66 @@ def parse_profile(
         dice_tray=tray,
         link=link,
     )
+
+
+def _refused(spot_id: str, problems: Problems) -> bool:
+    """Whether a spot was listed but refused: it is not missing too."""
+    return any(p.where.section == "spots" and p.where.item == spot_id for p in problems.found)
+
+
+def _spot(
+    entry: Mapping[str, Any],
+    spot_id: str,
+    where: str,
+    game_spots: Mapping[str, str],
+    data: Mapping[str, Any],
+    link: Link | None,
+    count: int | None,
+    table_size: tuple[float, float] | None,
+    fail: Callable[[str], ProfileError],
+) -> Spot:
+    """One `[[spots]]` entry, checked alone; the first of its problems raised, at its key."""
+    if spot_id not in game_spots:
+        raise fail(f"unknown spot {shown(spot_id)} for game {shown(data.get('game'))}")
+    unknown = set(entry) - {"id", "reed", "leds", "region"}
+    if unknown:
+        raise KeyProblem(f"{where} has unknown keys {sorted(unknown)}", min(unknown))
+    try:
+        reed = Channel.parse(entry["reed"], where) if "reed" in entry else None
+    except ProfileError as error:
+        raise KeyProblem(str(error), "reed") from None
+    if (
+        reed is not None
+        and link is not None
+        and not (reed.chip < link.rows and reed.line < link.cols)
+    ):
+        raise KeyProblem(
+            f"{where}: reed {reed} is outside the link's {link.rows} x {link.cols} matrix "
+            "(ROW:COL)",
+            "reed",
+        )
+    sensor = game_spots[spot_id]
+    if sensor not in SENSORS:
+        raise fail(f"{where}: the game names an unknown sensor {sensor!r}; known: {SENSORS}")
+    if sensor == REED and reed is None:
+        raise fail(f"{where} needs a reed channel: pieces are sensed there")
+    if sensor == CAMERA and reed is not None:
+        raise KeyProblem(f"{where} is read by the camera: it takes no reed channel", "reed")
+    try:
+        region = _region(entry["region"], table_size, fail, where) if "region" in entry else None
+    except ProfileError as error:
+        raise KeyProblem(str(error), "region") from None
+    if sensor == CAMERA and region is None:
+        raise fail(f"{where} needs a region = [x, y, w, h]: the camera reads it")
+    indices = entry.get("leds", [])
+    if not isinstance(indices, list) or not all(type(i) is int for i in indices):
+        raise KeyProblem(f"{where}: leds must be a list of integers, not {shown(indices)}", "leds")
+    for i in indices:
+        if count is not None and not 0 <= i < count:
+            raise KeyProblem(f"{where}: LED index {i} is out of range 0..{count - 1}", "leds")
+    if len(set(indices)) != len(indices):
+        raise KeyProblem(f"{where}: leds lists an LED twice: {shown(indices)}", "leds")
+    return Spot(spot_id, reed, tuple(indices), sensor, region)
 
 
 def _link(backend: object, value: object, fail: Callable[[str], ProfileError]) -> Link | None:
@@ -375,44 +458,61 @@ def _region(
 
 
 def _markers(
-    value: object,
-    table_size: tuple[float, float] | None,
-    fail: Callable[[str], ProfileError],
+    value: object, table_size: tuple[float, float] | None, problems: Problems
 ) -> tuple[Marker, ...]:
+    def fail(message: str) -> ProfileError:
+        return ProfileError(message)
+
     if not isinstance(value, list) or not all(isinstance(item, Mapping) for item in value):
-        raise fail(f"markers must be a list of [[markers]] tables, not {shown(value)}")
+        problems.add(
+            f"markers must be a list of [[markers]] tables, not {shown(value)}", Where("markers")
+        )
+        return ()
     if len(value) < 3:
-        raise fail(
+        problems.add(
             f"[[markers]] lists {len(value)} markers: give at least 3, around the table, "
-            "or leave them out for the four default corner markers"
+            "or leave them out for the four default corner markers",
+            Where("markers"),
         )
     markers: dict[int, Marker] = {}
     for index, entry in enumerate(value):
         marker_id = entry.get("id")
-        where = f"marker {marker_id}" if type(marker_id) is int else f"markers[{index}]"
-        unknown = set(entry) - {"id", "center_mm", "size_mm"}
-        if unknown:
-            raise fail(f"{where} has unknown keys {sorted(unknown)}")
-        if type(marker_id) is not int or not 0 <= marker_id < MARKER_IDS:
-            raise fail(
-                f"{where}: id must be a whole number 0..{MARKER_IDS - 1}, not {shown(marker_id)}"
-            )
-        if marker_id in markers:
-            raise fail(f"marker {marker_id} is listed twice")
-        center = entry.get("center_mm")
-        if not _numbers(center, 2):
-            raise fail(f"{where}: center_mm must be [x, y], two numbers in mm, not {shown(center)}")
-        size = entry.get("size_mm", DEFAULT_MARKER_MM)
-        if not _numbers([size], 1) or size <= 0:
-            raise fail(f"{where}: size_mm must be a positive number of mm, not {shown(size)}")
-        marker = Marker(marker_id, (float(center[0]), float(center[1])), float(size))
-        if table_size is not None:
-            _check_near_table(marker, table_size, fail)
-        for other in markers.values():
-            if _overlap(marker, other):
-                raise fail(f"markers {other.id} and {marker_id} overlap on the table")
-        markers[marker_id] = marker
+        with problems.at(Where("markers", "id", marker_id if type(marker_id) is int else index)):
+            marker = _marker(entry, index, table_size, fail)
+            if marker.id in markers:
+                raise fail(f"marker {marker.id} is listed twice")
+            for other in markers.values():
+                if _overlap(marker, other):
+                    raise fail(f"markers {other.id} and {marker.id} overlap on the table")
+            markers[marker.id] = marker
     return tuple(markers.values())
+
+
+def _marker(
+    entry: Mapping[str, Any],
+    index: int,
+    table_size: tuple[float, float] | None,
+    fail: Callable[[str], ProfileError],
+) -> Marker:
+    marker_id = entry.get("id")
+    where = f"marker {marker_id}" if type(marker_id) is int else f"markers[{index}]"
+    unknown = set(entry) - {"id", "center_mm", "size_mm"}
+    if unknown:
+        raise fail(f"{where} has unknown keys {sorted(unknown)}")
+    if type(marker_id) is not int or not 0 <= marker_id < MARKER_IDS:
+        raise fail(
+            f"{where}: id must be a whole number 0..{MARKER_IDS - 1}, not {shown(marker_id)}"
+        )
+    center = entry.get("center_mm")
+    if not _numbers(center, 2):
+        raise fail(f"{where}: center_mm must be [x, y], two numbers in mm, not {shown(center)}")
+    size = entry.get("size_mm", DEFAULT_MARKER_MM)
+    if not _numbers([size], 1) or size <= 0:
+        raise fail(f"{where}: size_mm must be a positive number of mm, not {shown(size)}")
+    marker = Marker(marker_id, (float(center[0]), float(center[1])), float(size))
+    if table_size is not None:
+        _check_near_table(marker, table_size, fail)
+    return marker
 
 
 def _check_near_table(

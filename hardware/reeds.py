@@ -7,6 +7,7 @@ the tests can drive, and it behaves the same on every pin factory.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hardware.profile import Channel
@@ -49,6 +50,21 @@ def mock_factories() -> PinFactories:
     return factory
 
 
+@dataclass(frozen=True)
+class WiringFaults:
+    """Simulation only: a table built wrong, for `smartboard check` to find. `crossed`: pairs
+    of spots whose reed wires were swapped (a piece on one closes the other's reed); `dead_chips`:
+    expanders that do not answer (their reeds never close); `chatter`: spots whose reed bounces
+    `CHATTER_EDGES` times each time a piece comes or goes."""
+
+    crossed: tuple[tuple[str, str], ...] = ()
+    dead_chips: frozenset[int] = frozenset()
+    chatter: frozenset[str] = frozenset()
+
+
+CHATTER_EDGES = 5  # odd: a chattering reed still ends where the piece put it
+
+
 class ReedBank:
     """One gpiozero DigitalInputDevice per reed channel, reporting spots."""
 
@@ -59,19 +75,23 @@ class ReedBank:
         on_edge: EdgeHandler,
         clock: Callable[[], float],
         pull_up: bool = True,
+        faults: WiringFaults = WiringFaults(),
     ) -> None:
         from gpiozero import DigitalInputDevice
 
         self._devices: dict[str, Any] = {}
         self.channels = dict(channels)
         self.pull_up = pull_up
+        self.faults = faults
+        # Read at each edge, so that `smartboard check` can listen in on a bank already open.
+        self.on_edge = on_edge
         try:
             for spot, channel in sorted(self.channels.items(), key=lambda item: item[1]):
                 device = DigitalInputDevice(
                     channel.line, pull_up=pull_up, pin_factory=factories(channel.chip)
                 )
-                device.when_activated = _edge(on_edge, spot, True, clock)
-                device.when_deactivated = _edge(on_edge, spot, False, clock)
+                device.when_activated = self._edge(spot, True, clock)
+                device.when_deactivated = self._edge(spot, False, clock)
                 self._devices[spot] = device
         except Exception:
             self.close()
@@ -81,25 +101,36 @@ class ReedBank:
         return {spot: bool(device.value) for spot, device in self._devices.items()}
 
     def drive(self, spot: str, occupied: bool) -> None:
-        """Simulation only: put a piece on a spot or take it off, by driving its MockPin."""
+        """Simulation only: put a piece on a spot or take it off, by driving its MockPin (the
+        pin its wire really reaches, if `faults` crossed it)."""
+        faults = self.faults
+        for a, b in faults.crossed:
+            if spot in (a, b):
+                spot = b if spot == a else a
+                break
+        if self.channels[spot].chip in faults.dead_chips:
+            return
         pin = self._devices[spot].pin
         # A reed closes against the pull: a piece pulls a pulled-up line low.
-        if occupied == self.pull_up:
-            pin.drive_low()
-        else:
-            pin.drive_high()
+        levels = [occupied == self.pull_up]
+        if spot in faults.chatter:
+            levels = [levels[0] == (i % 2 == 0) for i in range(CHATTER_EDGES)]
+        for low in levels:
+            if low:
+                pin.drive_low()
+            else:
+                pin.drive_high()
 
     def close(self) -> None:
         for device in self._devices.values():
             device.close()
         self._devices.clear()
 
+    def _edge(self, spot: str, occupied: bool, clock: Callable[[], float]) -> Any:
+        def handler() -> None:
+            self.on_edge(spot, occupied, clock())
 
-def _edge(on_edge: EdgeHandler, spot: str, occupied: bool, clock: Callable[[], float]) -> Any:
-    def handler() -> None:
-        on_edge(spot, occupied, clock())
-
-    return handler
+        return handler
 
 
 class Debouncer:

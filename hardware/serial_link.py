@@ -87,6 +87,9 @@ class SerialLink:
         self.in_snapshot = False  # True while on_change reports changes a snapshot showed
         self.resyncs = 0
         self.malformed = 0
+        self.firmware: str | None = None  # the version the firmware gave, once introduced
+        self.frames = 0  # well-formed frames received
+        self.led_resends = 0  # LED frames sent again, unacknowledged in time
         self.recoveries = 0
         self.last_error: str | None = None
         self._crc_errors_before = 0  # those of the decoders of earlier connections
@@ -300,6 +303,8 @@ class SerialLink:
                 and not self._frame_acked
                 and (self._frame_sent is None or now - self._frame_sent >= self.led_retry_s)
             ):
+                if self._frame_sent is not None:
+                    self.led_resends += 1
                 self._send_frame()
             ready, _, _ = select.select([fd], [], [], 0.01)
             if not ready:
@@ -325,6 +330,7 @@ class SerialLink:
                 self._count_malformed(str(error))
                 continue
             heard = True
+            self.frames += 1
             self._heard_at = at
         return heard
 
@@ -379,6 +385,7 @@ class SerialLink:
             self._ready.set()
             return
         self.error = None  # the firmware was copied again while plugged in
+        self.firmware = version
         if boot != self._boot:
             if self._boot is not None:
                 log.info("the microcontroller restarted: reading the table again")
@@ -466,6 +473,7 @@ class SerialReedBank:
     ) -> None:
         self.channels = dict(channels)
         self.link = link
+        self.on_edge = on_edge  # read at each change, as ReedBank's
         self._spots = {(ch.chip, ch.line): spot for spot, ch in self.channels.items()}
         for (row, col), spot in self._spots.items():
             if row >= link.rows or col >= link.cols:
@@ -474,7 +482,7 @@ class SerialReedBank:
         def changed(row: int, col: int, occupied: bool, at: float) -> None:
             spot = self._spots.get((row, col))
             if spot is not None:
-                on_edge(spot, occupied, at)
+                self.on_edge(spot, occupied, at)
 
         link.on_change = changed
 

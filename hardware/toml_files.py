@@ -18,6 +18,13 @@ def read_toml(
 ) -> dict[str, Any]:
     """Parse `path`; an unreadable, oversized or malformed file raises `error` naming `what`
     and the path."""
+    return read_toml_text(path, what, error, max_bytes)[0]
+
+
+def read_toml_text(
+    path: Path, what: str, error: type[ValueError], max_bytes: int = MAX_TOML_BYTES
+) -> tuple[dict[str, Any], str]:
+    """`read_toml`, with the file's text: where a later check finds its lines."""
     try:
         with path.open("rb") as file:
             raw = file.read(max_bytes + 1)
@@ -26,7 +33,8 @@ def read_toml(
     if len(raw) > max_bytes:
         raise error(f"{what} {path} is larger than {max_bytes // 1024} KiB: it cannot be right")
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        return tomllib.loads(text), text
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as problem:
         raise error(f"{what} {path} is not valid TOML: {problem}") from problem
     except ValueError as problem:  # tomllib's int() of more than 4,300 digits

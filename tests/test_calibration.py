@@ -305,7 +305,8 @@ def test_cli_calibrate_profile_errors_exit_78(
     bad = tmp_path / "bad.toml"
     bad.write_text('game = "voodoo"\n[leds]\ncount = 0\n')
     assert main(["calibrate", "--profile", str(bad), "--image", str(frame_file)]) == 78
-    assert f"board profile {bad}: [leds] count" in capsys.readouterr().err
+    # Every problem is listed, each with its line: the count, and the spots it lacks.
+    assert f"board profile {bad}: 2 problems: line 3: [leds] count" in capsys.readouterr().err
     bad.write_text('game = "chess"\n')
     assert main(["calibrate", "--profile", str(bad), "--image", str(frame_file)]) == 78
     assert "unknown game 'chess'" in capsys.readouterr().err

@@ -154,6 +154,13 @@ class Picamera2Source:
         frame: Image = self._camera.capture_array("main")
         return frame
 
+    def exposure_us(self) -> float | None:
+        """The exposure of the latest frame, in microseconds, as the camera reports it."""
+        if self._camera is None:
+            return None
+        exposure = self._camera.capture_metadata().get("ExposureTime")
+        return None if exposure is None else float(exposure)
+
     def close(self) -> None:
         if self._camera is not None:
             self._camera.close()

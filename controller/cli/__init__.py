@@ -15,7 +15,18 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from controller.cli import bench, calibrate, cards, dice, game, how_to_play, kit, replay, run
+from controller.cli import (
+    bench,
+    calibrate,
+    cards,
+    check,
+    dice,
+    game,
+    how_to_play,
+    kit,
+    replay,
+    run,
+)
 from controller.cli.errors import EX_SIGPIPE, CommandError
 
 
@@ -70,6 +81,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"smartboard {_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for group in (run, game, how_to_play, replay, dice, cards, kit, bench, calibrate):
+    for group in (run, game, how_to_play, replay, dice, cards, kit, bench, calibrate, check):
         group.add_commands(commands)
     return parser

@@ -21,7 +21,7 @@ from hardware.profile import (
     parse_profile,
     profile_path,
 )
-from hardware.toml_files import read_toml
+from hardware.toml_files import read_toml_text
 
 # Where each group of commands adds its own (a string: argparse's class is generic to mypy alone).
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -138,27 +138,27 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
 def board_profile(args: argparse.Namespace) -> BoardProfile:
     """--profile FILE (its own `game` key names the game), --game's built-in, else the config's."""
     if args.profile is not None:
-        data = read_toml(args.profile, "board profile", ProfileError)
+        data, text = read_toml_text(args.profile, "board profile", ProfileError)
         try:
             game = get_game(str(data.get("game")))
         except ValueError as error:
             raise ProfileError(f"board profile {args.profile}: {error}") from None
-        return _on_its_board(game, data, str(args.profile))
+        return _on_its_board(game, data, str(args.profile), text)
     loaded = load_config(args.config)
     game = get_game(args.game or loaded.game)
     if loaded.profile and not args.game:
-        data = read_toml(loaded.profile, "board profile", ProfileError)
-        return _on_its_board(game, data, str(loaded.profile))
+        data, text = read_toml_text(loaded.profile, "board profile", ProfileError)
+        return _on_its_board(game, data, str(loaded.profile), text)
     return load_profile(builtin_profile_path(game.info.profile), game.spots())
 
 
-def _on_its_board(game: Game, data: JSON, source: str) -> BoardProfile:
+def _on_its_board(game: Game, data: JSON, source: str, text: str) -> BoardProfile:
     """A profile of one of `game`'s boards (a larger grid, `Game.on_board`): read for the first
     board it fits; if none, the default board's error says why."""
     problems = []
     for board in boards(game):
         try:
-            return parse_profile(data, board.spots(), source)
+            return parse_profile(data, board.spots(), source, text)
         except ProfileError as error:
             problems.append(error)
     raise problems[0]
