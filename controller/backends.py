@@ -30,8 +30,8 @@ from hardware.profile import BoardProfile, builtin_profile_path
 from hardware.reeds import ReedBank, gpio_factories, mock_factories
 from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
 from vision.board_camera import SimBoardCamera
-from vision.calibration import Calibration, CalibrationError, Points, annotate, detect_markers
-from vision.dice_reader import DiceReader, draw_dice, roll_picture
+from vision.calibration import Calibration, CalibrationError, Points
+from vision.dice_reader import DiceReader, roll_picture
 from vision.dice_settle import DiceSettler, SettledRoll
 from vision.frame_sources import BackendMissingError, frame_source
 from vision.image_files import Image
@@ -324,28 +324,15 @@ class TableBackends:
             **typed,
         }
 
-    def camera_view(self) -> bytes | None:
-        """The camera's latest frame as a JPEG, with the markers found, the profile's regions and
-        what was read in them, and the dice; None before any frame. Safe from any thread."""
-        camera = self.camera
-        latest = None if camera is None else camera.latest
-        if camera is None or latest is None:
-            return None
-        image, dice = latest
-        seen = None if camera.board is None else camera.board.seen
-        drawn = annotate(image, detect_markers(image), self.profile, self.calibration, seen)
-        drawn = draw_dice(drawn, dice, self.config.dice_min_confidence)
-        return _jpeg(drawn)
-
     def roll_picture(self, roll: SettledRoll) -> bytes | None:
         """The tray in the frame an uncertain roll was read in, its dice outlined and numbered,
         as a JPEG; None if the roll kept no frame."""
         camera = self.camera
         tray = None if camera is None or camera.dice is None else camera.dice.tray
         drawn = roll_picture(roll, tray, self.config.dice_min_confidence)
-        return None if drawn is None else _jpeg(drawn)
+        return None if drawn is None else jpeg(drawn)
 
 
-def _jpeg(image: Image) -> bytes | None:
-    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return jpeg.tobytes() if ok else None
+def jpeg(image: Image) -> bytes | None:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return data.tobytes() if ok else None

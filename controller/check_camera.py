@@ -123,8 +123,8 @@ def _read(
             if frames.first_at is None:
                 frames.first_at = now
                 frames.came.set()
-                exposure = getattr(source, "exposure_us", None)
-                frames.exposure_us = exposure() if callable(exposure) else None
+                # Known only to the Pi camera, from each frame's metadata.
+                frames.exposure_us = getattr(source, "exposure_us", None)
             if now - frames.first_at >= seconds:
                 return
             frames.stop.wait(max(0.0, interval - (time.monotonic() - now)))

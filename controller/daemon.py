@@ -20,8 +20,10 @@ from typing import Any, Protocol
 
 from controller.backends import TableBackends, close_all
 from controller.bots import Bots
+from controller.camera_desk import CameraDesk
 from controller.config import Config
 from controller.control import ControlServer
+from controller.dice_learning import DiceLearning
 from controller.event_loop import Event, Events, Watchdog
 from controller.game_vision import board_contents
 from controller.hands import SimHands, lay_out
@@ -96,6 +98,7 @@ class Daemon:
         self.journal_fault: str | None = None  # why the journal cannot be written, if it cannot
         self._journal_retry = 0.0  # when to try it again
         self._held = 0  # the rolls held unsure so far: each one's number
+        self.learning: DiceLearning | None = None  # icon dice learned from the dashboard
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
 
@@ -223,6 +226,7 @@ class Daemon:
                 self.camera = self.table_camera
             self._want_dice()
             self.table_camera.start()
+        self.desk = CameraDesk(parts, self.simulated, options.seed, self._sim_board)
         self.bots: Bots | None = None
         # The simulated table's players hold real hands, whoever plays them: bots or a person
         # on the page, who is offered only the cards their seat holds.
@@ -705,7 +709,28 @@ class Daemon:
     def camera_view(self) -> bytes | None:
         """The camera's latest frame with what was read in it, as a JPEG; None before any
         frame. Safe from any thread."""
-        return self._parts.camera_view()
+        return self.desk.picture()
+
+    def _sim_board(self) -> Board:
+        """What lies on the simulated camera's spots, for the simulated table's frames."""
+        return {} if self.sim_camera is None else self.sim_camera.truth
+
+    def reopen_camera(self, now: float) -> None:
+        """A calibration or a dice model just saved: the camera's readers, made with the table,
+        are made again with it (the game goes on, paused or not, as it was)."""
+        if self._parts.camera is None:
+            return  # no camera reads anything on this table: nothing holds the old ones
+        paused, playing = self.paused, (self.game, self.session.state)
+        self._close_table()
+        try:
+            self._open_table(*playing, self.profile)
+        except StartupError as error:
+            self._reopen(playing, error)
+            raise
+        self.paused = paused
+        if not paused:
+            with self._recording():
+                self.session.on_layout(self.sensed(), now)
 
     def held_picture(self, number: int) -> bytes | None:
         """The picture of held roll `number` as a JPEG, if it is still held and its frame was
@@ -757,6 +782,8 @@ class Daemon:
             out.flush()
 
     def close(self) -> None:
+        if self.learning is not None:
+            self.learning.close()
         close_all(self._opened)
         self._close_table()
         self.journal.close()

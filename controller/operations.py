@@ -13,13 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from controller.camera_desk import Refused
 from controller.check_report import PARTS
+from controller.dice_learning import DiceLearning
 from controller.dice_stats import sources, tallies
 from controller.held_roll import PickRefused
 from controller.journal import JournalWriteError
 from controller.past_games import past_games, past_position, past_record, record_json
 from controller.requests import ANSWER_WITHIN_S
-from controller.rules import GAMES, get_game
+from controller.rules import GAMES, get_game, icon_dice
 from controller.rules.api import (
     CAMERA,
     JSON,
@@ -36,6 +38,7 @@ from hardware.leds import SimStrip
 from hardware.reeds import ReedBank
 from vision.board_camera import HIDDEN
 from vision.dice_sources import Face, VirtualDice
+from vision.icon_dice import model_path
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
@@ -72,6 +75,9 @@ class Operation:
     """How the dashboard may ask for it: GET reads, POST changes; None, it may not."""
     placing: bool
     """It lays pieces: only where a click may (`Daemon.placeable`); elsewhere hands do it."""
+    builder: bool = False
+    """A tool of the table's builder (calibration, dice learning): it takes the camera and the
+    builder's hands, so it is refused while a game is in progress, unless paused."""
 
     @property
     def changes(self) -> bool:
@@ -90,6 +96,7 @@ def operation(
     refused_paused: bool = False,
     dashboard: Literal["get", "post"] | None = None,
     placing: bool = False,
+    builder: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Declare the operation that the decorated function handles."""
 
@@ -97,7 +104,15 @@ def operation(
         if name in OPERATIONS:
             raise ValueError(f"control op {name!r} is declared twice")
         OPERATIONS[name] = Operation(
-            name, help, handler, arguments, changes_game, refused_paused, dashboard, placing
+            name,
+            help,
+            handler,
+            arguments,
+            changes_game,
+            refused_paused,
+            dashboard,
+            placing,
+            builder,
         )
         return handler
 
@@ -518,6 +533,122 @@ def _latest_image(camera: TableCamera) -> Image | None:
     return None if latest is None else latest[0]
 
 
+# -- the builder's tools: the camera's picture, calibration, dice learned (issue 23) ------
+
+
+@operation(
+    "camera_state",
+    "the camera as the builder sees it: where its frames come from, their rate and exposure, "
+    "the markers wanted, the calibration saved and the one taken, the dice being learned",
+    dashboard="get",
+)
+def _camera_state(daemon: Daemon, request: JSON, now: float) -> JSON:
+    learning = daemon.learning
+    return {
+        "ok": True,
+        **daemon.desk.to_json(),
+        "learnable": sorted(icon_dice()),
+        "learning": None if learning is None else learning.to_json(),
+    }
+
+
+@operation(
+    "calibrate_take",
+    "find the markers in the camera's frame now and calibrate from them, as `smartboard "
+    "calibrate` does from a photo: the error in mm, to be saved with calibrate_save",
+    dashboard="post",
+    builder=True,
+)
+def _calibrate_take(daemon: Daemon, request: JSON, now: float) -> JSON:
+    taken = daemon.desk.take()
+    return {"ok": True, "error_mm": round(taken.error_mm, 3), "markers": list(taken.marker_ids)}
+
+
+@operation(
+    "calibrate_save",
+    "save the calibration taken last where the table reads it; the camera reads through it",
+    dashboard="post",
+    builder=True,
+)
+def _calibrate_save(daemon: Daemon, request: JSON, now: float) -> JSON:
+    path = daemon.desk.save()
+    daemon.reopen_camera(now)
+    return {"ok": True, "path": str(path)}
+
+
+@operation(
+    "learn_dice",
+    "learn icon dice from the camera, each face in turn laid in the tray (learn_take)",
+    Argument("kind", "text", "the kind of dice", required=True, choices=tuple(sorted(icon_dice()))),
+    dashboard="post",
+    builder=True,
+)
+def _learn_dice(daemon: Daemon, request: JSON, now: float) -> JSON:
+    dice = icon_dice().get(str(request.get("kind")))
+    if dice is None:
+        return {
+            "ok": False,
+            "error": f"no icon dice {request.get('kind')!r}: {sorted(icon_dice())}",
+        }
+    desk = daemon.desk
+    if desk.source() is None:
+        raise Refused("no camera picture on this table: nothing to learn from", "no_camera")
+    if desk.profile.dice_tray is None:
+        raise Refused(
+            f"board profile {desk.profile.name} has no dice tray: learn from photos with "
+            "`smartboard dice learn`",
+            "no_tray",
+        )
+    if desk.calibration() is None:
+        raise Refused(
+            "calibrate the camera first: the dice are looked for in the tray", "uncalibrated"
+        )
+    if daemon.learning is not None:
+        daemon.learning.cancel()
+    sim = desk.sim
+    daemon.learning = DiceLearning(dice, desk.tray_frame, None if sim is None else sim.show_dice)
+    return {"ok": True, "learning": daemon.learning.to_json()}
+
+
+def _learning(daemon: Daemon) -> DiceLearning:
+    if daemon.learning is None or daemon.learning.state == "cancelled":
+        raise Refused("no dice are being learned: start with learn_dice", "learning_none")
+    return daemon.learning
+
+
+@operation(
+    "learn_take",
+    "take the frames of the face asked for next, or of FACE again",
+    Argument("face", "text", "a face to take again (default: the next without its frames)"),
+    dashboard="post",
+    builder=True,
+)
+def _learn_take(daemon: Daemon, request: JSON, now: float) -> JSON:
+    face = request.get("face")
+    step = _learning(daemon).take(None if face is None else str(face))
+    return {"ok": True, "step": step}
+
+
+@operation("learn_cancel", "stop learning dice; nothing is saved", dashboard="post")
+def _learn_cancel(daemon: Daemon, request: JSON, now: float) -> JSON:
+    _learning(daemon).cancel()
+    return {"ok": True}
+
+
+@operation(
+    "learn_save",
+    "save the dice model learned where `smartboard dice learn` saves it; the camera reads with it",
+    dashboard="post",
+    builder=True,
+)
+def _learn_save(daemon: Daemon, request: JSON, now: float) -> JSON:
+    learning = _learning(daemon)
+    folder = daemon.config.dice_models or daemon.options.state_dir
+    path = learning.save(model_path(folder, learning.dice.kind))
+    daemon.reopen_camera(now)
+    return {"ok": True, "path": str(path)}
+
+
 def dashboard_ops(method: Literal["get", "post"]) -> tuple[str, ...]:
     """The ops the dashboard may ask for with `method`."""
     return tuple(name for name, op in OPERATIONS.items() if op.dashboard == method)
@@ -574,6 +705,8 @@ def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
         return refused("the game is paused: resume it first", "paused")
     if op.placing and not daemon.placeable:
         return refused("on a real table the pieces are placed by hand", "real_table")
+    if op.builder and not daemon.paused and not daemon.session.state.is_terminal():
+        return refused("a game is in progress: pause it first", "playing")
     for argument in op.arguments:
         if argument.required and request.get(argument.name) is None:
             return {"ok": False, "error": f'{op.name} needs "{argument.name}": {argument.help}'}
@@ -583,6 +716,8 @@ def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
         return refused(str(error), "illegal")
     except (ValueError, StartupError) as error:
         return {"ok": False, "error": str(error)}
+    except Refused as error:
+        return refused(str(error), error.key, **error.params)
     if reply["ok"] and op.changes_game:
         daemon.hands_follow()
     return reply

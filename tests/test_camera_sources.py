@@ -289,6 +289,23 @@ def test_opencv_source_reads_a_video_file(video: Path) -> None:
 # Picamera2.
 
 
+class FakeRequest:
+    """A frame with its metadata, held until released."""
+
+    def __init__(self, calls: list[tuple[str, Any]]) -> None:
+        self.calls = calls
+
+    def make_array(self, name: str) -> Image:
+        self.calls.append(("make_array", name))
+        return picture(90)
+
+    def get_metadata(self) -> dict[str, Any]:
+        return {"ExposureTime": 8000, "AnalogueGain": 1.5}
+
+    def release(self) -> None:
+        self.calls.append(("release", None))
+
+
 class FakePicamera2:
     made: ClassVar[list[FakePicamera2]] = []
     fail_configure: ClassVar[bool] = False
@@ -309,9 +326,9 @@ class FakePicamera2:
     def start(self) -> None:
         self.calls.append(("start", None))
 
-    def capture_array(self, name: str = "main") -> Image:
-        self.calls.append(("capture_array", name))
-        return picture(90)
+    def capture_request(self) -> FakeRequest:
+        self.calls.append(("capture_request", None))
+        return FakeRequest(self.calls)
 
     def close(self) -> None:
         self.calls.append(("close", None))
@@ -341,10 +358,13 @@ def test_picamera2_is_configured_for_bgr_frames_at_the_size_and_rate(
         ("create_video_configuration", settings),
         ("configure", {"config": settings}),
         ("start", None),
-        ("capture_array", "main"),
+        ("capture_request", None),
+        ("make_array", "main"),
+        ("release", None),
         ("close", None),
     ]
     assert frame.shape == (HEIGHT, WIDTH, 3)
+    assert source.exposure_us == 8000  # the frame's own, for the dashboard's camera view
 
 
 def test_picamera2_that_fails_to_start_is_closed(

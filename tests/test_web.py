@@ -167,8 +167,10 @@ def test_a_get_only_reads(served: Dashboard, table: FakeTable) -> None:
     # How to play: the query's game and language go to the op (the fake table knows no guide).
     assert get(base + "api/guide?game=voodoo&lang=fr").status == 409
     assert table.requests[-1] == {"op": "guide", "game": "voodoo", "lang": "fr"}
+    # The camera tools' state (the fake table has no camera).
+    assert get(base + "api/camera_state").status == 409
     assert [r["op"] for r in table.requests] == [
-        "snapshot", "record", "games", "dice_stats", "replay", "guide",
+        "snapshot", "record", "games", "dice_stats", "replay", "guide", "camera_state",
     ]  # fmt: skip
     assert tuple(r["op"] for r in table.requests) == dashboard_ops("get")
 

@@ -254,7 +254,9 @@ def annotate(
         if profile.dice_tray is not None:
             polygon = calibration.region_polygon(profile.dice_tray)
             _outline(image, polygon, (0, 220, 255), line)
-            _label(image, "dice tray", polygon.mean(axis=0), _width(polygon), (0, 220, 255))
+            # Along its top edge: the dice lie in its middle.
+            top = (polygon[:, 0].mean(), polygon[:, 1].min() + 4 * line)
+            _label(image, "dice tray", top, _width(polygon), (0, 220, 255), top=True)
     expected = {m.id for m in profile.markers}
     for detection in found:
         # Green: the profile's markers; orange: markers from some other sheet.

@@ -132,6 +132,8 @@ class Picamera2Source:
         self.height = height
         self.fps = fps
         self._camera: Any = None
+        self.exposure_us: float | None = None
+        """The latest frame's exposure, from its metadata."""
 
     def open(self) -> None:
         camera = self._picamera2()
@@ -151,15 +153,14 @@ class Picamera2Source:
     def read(self) -> Image:
         if self._camera is None:
             raise CameraError("the Pi camera is not open")
-        frame: Image = self._camera.capture_array("main")
+        # A request gives the frame and its metadata together (capture_array would not).
+        request = self._camera.capture_request()
+        try:
+            frame: Image = request.make_array("main")
+            self.exposure_us = request.get_metadata().get("ExposureTime")
+        finally:
+            request.release()
         return frame
-
-    def exposure_us(self) -> float | None:
-        """The exposure of the latest frame, in microseconds, as the camera reports it."""
-        if self._camera is None:
-            return None
-        exposure = self._camera.capture_metadata().get("ExposureTime")
-        return None if exposure is None else float(exposure)
 
     def close(self) -> None:
         if self._camera is not None:

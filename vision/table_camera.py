@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RollHandler = Callable[[SettledRoll], None]
+FPS_FRAMES = 20
+"""The frame rate is measured over this many frames."""
 
 
 class TrayReader(Protocol):
@@ -225,12 +228,30 @@ class TableCamera:
         self.camera = WatchedCamera(
             source, self.frame, fps, retry_s, retry_max_s, self._status, clock=clock
         )
+        self.source = source
         self._lock = threading.Lock()
         self._latest: tuple[Image, list[Die]] | None = None
+        self._times: deque[float] = deque(maxlen=FPS_FRAMES)
+        self._clock = clock
 
     @property
     def status(self) -> CameraStatus:
         return self.camera.status
+
+    @property
+    def fps(self) -> float | None:
+        """Frames a second lately, None before two frames or after two seconds with none."""
+        with self._lock:
+            times = list(self._times)
+        if len(times) < 2 or self._clock() - times[-1] > 2.0:
+            return None
+        return round((len(times) - 1) / max(times[-1] - times[0], 1e-6), 1)
+
+    @property
+    def exposure_us(self) -> float | None:
+        """The latest frame's exposure in microseconds, if its source tells."""
+        exposure = getattr(self.source, "exposure_us", None)
+        return None if exposure is None else float(exposure)
 
     @property
     def dice_kinds(self) -> tuple[str, ...]:
@@ -261,6 +282,7 @@ class TableCamera:
             self.board.frame(frame)
         with self._lock:
             self._latest = (frame, self.seen)
+            self._times.append(self._clock())
 
     def start(self) -> None:
         self.camera.start()

@@ -472,6 +472,7 @@ function render() {
   drawDetails();
   drawCamera();
   drawLog();
+  drawTools(); // the camera tools follow the game's pause (tools.js)
   if (!replaying) drawSetup();
 }
 
