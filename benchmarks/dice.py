@@ -26,9 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import load_config
-from vision.die import Die
-from vision.training.dataset import load_folder
-from vision.training.hard_cases import figures
+from vision.training.hard_cases import lines_figures
 from vision.training.heldout import EVAL, dice_eval
 from vision.training.label_fixes import mended
 
@@ -64,14 +62,7 @@ def mode_figures(labelled: Path, lines: Path) -> dict[str, Any]:
     """Of every labelled die: the share read below min_confidence (the table asks), the value
     accuracy of those read at or above it, and both per hard case (vision/training/hard_cases)."""
     threshold = load_config(None).dice_min_confidence
-    read: dict[str, list[Die]] = {}
-    for line in lines.read_text().splitlines():
-        found = json.loads(line)
-        read[Path(found["image"]).name] = [
-            Die(d["value"], tuple(d["box"]), d["confidence"]) for d in found["dice"]
-        ]
-    samples, _ = load_folder(labelled, None, 0.0)
-    modes = figures(samples, lambda sample: read[sample.name], threshold)
+    modes = lines_figures(labelled, lines, threshold)
     every = modes["all"]
     sure = every.sure_right + every.sure_wrong
     return {

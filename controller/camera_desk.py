@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from controller.backends import TableBackends, jpeg
+from controller.refusals import Refused
 from controller.rules.api import JSON
 from hardware.profile import ProfileError
 from vision.calibration import (
@@ -30,15 +31,6 @@ from vision.calibration import (
 from vision.dice_reader import draw_dice
 from vision.image_files import Image
 from vision.sim_frames import SimFrames
-
-
-class Refused(Exception):
-    """A request a tool cannot take now: in English, and as `key` and `params` for the page."""
-
-    def __init__(self, text: str, key: str, **params: object) -> None:
-        super().__init__(text)
-        self.key = key
-        self.params = params
 
 
 class CameraDesk:

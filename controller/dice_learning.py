@@ -25,12 +25,12 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from controller.camera_desk import Refused
+from controller.refusals import Refused
 from controller.rules.api import JSON
 from controller.rules.game_type import IconDice
 from vision.calibration import Points
 from vision.icon_crops import find_blobs
-from vision.icon_dice import AUGMENTED, FOLDS, NoDieError, learn_and_score
+from vision.icon_dice import AUGMENTED, FOLDS, NoDieError, learn_and_score, model_path
 from vision.icon_model import IconModel
 from vision.image_files import Image
 from vision.sim_frames import SimDie
@@ -139,7 +139,9 @@ class DiceLearning:
             self._thread.start()
         return step
 
-    def save(self, path: Path) -> Path:
+    def save(self, folder: Path) -> Path:
+        """Save the model learned in `folder`, where `smartboard dice learn` saves it."""
+        path = model_path(folder, self.dice.kind)
         with self._lock:
             model = self.model
             if model is None or self.state not in ("learned", "saved"):

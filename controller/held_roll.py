@@ -11,18 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from controller.refusals import Refused
 from controller.rules.api import JSON
 from vision.dice_settle import RolledDie, SettledRoll
 from vision.dice_sources import Face
-
-
-class PickRefused(ValueError):
-    """A die tapped that cannot be: the sentence, and its `key` and `params` for the page."""
-
-    def __init__(self, text: str, key: str, **params: object) -> None:
-        super().__init__(text)
-        self.key = key
-        self.params = params
 
 
 class HeldRoll:
@@ -49,13 +41,13 @@ class HeldRoll:
     def pick(self, die: object, face: object) -> tuple[tuple[Face, ...], str] | None:
         """Die number `die` tapped as showing `face` (one of its readings). Once every unsure
         die is tapped: the roll to apply and how it came (this last tap kept only if the caller
-        applies it); before that, None. Raises `PickRefused` for a die that is not unsure or a
+        applies it); before that, None. Raises `Refused` for a die that is not unsure or a
         face that is not among its readings."""
         number = _number(die)
         dice = self.roll.dice
         unsure = self.unsure()
         if number is None or not 1 <= number <= len(dice):
-            raise PickRefused(
+            raise Refused(
                 f"no die {die!r}: the roll read has {len(dice)} dice, numbered 1 to {len(dice)} "
                 "left to right",
                 "no_such_die",
@@ -65,7 +57,7 @@ class HeldRoll:
         if number not in unsure:
             read = dice[number - 1]
             which = ", ".join(map(str, unsure))
-            raise PickRefused(
+            raise Refused(
                 f"die {number} is not unsure (read {read.value} at {read.confidence:.2f}): "
                 f"the unsure dice are {which}",
                 "not_unsure",
@@ -76,7 +68,7 @@ class HeldRoll:
         faces = {str(f): f for f, _ in unsure[number].readings}
         if str(face) not in faces:
             offered = " or ".join(faces)
-            raise PickRefused(
+            raise Refused(
                 f"die {number} reads {offered}, not {face}: for another face, type the whole roll "
                 "with `smartboard roll`",
                 "not_a_reading",

@@ -13,13 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from controller.camera_desk import Refused
 from controller.check_report import PARTS
-from controller.dice_learning import DiceLearning
 from controller.dice_stats import sources, tallies
-from controller.held_roll import PickRefused
 from controller.journal import JournalWriteError
 from controller.past_games import past_games, past_position, past_record, record_json
+from controller.refusals import Refused
 from controller.requests import ANSWER_WITHIN_S
 from controller.rules import GAMES, get_game, icon_dice
 from controller.rules.api import (
@@ -38,10 +36,10 @@ from hardware.leds import SimStrip
 from hardware.reeds import ReedBank
 from vision.board_camera import HIDDEN
 from vision.dice_sources import Face, VirtualDice
-from vision.icon_dice import model_path
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
+    from controller.dice_learning import DiceLearning
     from vision.frame_sources import Image
     from vision.table_camera import TableCamera
 
@@ -308,7 +306,7 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
             return {"ok": False, "error": "a die is settled with both --die and --face"}
         try:
             settled = unsure.pick(die, face)
-        except PickRefused as error:
+        except Refused as error:
             return refused(str(error), error.key, **error.params)
     if settled is None:
         return {"ok": True, "applied": [], "waiting": sorted(unsure.unsure().keys() - unsure.picks)}
@@ -605,6 +603,9 @@ def _learn_dice(daemon: Daemon, request: JSON, now: float) -> JSON:
         )
     if daemon.learning is not None:
         daemon.learning.cancel()
+    # Here, not at the top: learning needs OpenCV, which the command line does not load.
+    from controller.dice_learning import DiceLearning
+
     sim = desk.sim
     daemon.learning = DiceLearning(dice, desk.tray_frame, None if sim is None else sim.show_dice)
     return {"ok": True, "learning": daemon.learning.to_json()}
@@ -644,7 +645,7 @@ def _learn_cancel(daemon: Daemon, request: JSON, now: float) -> JSON:
 def _learn_save(daemon: Daemon, request: JSON, now: float) -> JSON:
     learning = _learning(daemon)
     folder = daemon.config.dice_models or daemon.options.state_dir
-    path = learning.save(model_path(folder, learning.dice.kind))
+    path = learning.save(folder)
     daemon.reopen_camera(now)
     return {"ok": True, "path": str(path)}
 

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from controller.cli.game import _SAID, _table_lines
-from controller.held_roll import HeldRoll, PickRefused
+from controller.held_roll import HeldRoll
+from controller.refusals import Refused
 from vision.dice_settle import RolledDie, SettledRoll
 
 SURE_3 = RolledDie(3, (10, 10, 40, 40), 0.97, ((3, 0.97), (2, 0.02)), sure=True)
@@ -73,7 +74,7 @@ def test_a_tap_that_cannot_be_is_refused_clearly(
     die: object, face: object, key: str, said: str
 ) -> None:
     roll = held(SURE_3, UNSURE_5, UNSURE_2)
-    with pytest.raises(PickRefused, match=re.escape(said)) as refused:
+    with pytest.raises(Refused, match=re.escape(said)) as refused:
         roll.pick(die, face)
     assert refused.value.key == key
     assert roll.picks == {}

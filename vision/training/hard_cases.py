@@ -19,14 +19,16 @@ tilted and 28 % touching of nell's dice; 35 % of matteo's are tilted by TILT_ASP
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.die import Die
-from vision.training.dataset import Sample
+from vision.training.dataset import Sample, load_folder
 
 MODES = ("dark", "glare", "tilted", "touching")
 DARK_GREY = 90
@@ -143,3 +145,27 @@ def figures(
                 else:
                     tally.sure_wrong += 1
     return out
+
+
+def lines_figures(labelled: Path, lines: Path, min_confidence: float) -> dict[str, ModeFigures]:
+    """`figures` of a reader's JSON lines (as `smartboard dice read --json` prints them, one
+    photo a line) over the labelled folder of those photos."""
+    read: dict[str, list[Die]] = {}
+    for line in lines.read_text().splitlines():
+        found = json.loads(line)
+        read[Path(found["image"]).name] = [
+            Die(d["value"], tuple(d["box"]), d["confidence"]) for d in found["dice"]
+        ]
+    samples, _ = load_folder(labelled, None, 0.0)
+    return figures(samples, lambda sample: read[sample.name], min_confidence)
+
+
+def add(into: dict[str, ModeFigures], more: dict[str, ModeFigures]) -> None:
+    """Pool `more` into `into`, mode by mode."""
+    for name, tally in more.items():
+        pooled = into.setdefault(name, ModeFigures())
+        pooled.dice += tally.dice
+        pooled.sure_right += tally.sure_right
+        pooled.unsure += tally.unsure
+        pooled.sure_wrong += tally.sure_wrong
+        pooled.missed += tally.missed

@@ -29,12 +29,15 @@ from pathlib import Path
 
 from vision.dice_tray import TrayReader
 from vision.image_files import read_image
+from vision.training.hard_cases import ModeFigures, add, lines_figures
 from vision.training.label_fixes import mended
 
 REPO = Path(__file__).resolve().parents[2]
 EVAL = REPO.parent / "shared" / "tools" / "dice_eval.py"
 DETECTOR = REPO / "vision" / "models" / "dice_detector.onnx"
 SUFFIXES = (".jpg", ".jpeg", ".png")
+GATE = 0.8
+"""The table's default [dice] min_confidence: the hard cases are counted against it."""
 
 
 def make_folds(data: Path, folds: int, work: Path) -> None:
@@ -70,7 +73,8 @@ def train(k: int, seed: int, a: argparse.Namespace) -> Path:
     return out
 
 
-def score(k: int, pips: list[Path], work: Path) -> dict[str, float]:
+def score(k: int, pips: list[Path], work: Path) -> tuple[dict[str, float], dict[str, ModeFigures]]:
+    """dice_eval.py's summary of fold k read end to end, and its hard cases' figures."""
     folder = work / f"f{k}_test"
     reader = TrayReader(DETECTOR, pips)
     lines = work / f"read_f{k}.jsonl"
@@ -78,7 +82,7 @@ def score(k: int, pips: list[Path], work: Path) -> dict[str, float]:
         for image in sorted((folder / "images").iterdir()):
             dice = [d.to_json() for d in reader.read(read_image(image))]
             out.write(json.dumps({"image": str(image), "dice": dice}) + "\n")
-    return dice_eval(folder, lines)
+    return dice_eval(folder, lines), lines_figures(folder, lines, GATE)
 
 
 def dice_eval(folder: Path, lines: Path) -> dict[str, float]:
@@ -115,8 +119,10 @@ def main() -> int:
         for k in range(a.folds)
     ]
     dice = right = frames = exact = 0.0
+    modes: dict[str, ModeFigures] = {}
     for k, pips in enumerate(models):
-        s = score(k, pips, a.work)
+        s, fold_modes = score(k, pips, a.work)
+        add(modes, fold_modes)
         print(
             f"fold {k}: {s['images']} photos, {s['dice']} dice, recall {s['recall']:.3f}, "
             f"die_accuracy {s['die_accuracy']:.4f}, frame_exact {s['frame_exact']:.2f}"
@@ -129,6 +135,8 @@ def main() -> int:
         f"all {a.folds} folds: {frames:.0f} photos, {dice:.0f} dice, {dice - right:.0f} wrong, "
         f"die_accuracy {right / dice:.4f}, frame_exact {exact / frames:.3f}"
     )
+    for name, tally in modes.items():
+        print(f"  {name} (gate {GATE}): {json.dumps(tally.to_json())}")
     return 0
 
 
