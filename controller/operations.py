@@ -715,10 +715,10 @@ def _run(op: Operation, daemon: Daemon, request: JSON, now: float) -> JSON:
         reply = op.handler(daemon, request, now)
     except IllegalActionError as error:
         return refused(str(error), "illegal")
+    except Refused as error:  # a ValueError with words for the page: before the plain ones
+        return refused(str(error), error.key, **error.params)
     except (ValueError, StartupError) as error:
         return {"ok": False, "error": str(error)}
-    except Refused as error:
-        return refused(str(error), error.key, **error.params)
     if reply["ok"] and op.changes_game:
         daemon.hands_follow()
     return reply
