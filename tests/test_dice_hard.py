@@ -19,8 +19,9 @@ import pytest
 from controller.config import load_config
 from vision.dice_reader import DiceReader
 from vision.dice_tray import CROP_SIZE
+from vision.die import Die
 from vision.training.dataset import Sample, darkened, glared, load_folder, tilted
-from vision.training.hard_cases import MODES, ModeFigures, die_modes, figures
+from vision.training.hard_cases import MODES, ModeFigures, die_modes, figures, matched
 
 HARD = Path(__file__).parent / "data" / "dice" / "hard"
 # The share of each case's dice read sure and right, a few points under what the shipped reader
@@ -87,3 +88,40 @@ def test_the_training_cases_change_a_crop_as_they_say() -> None:
     leaning = tilted(crop, rng)
     assert (leaning > 150).sum() < 0.95 * (crop > 150).sum()  # the face foreshortened
     assert leaning.shape == crop.shape and leaning.dtype == np.uint8
+
+
+def _sure_and_wrong(sample: Sample, dice: list[Die], gate: float) -> list[Die]:
+    """The dice read at or above the gate that no labelled die there shows: a wrong value, or
+    no die at all."""
+    found = matched(sample, dice)
+    right = [
+        die
+        for die, row in zip(found, sample.boxes.tolist(), strict=True)
+        if die is not None and die.value == round(row[0])
+    ]
+    return [die for die in dice if die.confidence >= gate and all(die is not r for r in right)]
+
+
+def test_a_hand_over_the_tray_hides_dice_and_adds_none() -> None:
+    samples, _ = load_folder(HARD, "top", 0.0)
+    sample = max(samples, key=lambda s: len(s.boxes))
+    hand = sample.image.copy()
+    cv2.ellipse(hand, (330, 330), (190, 120), 30, 0, 360, (120, 160, 215), -1)  # skin, BGR
+    cv2.ellipse(hand, (470, 250), (60, 25), 10, 0, 360, (110, 150, 205), -1)  # a finger
+    covered = Sample(sample.name, hand, sample.boxes, sample.kind)
+    dice = DiceReader("top", threads=1).read(hand)
+    gate = load_config(None).dice_min_confidence
+    assert _sure_and_wrong(covered, dice, gate) == []
+    assert 0 < len(dice) < len(sample.boxes)  # those in sight are read, those under it are not
+
+
+def test_a_die_half_out_of_the_tray_is_left_out_or_unsure() -> None:
+    samples, _ = load_folder(HARD, "top", 0.0)
+    reader = DiceReader("top", threads=1)
+    gate = load_config(None).dice_min_confidence
+    for sample in samples:
+        for _, cx, cy, _, _ in sample.boxes.tolist()[::4]:
+            # The tray's edge through the middle of this die: its left half out of the tray.
+            region = [(cx, 0.0), (640.0, 0.0), (640.0, 640.0), (cx, 640.0)]
+            dice = reader.read(sample.image, region)
+            assert _sure_and_wrong(sample, dice, gate) == [], (sample.name, cx, cy)

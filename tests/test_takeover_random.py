@@ -41,7 +41,7 @@ from controller.simulate import random_step
 
 # Games a configuration: enough for the rare steps to come up many times over, few enough for
 # the suite to stay within CI's budget on two slow cores.
-GAMES = 1000
+GAMES = 700
 
 # How long a game can be. Set-up is bounded by the rules: after the rounds of rolls for the
 # first player (one more round for each tie), exactly 20 tiles (HT-1), 15 buildings (HT-2) and a
