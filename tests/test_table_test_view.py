@@ -4,6 +4,7 @@ simulated table, clean and then with a dead LED and two crossed reeds injected."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,7 +76,8 @@ def test_the_table_test_view_runs_the_check_and_names_the_faults(
     assert box is not None and box["height"] >= 44 and box["x"] + box["width"] <= 390
     run.click()
     summary = page.locator("#test-summary")
-    expect(summary).to_contain_text("Every part checked passed (board akuma, simulated table)")
+    passed = "Every part checked passed (Capture the Akuma, 3x3 board, simulated table)"
+    expect(summary).to_contain_text(passed)
     lights = page.locator('#test-report [data-part="lights"]')
     expect(lights).to_have_attribute("data-status", "passed")
     expect(lights).to_contain_text("63 LEDs lit one by one, each checked as shown")
@@ -103,6 +105,13 @@ def test_the_table_test_view_runs_the_check_and_names_the_faults(
     expect(page.locator("#test-lit")).to_have_text("2.trap: LED 11")
     expect(page.locator('#test-map [data-spot="2.trap"]')).to_have_attribute("data-lit", "")
     assert daemon.lit is not None
+    # Every LED in turn, each with its spot's name, until stopped.
+    walk = page.locator("#test-walk-leds")
+    walk.click()
+    expect(walk).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#test-lit")).to_have_text(re.compile(r"^Lit: LED \d+ — \S+"))
+    walk.click()
+    expect(walk).to_have_attribute("aria-pressed", "false")
     # The language chosen in the header (behind the dialog), as its select would.
     page.evaluate("() => { lang = 'fr'; translate(); }")
     expect(summary).to_contain_text("2 défaut(s) trouvé(s)")

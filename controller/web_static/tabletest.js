@@ -14,9 +14,10 @@ let partsLang = null; // the language the parts' boxes were drawn in
 let lit = null; // what `light_test` lit last: { asked, reply }, or { refused }
 let ledWalk = null; // { next, timer } while the LEDs are walked
 
-// A sentence of the table's (the check's, in English as the terminal says it), begun in capitals.
+// A sentence of the table's (the check's, in English as the terminal says it), begun in capitals
+// unless it begins with a name (r4c5, a file).
 function sentence(text) {
-  const said = text.charAt(0).toUpperCase() + text.slice(1);
+  const said = /^[a-z]+\s/.test(text) ? text.charAt(0).toUpperCase() + text.slice(1) : text;
   return /[.!?]$/.test(said) ? said : `${said}.`;
 }
 
@@ -175,11 +176,11 @@ function drawMap() {
   }));
   const others = el("div", { class: "others" });
   for (const [id, spot] of Object.entries(spots)) {
-    if (squares[id]) continue;
+    if (squares[id] || spot.sensor !== "reed") continue; // the board's squares, and its reeds
     const dot = id.lastIndexOf(".");
     const square = dot > 0 ? squares[id.slice(0, dot)] : undefined;
     if (square) square.querySelector(".subs").append(mapSpot(id, spot, "sub", wordText(id.slice(dot + 1)), marks));
-    else if (spot.sensor !== "unsensed") others.append(mapSpot(id, spot, "sub", id, marks));
+    else others.append(mapSpot(id, spot, "sub", id, marks));
   }
   map.replaceChildren(el("div", { class: "grid" }, ...cells), ...(others.childElementCount ? [others] : []));
   if (focused) map.querySelector(`[data-spot="${CSS.escape(focused)}"]`)?.focus();
