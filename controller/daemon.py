@@ -90,6 +90,9 @@ class Daemon:
         self._opened: list[Any] = []  # the servers, open for the daemon's whole life
         self._backends: TableBackends | None = None  # the hardware of the game on the table
         self._last_frame: Frame | None = None
+        # The LEDs the table test lights instead of the game's (light_test), while it is paused
+        # or over.
+        self.lit: Frame | None = None
         self._last_drawn: object = None
         self.web: Publisher | None = None
         self._published: object = None
@@ -158,6 +161,7 @@ class Daemon:
         self.profile = profile or board_profile(self.config, game)
         self.session = Session(game, state, self.journal, self.config.settle_s)
         self.paused = False
+        self.lit = None
         try:
             self._open_hardware()
         except BaseException:
@@ -678,6 +682,9 @@ class Daemon:
         out["paused"] = self.paused
         out["sim"] = self.simulated
         out["placeable"] = sorted(self.placeable)
+        # The reeds closed now, paused or not (the session reads none while paused): the table
+        # test's live map.
+        out["reeds_closed"] = sorted(self.debouncer.occupied())
         out["trouble"] = self._trouble()
         # Pieces on their way to the session (edges, debouncing, the camera settling): what the
         # page shows of the sensors may still change on its own.
@@ -759,7 +766,13 @@ class Daemon:
 
     def _show(self, now: float) -> None:
         view = self.view(now)
-        frame = table_frame(view, self.profile, self.config, now, self._trouble(), self.halted)
+        if self.lit is not None and not self.paused and not self.session.state.is_terminal():
+            self.lit = None  # the game goes on: its own lights again
+        frame = (
+            table_frame(view, self.profile, self.config, now, self._trouble(), self.halted)
+            if self.lit is None
+            else self.lit
+        )
         if frame != self._last_frame:
             self.strip.show(frame)
             self._last_frame = frame

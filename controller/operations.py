@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from controller.check_lights import WHITE
 from controller.check_report import PARTS
 from controller.dice_stats import sources, tallies
 from controller.journal import JournalWriteError
@@ -32,7 +33,7 @@ from controller.rules.api import (
 from controller.rules.guide import LANGUAGES, guide
 from controller.seats import MAX_NAME, per_seat
 from controller.startup import StartupError
-from hardware.leds import SimStrip
+from hardware.leds import SimStrip, limit_frame
 from hardware.reeds import ReedBank
 from vision.board_camera import HIDDEN
 from vision.dice_sources import Face, VirtualDice
@@ -529,6 +530,41 @@ def _check(daemon: Daemon, request: JSON, now: float) -> JSON:
 def _latest_image(camera: TableCamera) -> Image | None:
     latest = camera.latest
     return None if latest is None else latest[0]
+
+
+@operation(
+    "light_test",
+    "light one spot's LEDs, or one LED, white and the others dark, while the game is paused or "
+    "over (the table test); with neither, the game's own lights again",
+    Argument("spot", "text", "a spot of the board profile, e.g. r3c5"),
+    Argument("led", "text", "an LED's index on the strip, from 0"),
+    dashboard="post",
+    builder=True,
+)
+def _light_test(daemon: Daemon, request: JSON, now: float) -> JSON:
+    profile = daemon.profile
+    count = profile.led_count
+    spot, led = request.get("spot"), request.get("led")
+    if spot is None and led is None:
+        daemon.lit = None
+        return {"ok": True, "leds": [], "spots": [], "count": count}
+    if spot is not None:
+        found = profile.spots.get(str(spot))
+        if found is None:
+            return {"ok": False, "error": f"no spot {spot!r} in board profile {profile.name}"}
+        leds = list(found.leds)
+    elif isinstance(led, int | str) and not isinstance(led, bool) and str(led).isdigit():
+        leds = [int(led)]
+    else:
+        leds = [-1]
+    if not all(0 <= i < count for i in leds):
+        return {"ok": False, "error": f"no LED {led!r}: the strip has LEDs 0 to {count - 1}"}
+    on = set(leds)
+    frame = [WHITE if i in on else (0, 0, 0) for i in range(count)]
+    config = daemon.config
+    daemon.lit = limit_frame(frame, config.brightness_cap, config.power_budget_ma)
+    owners = sorted(s.id for s in profile.spots.values() if on & set(s.leds))
+    return {"ok": True, "leds": leds, "spots": owners, "count": count}
 
 
 # -- the builder's tools: the camera's picture, calibration, dice learned (issue 23) ------

@@ -1,4 +1,5 @@
-// The builder's camera tools (issue 23), in a dialog: the camera's picture with the markers found,
+// The builder's dialog (issue 23): the table test (tabletest.js) in one tab; in the other, the
+// camera tools: the camera's picture with the markers found,
 // the board's regions, the tray and the dice drawn on it; calibration taken from a frame and
 // saved; icon dice learned face by face. Everything comes from the control ops (camera_state,
 // calibrate_take, calibrate_save, learn_dice, learn_take, learn_cancel, learn_save) and the
@@ -15,6 +16,7 @@ let pictureLoading = false;
 let calibSaid = null; // what the calibration section says: a refusal, or { key: "calib_saved" }
 let learnSaid = null; // a refusal of a learning request
 let kindsKey = null;
+let toolsTab = "test"; // the tab shown: "test" or "camera"
 
 function toolsDialog() {
   return document.getElementById("tools");
@@ -44,8 +46,10 @@ function refreshPicture() {
 function toolsTick() {
   toolsTimer = null;
   if (!toolsDialog().open) return;
-  if (toolsAllowed()) refreshPicture();
-  if (toolsTicks++ % STATE_EVERY === 0) fetchToolsState();
+  if (toolsTab === "camera") {
+    if (toolsAllowed()) refreshPicture();
+    if (toolsTicks++ % STATE_EVERY === 0) fetchToolsState();
+  }
   toolsTimer = setTimeout(toolsTick, PICTURE_MS);
 }
 
@@ -141,8 +145,13 @@ function drawTools() {
   if (!toolsDialog().open) return;
   const allowed = toolsAllowed();
   $("tools-paused").hidden = allowed;
-  $("tools-body").hidden = !allowed;
-  if (!allowed || !toolsState) return;
+  for (const [tab, panel] of [["test", "test-body"], ["camera", "tools-body"]]) {
+    $(`tools-tab-${tab}`).setAttribute("aria-selected", String(tab === toolsTab));
+    $(panel).hidden = !allowed || tab !== toolsTab;
+  }
+  if (!allowed) leaveTableTest(); // tabletest.js
+  if (allowed && toolsTab === "test") drawTableTest();
+  if (!allowed || toolsTab !== "camera" || !toolsState) return;
   $("tools-camera").textContent = toolsState.source ? cameraLine(toolsState) : t("tools_no_picture");
   drawCalibration(toolsState);
   drawLearning(toolsState);
@@ -165,6 +174,14 @@ for (const [id, op, section, body] of [
   ["learn-cancel", "learn_cancel", "learn"],
 ]) document.getElementById(id).addEventListener("click", () => toolPost(op, body ? body() : {}, section));
 document.getElementById("tools-open").addEventListener("click", openTools);
+for (const tab of ["test", "camera"]) {
+  document.getElementById(`tools-tab-${tab}`).addEventListener("click", () => {
+    toolsTab = tab;
+    if (tab === "camera") fetchToolsState();
+    drawTools();
+  });
+}
+toolsDialog().addEventListener("close", leaveTableTest);
 document.getElementById("tools-pause").addEventListener("click", () => post("pause"));
 document.getElementById("tools-picture").addEventListener("load", () => {
   pictureLoading = false;
