@@ -80,6 +80,9 @@ class TableBackends:
         self.calibration: Calibration | None = None
         self.camera: TableCamera | None = None  # the one over the table, once opened
         self.typed_kinds: dict[str, str] = {}  # kind -> why the camera does not read it
+        # Why the camera does not read the board it is over: no calibration yet (the first is
+        # taken from the dashboard, through the camera running for it).
+        self.uncalibrated: str | None = None
         self._opened: list[Any] = []
         self._link: SerialLink | None = None
 
@@ -171,12 +174,15 @@ class TableBackends:
             except CalibrationError as error:
                 raise SetupError(f"{error}; run `smartboard calibrate` again") from error
         dice = self._tray_dice(read_board)
-        board = (
-            BoardFrames(self._board_reader(), self.events.on_frame, self.events.on_unsure)
-            if read_board
-            else None
-        )
-        if dice is None and board is None:
+        board = None
+        if read_board and self.calibration is not None:
+            reader = self._board_reader(self.calibration)
+            board = BoardFrames(reader, self.events.on_frame, self.events.on_unsure)
+        elif read_board:
+            # The first calibration is taken from the dashboard: the camera runs for it.
+            self.uncalibrated = self._uncalibrated()
+            log.warning("%s", self.uncalibrated)
+        if dice is None and board is None and self.uncalibrated is None:
             return None
         config = self.config
         try:
@@ -193,7 +199,7 @@ class TableBackends:
             instead = (
                 "enter the board on the dashboard with --no-camera, or play on the simulated "
                 "table with --sim"
-                if board is not None
+                if read_board
                 else 'set [dice] source = "virtual" to type the rolls in'
             )
             raise UnavailableError(f"{error}. Or {instead}") from error
@@ -250,22 +256,23 @@ class TableBackends:
         """The folder of the learned icon-dice models."""
         return self.config.dice_models or self.state_dir
 
-    def _board_reader(self) -> BoardReader:
+    def _uncalibrated(self) -> str:
+        """Why the board is not read with no calibration yet, and how to make one."""
+        # The game's own profile by the game's name; any other (a size, a Pico) by its file.
+        builtin = builtin_profile_path(self.game.info.profile)
+        which = (
+            f"--game {self.game.name}"
+            if Path(self.profile.source) == builtin
+            else f"--profile {self.profile.source}"
+        )
+        return (
+            f"the camera is not calibrated, so the {self.game.name} board is not read: pause "
+            "and open Table test & camera on the dashboard, or run `smartboard calibrate "
+            f"--image FRAME.jpg {which}`"
+        )
+
+    def _board_reader(self, calibration: Calibration) -> BoardReader:
         """The reader of the board's camera spots, through the camera's calibration."""
-        calibration = self.calibration
-        if calibration is None:
-            # The game's own profile by the game's name; any other (a size, a Pico) by its file.
-            builtin = builtin_profile_path(self.game.info.profile)
-            which = (
-                f"--game {self.game.name}"
-                if Path(self.profile.source) == builtin
-                else f"--profile {self.profile.source}"
-            )
-            raise UnavailableError(
-                f"the camera reads the {self.game.name} board through its calibration, and there "
-                f"is none: run `smartboard calibrate --image FRAME.jpg {which}`, or enter the "
-                "board on the dashboard with --no-camera"
-            )
         contents = board_contents(self.game)
         if contents is None:
             raise UnavailableError(f"the camera cannot read the pieces of {self.game.name} yet")

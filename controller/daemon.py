@@ -610,6 +610,9 @@ class Daemon:
                 attempt=status.attempt,
                 failures=status.failures,
             )
+        uncalibrated = self._parts.uncalibrated
+        if uncalibrated is not None:
+            alert(uncalibrated, "board_uncalibrated")
         link = self._parts.link_state()
         said = None if link is None else link.trouble_said()
         if said is not None:

@@ -16,7 +16,6 @@ from conftest import REPO, fast_sim_config, options_in, wait_for
 from daemon_run import call, serving
 
 from controller import startup
-from controller.backends import UnavailableError
 from controller.cli import main
 from controller.cli.arguments import board_profile as cli_profile
 from controller.config import ConfigError, load_config
@@ -312,15 +311,17 @@ def test_a_journal_of_another_size_resumes_on_its_board(tmp_path: Path) -> None:
 
 
 def test_a_larger_board_is_calibrated_by_its_own_profile(tmp_path: Path) -> None:
-    """With no calibration, a 16x16 table is told to calibrate its own profile, which the
-    commands take by its built-in name."""
+    """With no calibration, a 16x16 table starts with its board unread and is told to
+    calibrate its own profile, which the commands take by its built-in name."""
     config = replace(fast_sim_config(), camera_backend="camera", camera_source="opencv")
     config = replace(config, camera_device=str(tmp_path / "none"))
     daemon = Daemon(config, options_in(tmp_path, game="takeover", options={"size": 16}))
-    with pytest.raises(UnavailableError) as refused:
-        daemon.open()
-    daemon.close()
-    assert f"--profile {builtin_profile_path('takeover-16')}`" in str(refused.value)
+    daemon.open()
+    try:
+        said = [alert["text"] for alert in daemon.alerts() if alert["key"] == "board_uncalibrated"]
+    finally:
+        daemon.close()
+    assert len(said) == 1 and f"--profile {builtin_profile_path('takeover-16')}`" in said[0]
     out = tmp_path / "markers.pdf"
     assert main(["markers", "--profile", "takeover-16", "--out", str(out)]) == 0
     assert out.read_bytes().startswith(b"%PDF")

@@ -27,7 +27,7 @@ from controller.rules.potions import GAME as POTIONS
 from controller.rules.potions import Deal, Place
 from controller.rules.takeover import Roll
 from controller.rules.voodoo import GAME as VOODOO
-from controller.startup import UnavailableError
+from controller.startup import SetupError, UnavailableError
 from hardware.profile import builtin_profile_path, load_profile
 from vision.board_camera import Board
 from vision.calibration import Calibration
@@ -286,24 +286,66 @@ def test_a_card_game_advances_as_the_replayed_frames_change(tmp_path: Path) -> N
     assert isinstance(history[2], Place) and history[2].card == "6x8"
 
 
-def test_sim_keeps_the_simulated_camera_and_a_real_board_needs_a_calibration(
-    tmp_path: Path,
-) -> None:
+def test_sim_keeps_the_simulated_camera(tmp_path: Path) -> None:
     daemon = Daemon(fast(load_config(None).simulated()), options(tmp_path, "potions"))
     daemon.open()
     try:
         assert daemon.sim_camera is not None and daemon.table_camera is None
+        assert daemon.alerts() == []
     finally:
         daemon.close()
+
+
+def test_the_first_calibration_is_taken_from_the_running_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With no calibration yet the table starts anyway, its camera running for the builder and
+    the board not read, and says so; the calibration taken and saved through the ops (the
+    dashboard's), the board is read."""
+    profile = load_profile(builtin_profile_path("potions"), POTIONS.spots())
+    cards = {"s1.z1": "7x9", "s2.z1": "3x4"}
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    image = photograph(table_drawing(profile, dict(cards)), seed=0)
+    cv2.imwrite(str(frames / "0.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    config = fast(load_config(None).simulated().replaying(frames), replay_fps=10.0)
+    config = replace(config, replay_loop=True)
+    with serving(config, options(tmp_path, "potions")) as daemon:
+        assert daemon.sim_camera is None and daemon.camera is None
+        assert "the camera is not calibrated" in caplog.text
+        (alert,) = call(daemon, op="status")["alerts"]
+        assert "smartboard calibrate --image FRAME.jpg --game potions" in alert
+        assert [a["key"] for a in daemon.alerts()] == ["board_uncalibrated"]
+        wait_for(lambda: daemon.desk.frame() is not None)
+        assert daemon.session.sensed == {}  # the cards lie there, unread
+        assert call(daemon, op="pause")["ok"]
+        assert call(daemon, op="calibrate_take")["ok"]
+        assert call(daemon, op="calibrate_save")["ok"]
+        assert call(daemon, op="status")["alerts"] == []
+        assert daemon.camera is daemon.table_camera and daemon.camera is not None
+        assert call(daemon, op="resume")["ok"]
+        wait_for(lambda: daemon.session.sensed == cards)
+    history = POTIONS.replay(Journal(tmp_path / "state").read().history(), {}).actions()
+    assert set(history[:2]) == {Deal(0, "7x9"), Deal(1, "3x4")}
+
+
+@pytest.mark.parametrize("kept", ["another profile", "damaged"])
+def test_a_calibration_for_another_profile_or_damaged_stops_the_start(
+    tmp_path: Path, kept: str
+) -> None:
+    """Only a calibration never made waits for the dashboard: a wrong one is said at start-up."""
+    path = tmp_path / "state" / "calibration.json"
+    if kept == "damaged":
+        path.parent.mkdir()
+        path.write_text("{")
+    else:
+        eye = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+        Calibration("Baron Voodoo, 7x7 board", (1280, 720), eye, (0, 1, 2, 3), 0.1).save(path)
     replaying = fast(load_config(None).simulated().replaying(tmp_path))
     daemon = Daemon(replaying, options(tmp_path, "potions"))
-    with pytest.raises(
-        UnavailableError, match=r"smartboard calibrate --image FRAME\.jpg --game potions"
-    ) as refused:
+    with pytest.raises(SetupError, match=r"run `smartboard calibrate`"):
         daemon.open()
     daemon.close()
-    # A table without a camera has a way on too.
-    assert str(refused.value).endswith("or enter the board on the dashboard with --no-camera")
 
 
 class FakeIconReader:
