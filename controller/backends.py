@@ -33,7 +33,7 @@ from vision.board_camera import SimBoardCamera
 from vision.calibration import Calibration, CalibrationError, Points
 from vision.dice_reader import DiceReader, roll_picture
 from vision.dice_settle import DiceSettler, SettledRoll
-from vision.frame_sources import BackendMissingError, frame_source
+from vision.frame_sources import BackendMissingError, FrameSource, frame_source
 from vision.image_files import Image
 from vision.table_camera import BoardFrames, IconTray, TableCamera, TrayDice, TrayReader
 from vision.table_reader import (
@@ -55,6 +55,19 @@ def close_all(parts: list[Any]) -> None:
         except Exception:  # closing must go on for the rest of the hardware
             log.exception("closing %s", type(part).__name__)
     parts.clear()
+
+
+def camera_frames(config: Config, loop: bool) -> FrameSource:
+    """The frames of the config's `[camera]`; a replay starts again at its end if `loop`."""
+    return frame_source(
+        config.camera_source,
+        config.camera_device,
+        config.camera_width,
+        config.camera_height,
+        config.camera_fps,
+        config.replay_fps,
+        loop,
+    )
 
 
 class TableBackends:
@@ -186,15 +199,7 @@ class TableBackends:
             return None
         config = self.config
         try:
-            source = frame_source(
-                config.camera_source,
-                config.camera_device,
-                config.camera_width,
-                config.camera_height,
-                config.camera_fps,
-                config.replay_fps,
-                config.replay_loop,
-            )
+            source = camera_frames(config, config.replay_loop)
         except BackendMissingError as error:
             instead = (
                 "enter the board on the dashboard with --no-camera, or play on the simulated "

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.backends import TableBackends
+from controller.backends import TableBackends, camera_frames
 from controller.check_camera import check_camera, frame_figures
 from controller.check_lights import check_lights
 from controller.check_link import check_link
@@ -33,7 +33,7 @@ from hardware.profile import BoardProfile
 from hardware.reeds import ReedBank, WiringFaults, mock_factories
 from hardware.serial_link import SerialLink, SerialReedBank, SerialStrip
 from vision.calibration import Calibration, CalibrationError
-from vision.frame_sources import FrameSource, Image, frame_source
+from vision.frame_sources import FrameSource, Image
 
 FAULT_KINDS = ("crossed", "dead-expander", "dead-row", "chatter", "stuck-led")
 FAULT_HELP = (
@@ -216,14 +216,7 @@ def open_table(
     table = Table(profile, config, simulated)
     table.calibration = _calibration(config, profile, state_dir, table)
     if config.camera_backend == "camera":
-        table.camera = lambda: frame_source(
-            config.camera_source,
-            config.camera_device,
-            config.camera_width,
-            config.camera_height,
-            config.camera_fps,
-            config.replay_fps,
-        )
+        table.camera = lambda: camera_frames(config, loop=False)
     if simulated and profile.link is not None:
         with _sim_pico(profile, faults, table):
             yield table
