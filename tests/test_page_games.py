@@ -60,9 +60,16 @@ PLAYERS: dict[str, Choice] = {
     "takeover": toward_combat,
     "voodoo": at_random,
 }
-# Baron Voodoo to a house target of 6 points (BV-11's rule data, tests/data/voodoo): the same
-# game and page, in a third of the moves.
-OPTIONS = {"voodoo": ["--option", f"rules={DATA / 'voodoo' / 'short_game.toml'}"]}
+# Baron Voodoo to a house target of 6 points (BV-11's rule data, tests/data/voodoo), Mightymania
+# with one life a card (MM-1's deck files, tests/data/mightymania): the same games and page, in
+# a third or a half of the moves.
+SHORT_SQUADS = ",".join(
+    str(DATA / "mightymania" / f"{n}-one-life.toml") for n in ("titans", "rogues")
+)
+OPTIONS = {
+    "voodoo": ["--option", f"rules={DATA / 'voodoo' / 'short_game.toml'}"],
+    "mightymania": ["--option", f"decks={SHORT_SQUADS}"],
+}
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
