@@ -171,7 +171,6 @@ def _take_back(session: Session) -> JSON | None:
         "actions": [a.id for a in actions[taken.keep :]],
         "rolled": [a.id for a in actions[taken.kept(True) : taken.keep]],
         "shown": session.shows_before(),
-        "restoring": session.restoring,
     }
 
 

@@ -126,6 +126,15 @@ def test_nothing_to_take_back_is_refused_and_changes_nothing(name: str, tmp_path
     assert session.journal.path.read_bytes() == written
 
 
+def test_a_finished_game_takes_back_the_move_that_ended_it(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    over = played(game, seed=3, decisions=10_000)
+    assert over.is_terminal()
+    session = journalled(game, tmp_path, over)
+    session.take_back(NOW)
+    assert not session.state.is_terminal() and game.result(session.state) is None
+
+
 def test_the_dice_stay_as_they_fell_unless_rolled_again(tmp_path: Path) -> None:
     game = get_game("akuma")
     session = session_over(game, tmp_path, game.new_initial_state())
