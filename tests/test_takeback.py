@@ -23,6 +23,7 @@ from controller.refusals import Refused
 from controller.replay import load_record
 from controller.rules import GAMES, get_game
 from controller.rules.api import Game, GameState
+from controller.rules.words import action_text
 from controller.session import Session, differing
 from controller.takeback import Step, plan
 
@@ -313,3 +314,16 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         expect(page.locator("#undo-what")).to_have_text(
             "Reprend le coup de Papillombre : Lancer un dé"
         )
+
+
+def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:
+    said = {
+        ("voodoo", "effect_change:red:change:switch"): "Turn your red die (Change) to Switch",
+        ("potions", "deal:1:3x1"): "Card 3\u00d71 dealt face up to Player 2",
+        ("akuma", "choose_dice:2"): "Roll both dice",
+        ("takeover", "move:r5c5"): "Move to r5c5",
+    }
+    for (name, action_id), words in said.items():
+        assert action_text(get_game(name), action_id) == words
+    assert action_text(get_game("akuma"), "place_trap:7", "fr") == "Poser un piège sur la case 7"
+    assert action_text(get_game("akuma"), "no_such:1") == "no such: 1"
