@@ -117,6 +117,10 @@ class Daemon:
         game, state = resume(self.journal, self.options, self.config)
         self._remember_requests(game)
         self._open_table(game, state)
+        recovered = self.journal.recovered
+        if recovered is not None and recovered.entries and "take_back" in recovered.entries[-1]:
+            # Stopped right after a take-back: the pieces may still show the moves taken back.
+            self.session.restoring = True
         self.session.on_layout(self.sensed(), self.clock())
         self.control = ControlServer(self.options.socket_path, self.events.submit_control)
         self._opened.append(self.control)
@@ -151,6 +155,9 @@ class Daemon:
         for request_id, actions in record.requests().items():
             applied = [game.action_from_json(action).id for action in actions]
             self.answered.keep(request_id, {"ok": True, "applied": applied})
+        for request_id, actions in record.taken_back().items():
+            taken = [game.action_from_json(action).id for action in actions]
+            self.answered.keep(request_id, {"ok": True, "taken_back": taken})
 
     def _open_table(
         self, game: Game, state: GameState, profile: BoardProfile | None = None

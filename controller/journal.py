@@ -95,18 +95,35 @@ class Record:
                 applied.setdefault(request, []).append(entry["action"])
         return applied
 
+    def taken_back(self) -> dict[str, list[JSON]]:
+        """The actions each control request took back (`smartboard undo`), by its id."""
+        return self._walk()[1]
+
     def history(self) -> list[JSON]:
-        """The applied actions, after the retractions of misread dice."""
+        """The applied actions, after the retractions of misread dice and the take-backs."""
+        return self._walk()[0]
+
+    def _walk(self) -> tuple[list[JSON], dict[str, list[JSON]]]:
         actions: list[JSON] = []
+        taken: dict[str, list[JSON]] = {}
         for entry in self.entries:
             if "action" in entry:
                 actions.append(entry["action"])
-            elif "retract" in entry:
-                count = entry["retract"]
-                if type(count) is not int or not 0 < count <= len(actions):
-                    raise JournalError(f"cannot retract {count!r} of {len(actions)} actions")
-                del actions[len(actions) - count :]
-        return actions
+                continue
+            # A misread roll retracted, or moves taken back: both leave the game as it was
+            # before them; only a take-back's rolls stay in the dice's record (dice_stats.py).
+            key = "retract" if "retract" in entry else "take_back" if "take_back" in entry else ""
+            if not key:
+                continue
+            count = entry[key]
+            if type(count) is not int or not 0 < count <= len(actions):
+                verb = "retract" if key == "retract" else "take back"
+                raise JournalError(f"cannot {verb} {count!r} of {len(actions)} actions")
+            request = entry.get("request")
+            if key == "take_back" and isinstance(request, str):
+                taken[request] = actions[len(actions) - count :]
+            del actions[len(actions) - count :]
+        return actions, taken
 
 
 def _encode(body: Mapping[str, Any]) -> bytes:
@@ -312,6 +329,12 @@ class Journal:
         if dice is not None:
             bodies.append({"dice": dice})
         self._write(b"".join(_encode(body) for body in bodies))
+
+    def append_take_back(self, count: int) -> None:
+        """Record the last `count` actions taken back (`Session.take_back`): the journal keeps
+        them, and a restart resumes from before them."""
+        tag: JSON = {} if self.request is None else {"request": self.request}
+        self._write(_encode({"take_back": count} | tag))
 
     def probe(self) -> None:
         """Whether a record could be written now: a block written, fsynced and removed beside

@@ -31,6 +31,7 @@ from controller.rules.api import (
     IllegalActionError,
 )
 from controller.rules.guide import LANGUAGES, guide
+from controller.rules.words import action_text
 from controller.seats import MAX_NAME, per_seat
 from controller.startup import StartupError
 from hardware.leds import SimStrip, limit_frame
@@ -270,6 +271,38 @@ def _roll(daemon: Daemon, request: JSON, now: float) -> JSON:
 )
 def _correct(daemon: Daemon, request: JSON, now: float) -> JSON:
     return _applied(daemon.session.correct_dice(_faces(request.get("values")), now))
+
+
+@operation(
+    "undo",
+    "take back the last move (against the computer, the last round): the game goes back to "
+    "before it, and the lights show where the pieces go back; the dice it was made on stay as "
+    "they fell",
+    Argument("reroll", "flag", "take back the roll that move was made on too, to roll again"),
+    changes_game=True,
+    refused_paused=True,
+    dashboard="post",
+)
+def _undo(daemon: Daemon, request: JSON, now: float) -> JSON:
+    reroll = request.get("reroll")
+    if reroll is not None and not isinstance(reroll, bool):
+        return {"ok": False, "error": f'"reroll" is true or false, not {reroll!r}'}
+    session = daemon.session
+    planned = session.take_back_plan()
+    player = None if planned is None else session.state.player_name(planned.player)
+    taken = session.take_back(now, bool(reroll))
+    daemon.unsure = None  # a roll held unsure was of the position taken back
+    daemon.hands_follow(reeds=True)
+    state = session.state
+    return {
+        "ok": True,
+        "player": player,
+        "taken_back": [a.id for a in taken],
+        "said": [action_text(daemon.game, a.id) for a in taken],
+        "to_move": state.player_name(state.current_player()),
+        "roll": daemon.game.dice_wanted(state) is not None,
+        "restoring": session.restoring,
+    }
 
 
 def _faces(values: object) -> tuple[Face, ...]:

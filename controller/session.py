@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.journal import Journal
+from controller.refusals import Refused
 from controller.rules.api import (
     JSON,
     Action,
@@ -26,6 +27,7 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
+from controller.takeback import Step, TakeBack, plan, step, steps
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,16 @@ class Session:
         self._legal_actions: list[Action] | None = None
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
         self.problem: Problem | None = None  # why the sensed layout breaks the rules, if known
+        # Taking back (controller/takeback.py): the game's steps as played, found once and then
+        # kept up; what a take-back would undo, and the layout it goes back to, once per state.
+        self.computer_seats: frozenset[int] = frozenset()
+        """The table's own seats: a take-back goes back past their decisions to a person's."""
+        self._steps: list[Step] | None = None
+        self._take_back: tuple[TakeBack | None] | None = None
+        self._before: Layout | None = None
+        self.restoring = False
+        """Moves were taken back and the table still shows them: none is read from it until it
+        shows the position the game went back to; the spots to put right blink meanwhile."""
 
     # -- what the table says -------------------------------------------------------------
 
@@ -131,6 +143,7 @@ class Session:
         self.journal.append_actions([a.to_json() for a in actions], retract=count, dice=roll)
         self.state = trial
         self._last_reading = (before, len(actions))
+        self._steps = None  # found again when a take-back needs them
         self._changed()
         self._reconcile(now)
         shown = ", ".join(map(str, values))
@@ -148,6 +161,59 @@ class Session:
         raise IllegalActionError(
             f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
         )
+
+    # -- taking back ----------------------------------------------------------------------
+
+    def take_back_plan(self) -> TakeBack | None:
+        """What a take-back would undo now (`takeback.plan`); None if nothing."""
+        if self._take_back is None:
+            if self._steps is None:
+                self._steps = steps(self.game, self.state)
+            self._take_back = (plan(self._steps, self.computer_seats),)
+        return self._take_back[0]
+
+    def shows_before(self) -> bool:
+        """The table shows the position before the last move, as if the players had taken it
+        back by hand: the page offers the take-back."""
+        taken = self.take_back_plan()
+        if taken is None or self.sensed == self.expected:
+            return False
+        if self._before is None:
+            earlier = self.game.replay(self.state.history()[: taken.keep], self.state.options)
+            self._before = self.game.layout(earlier)
+        return self.sensed == self._before
+
+    def take_back(self, now: float, reroll: bool = False) -> list[Action]:
+        """Take back the last move (`takeback.plan`), and with `reroll` the roll it was made on;
+        journalled first. The lights then guide the pieces back: the moves taken back are not
+        read again from the table meanwhile. Returns the actions taken back."""
+        taken = self.take_back_plan()
+        if taken is None:
+            raise Refused("nothing to take back: no move has been made yet", "nothing_to_undo")
+        if reroll and not taken.rolled:
+            raise Refused(
+                "no roll to take back: that move was not made on a roll of the dice; take it "
+                "back without rolling again",
+                "no_reroll",
+            )
+        keep = taken.kept(reroll)
+        gone = list(self.state.actions()[keep:])
+        earlier = self.game.replay(self.state.history()[:keep], self.state.options)
+        self.journal.append_take_back(len(gone))
+        played = None if self._steps is None else self._steps[:keep]
+        self.state = earlier
+        self._last_reading = None
+        self._changed()
+        self._steps = played
+        self.restoring = True
+        self._reconcile(now)
+        ids = [a.id for a in gone]
+        back = "; put the pieces back as the lights show" if self.restoring else ""
+        key = "took_back_restore" if self.restoring else "took_back"
+        self.say(f"took back {', '.join(ids)}{back}", key, actions=ids)
+        for action in gone:
+            log.info("took back %s", action.id)
+        return gone
 
     # -- time ---------------------------------------------------------------------------
 
@@ -398,6 +464,11 @@ class Session:
             self.problem = None
             if self.sensed == self.expected:
                 self._mismatch_since = None
+                self.restoring = False
+                return
+            if self.restoring:
+                # The moves taken back still on the table must not be read again.
+                self._mismatch_since = now
                 return
             outcome = self.outcome_shown(self.sensed)
             if outcome is not None:
@@ -435,6 +506,13 @@ class Session:
             return
         # Hands may still be moving pieces: the settle time runs from the latest change.
         self._mismatch_since = now
+        if self.shows_before():
+            self.say(
+                "the table shows the position before the last move: take it back with "
+                "`smartboard undo`, or put it back",
+                "undo_offer",
+            )
+            return
         self.problem = self.game.explain(self.state, self.sensed)
         if self.problem is not None:
             self._say_problem(self.problem)
@@ -461,9 +539,13 @@ class Session:
         """Journal and play actions (with the `roll` they came from); one that is illegal raises
         with nothing changed."""
         trial = self.state.clone()
+        played = []
         for action in actions:
+            played.append(step(self.game, trial))
             trial.apply(action)
         self.journal.append_actions([a.to_json() for a in actions], dice=roll)
+        if self._steps is not None:
+            self._steps += played
         self.state = trial
         self._last_reading = None
         for action in actions:
@@ -476,6 +558,8 @@ class Session:
         self.offered.clear()
         self._legal = None
         self._legal_actions = None
+        self._take_back = None
+        self._before = None
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
 

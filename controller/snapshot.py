@@ -148,12 +148,29 @@ def table_snapshot(
         else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
         "log": [a.id for a in state.actions()],
         "correctable": session.correctable,
+        "take_back": _take_back(session) if decisions else None,
         "result": game.result(state),
         "message": session.message,
         "note": session.note,
         "options": dict(state.options),
         "games": games_offered(),
         "looks": looks(game, palette),
+    }
+
+
+def _take_back(session: Session) -> JSON | None:
+    """What the page's Take back button undoes (`Session.take_back`): the moves, the roll they
+    were made on that rolling again also takes back, and whether the table already shows the
+    position before them (put back by hand). None when nothing can be taken back."""
+    taken = session.take_back_plan()
+    if taken is None:
+        return None
+    actions = session.state.actions()
+    return {
+        "player": session.state.player_name(taken.player),
+        "actions": [a.id for a in actions[taken.keep :]],
+        "rolled": [a.id for a in actions[taken.kept(True) : taken.keep]],
+        "shown": session.shows_before(),
     }
 
 

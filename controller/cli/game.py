@@ -66,6 +66,15 @@ def add_commands(commands: Commands) -> None:
     games = _op_command(commands, "games", _games)
     games.add_argument("--json", action="store_true")
     _op_command(commands, "record", _record)
+    undo = _op_command(commands, "undo", _undo)
+    undo.description = "Take back the last move: " + OPERATIONS["undo"].help.partition(": ")[2]
+    undo.epilog = (
+        "A move taken back is a player's decision with what followed it (the dice rolled "
+        "after it, a card it turned up); against the computer, its replies go too. The dice "
+        "the move was made on stay as they fell: --reroll takes them back as well, and the "
+        "table waits for a new roll. Then the table blinks where the pieces go back. Run it "
+        "again to take back more; the page's Take back button does the same."
+    )
     _add_place_commands(commands)
 
 
@@ -165,6 +174,21 @@ def _new(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     """The record as `smartboard replay FILE` reads it: `smartboard record > game.json`."""
     print(json.dumps(_call(args, _message(args))["record"], indent=1))
+    return 0
+
+
+def _undo(args: argparse.Namespace) -> int:
+    reply = _call(args, _message(args))
+    # A reply repeated from before a restart names the actions by their ids alone.
+    said = "; ".join(reply.get("said") or reply["taken_back"])
+    player = reply.get("player")
+    print(f"took back {player}'s move: {said}" if player else f"took back: {said}")
+    if reply.get("roll"):
+        print("the dice are to be rolled again")
+    elif reply.get("to_move"):
+        print(f"to move: {reply['to_move']}")
+    if reply.get("restoring"):
+        print("put the pieces back where the table blinks")
     return 0
 
 

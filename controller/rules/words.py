@@ -123,3 +123,74 @@ def action_fields(game: Game) -> dict[str, list[str]]:
 
 def _kind(action: type) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", action.__name__).lower()
+
+
+def action_text(game: Game, action_id: str, language: str = "en") -> str:
+    """An action id in words, as the page says it (words.js `actionText`): "place_trap:7" ->
+    "Lay a trap on square 7"; for the command line, which has no page to phrase it."""
+    words = catalogue(game)
+
+    def lookup(section: str, key: str) -> Any:
+        found = words.get(language, {}).get(section, {}).get(key)
+        return found if found is not None else words.get("en", {}).get(section, {}).get(key)
+
+    def word(part: str) -> str:
+        found = lookup("players", part) or lookup("words", part)
+        return str(found) if found is not None else part.replace("_", " ")
+
+    def token(value: str) -> str:
+        exact = lookup("tokens", value)
+        if exact is not None:
+            return str(exact)
+        patterns = {
+            **words.get("en", {}).get("tokens", {}),
+            **words.get(language, {}).get("tokens", {}),
+        }
+        for pattern, template in patterns.items():
+            if "*" not in pattern:
+                continue
+            found = re.fullmatch("(.+?)".join(map(re.escape, pattern.split("*"))), value)
+            if found:
+                # "{1}", "{2}"...: the parts the stars stood for, counted from 1.
+                return str(template).format("", *map(word, found.groups()))
+        return word(value)
+
+    def shown(value: str, form: str) -> str:
+        if form == "seat":
+            seats = game.player_names
+            return word(seats[int(value)] if value.isdigit() and int(value) < len(seats) else value)
+        if form == "token":
+            return token(value)
+        if form == "tokens":
+            return ", ".join(token(part) for part in value.split("+"))
+        return word(value)
+
+    exact = lookup("actions", action_id)
+    if exact is not None:
+        return str(exact)
+    kind, *parts = action_id.split(":")
+    template = lookup("actions", kind)
+    fields = action_fields(game).get(kind)
+    values = _values(template, fields, parts) if template and fields else None
+    if values is not None:
+        return PLACEHOLDER.sub(lambda m: shown(values[m[1]], m[2] or ""), template)
+    said = kind.replace("_", " ")
+    return f"{said}: {', '.join(map(word, parts))}" if parts else said
+
+
+def _values(template: str, fields: list[str], parts: list[str]) -> dict[str, str] | None:
+    """An id's values by field: each field takes a part, and the fields the template calls
+    tokens share what is left over (a die "red:point" holds a ":" itself)."""
+    wide = {name for name, modifier in placeholders(template) if modifier in ("token", "tokens")}
+    widening = [name for name in fields if name in wide]
+    extra = len(parts) - len(fields)
+    if extra < 0 or (extra and not widening) or extra % max(len(widening), 1):
+        return None
+    each = extra // len(widening) if widening else 0
+    values: dict[str, str] = {}
+    at = 0
+    for name in fields:
+        width = 1 + each if name in wide else 1
+        values[name] = ":".join(parts[at : at + width])
+        at += width
+    return values

@@ -464,6 +464,7 @@ function render() {
   drawBoard();
   drawLegend();
   drawResult();
+  drawUndo(); // undo.js
   drawFixes();
   drawPhaseHelp(snap, lang); // help.js
   drawActions();

@@ -1,0 +1,82 @@
+"""Taking back moves (issue 24): how far a take-back goes, and what it leaves.
+
+A move taken back is a player's decision with the chance outcomes that followed it (the dice
+rolled after it, a card it turned up): the game goes back to just before that decision. The
+dice rolled before the decision stay as they fell, unless the players choose to roll again
+(`reroll`): then the dice outcomes it was made on are taken back too, and the table waits for a
+new roll. A card turned up before the decision stays up: only dice are thrown again. A card
+turned up after it is turned down again with it, as the lights show; it is still the same card
+lying there, and the board reads it again when it is turned up.
+
+Against the computer, the table's own seats (`skip`) do not count as a stop: a take-back goes
+back to the last decision of a person, taking the computer's replies with it, as PicoChess
+takes back a whole round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from controller.rules.api import Game, GameState
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action as it was played: the seat that decided it (None: chance), and whether dice
+    told it."""
+
+    player: int | None
+    dice: bool
+
+
+def step(game: Game, state: GameState) -> Step:
+    """The step of the action about to be applied to `state`."""
+    if state.is_chance_node():
+        return Step(None, game.dice_wanted(state) is not None)
+    return Step(state.current_player(), False)
+
+
+def steps(game: Game, state: GameState) -> list[Step]:
+    """The steps of `state`'s history, found by playing it again from the start."""
+    walked = game.new_initial_state(state.options)
+    found = []
+    for action in state.actions():
+        found.append(step(game, walked))
+        walked.apply(action)
+    return found
+
+
+@dataclass(frozen=True)
+class TakeBack:
+    """What a take-back leaves: the first `keep` actions, the next being the decision of seat
+    `player` taken back; rolling again also takes back the last `rolled` of those, the dice
+    outcomes the decision was made on."""
+
+    keep: int
+    rolled: int
+    player: int
+
+    def kept(self, reroll: bool) -> int:
+        return self.keep - self.rolled if reroll else self.keep
+
+
+def plan(played: Sequence[Step], skip: Collection[int] = ()) -> TakeBack | None:
+    """The take-back of the last decision of a seat not in `skip`; None if there is none (only
+    the set-up's chance outcomes so far, or only the table's own moves)."""
+    last = next(
+        (
+            index
+            for index in range(len(played) - 1, -1, -1)
+            if played[index].player is not None and played[index].player not in skip
+        ),
+        None,
+    )
+    if last is None:
+        return None
+    player = played[last].player
+    assert player is not None
+    first = last
+    while first > 0 and played[first - 1].player is None and played[first - 1].dice:
+        first -= 1
+    return TakeBack(last, last - first, player)

@@ -1,0 +1,35 @@
+// The Take back button (issue 24), as `smartboard undo`: the last move goes, the lights show
+// where its pieces go back. "And roll again" takes back the roll that move was made on too.
+// When the players have put the table back as it was before the last move by hand, the button
+// asks whether to take it back.
+"use strict";
+
+function what(taken) {
+  return t("undo_what", {
+    player: playerName(taken.player), actions: taken.actions.map(actionText).join(" ; "),
+  });
+}
+
+function drawUndo() {
+  const taken = snap.take_back;
+  const said = (ids) => ids.map(actionText).join(" ; ");
+  const box = document.getElementById("undo-box");
+  const button = document.getElementById("undo");
+  button.disabled = !taken;
+  box.classList.toggle("offer", Boolean(taken?.shown));
+  document.getElementById("undo-what").textContent = !taken ? t("undo_nothing")
+    : taken.shown ? t("undo_offer") : what(taken);
+  button.title = taken ? what(taken) : t("undo_nothing");
+  const rolled = taken?.rolled ?? [];
+  const reroll = document.getElementById("undo-reroll");
+  document.getElementById("undo-reroll-label").hidden = rolled.length === 0;
+  if (rolled.length === 0) reroll.checked = false;
+  document.getElementById("undo-reroll-text").textContent = t("undo_reroll", { actions: said(rolled) });
+}
+
+document.getElementById("undo").addEventListener("click", async () => {
+  const reroll = document.getElementById("undo-reroll");
+  const shown = !document.getElementById("undo-reroll-label").hidden;
+  const reply = await post("undo", { reroll: shown && reroll.checked });
+  if (reply.ok) reroll.checked = false;
+});

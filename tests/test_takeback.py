@@ -1,0 +1,329 @@
+"""Taking back moves (issue 24): how far a take-back goes in every game, the dice it keeps or
+rolls again, the lights guiding the pieces back, the journal a restart resumes from, the
+control op, the command and the page's button."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import fast_sim_config, wait_for
+from daemon_run import call, serving
+from playwright.sync_api import Page, expect
+from table_session import session_over
+from web_daemon import dashboard, fetch
+
+from controller.cli import main
+from controller.daemon import Daemon, RunOptions
+from controller.journal import Journal, JournalError, Record
+from controller.refusals import Refused
+from controller.replay import load_record
+from controller.rules import GAMES, get_game
+from controller.rules.api import Game, GameState
+from controller.rules.words import action_text
+from controller.session import Session, differing
+from controller.takeback import Step, plan
+
+NOW = 100.0
+
+
+def played(game: Game, seed: int, decisions: int) -> GameState:
+    """A game played at random until `decisions` decisions are made and the chance outcomes
+    after the last one have come."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    made = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply(rng.choices(outcomes, weights)[0])
+            continue
+        if made == decisions:
+            break
+        state.apply(rng.choice(state.legal_actions()))
+        made += 1
+    return state
+
+
+def journalled(game: Game, tmp_path: Path, state: GameState) -> Session:
+    """A session over `state` whose journal holds its whole history, as the daemon's would."""
+    session = session_over(game, tmp_path, game.new_initial_state(state.options))
+    session.journal.append_actions(state.history())
+    session.state = state
+    session.expected = session.sensed = game.layout(state)
+    return session
+
+
+# -- how far a take-back goes -----------------------------------------------------------
+
+
+def test_a_take_back_is_the_last_decision_and_what_followed_it() -> None:
+    deal, roll = Step(None, False), Step(None, True)
+    first, second = Step(0, False), Step(1, False)
+    # Set-up cards, a decision, its roll; the next player's decision made on that roll.
+    game = [deal, deal, first, roll, roll, second, roll]
+    taken = plan(game)
+    assert taken is not None
+    assert (taken.keep, taken.rolled, taken.player) == (5, 2, 1)
+    assert taken.kept(reroll=True) == 3  # the roll the decision was made on goes too
+    # A card turned up before the decision stays up, even when rolling again.
+    taken = plan([deal, first, deal, second])
+    assert taken is not None and (taken.keep, taken.rolled) == (3, 0)
+    assert plan([deal, roll, deal]) is None  # only the set-up: nothing to take back
+    # Against the computer (seat 1), back to the person's last decision, its replies with it.
+    taken = plan(game, skip={1})
+    assert taken is not None and (taken.keep, taken.rolled, taken.player) == (2, 0, 0)
+    assert plan([deal, second, roll, second], skip={1}) is None
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_takes_back_its_last_move_and_the_lights_guide_the_pieces_back(
+    name: str, tmp_path: Path
+) -> None:
+    game = get_game(name)
+    before = played(game, seed=7, decisions=6)
+    session = journalled(game, tmp_path, before)
+    shown = dict(session.sensed)  # the table as the move left it
+    taken_plan = session.take_back_plan()
+    assert taken_plan is not None
+    history = before.history()
+    taken = session.take_back(NOW)
+    assert [a.to_json() for a in taken] == history[taken_plan.keep :]
+    assert session.state.history() == history[: taken_plan.keep]
+    assert session.state.current_player() == taken_plan.player  # that player's turn again
+    assert session.state.is_legal(taken[0])
+    expected = game.layout(session.state)
+    assert session.expected == expected
+    assert session.restoring == (expected != shown)
+    # The table still shows the move: it is not read again, and once the settle time has
+    # passed the spots to put back blink.
+    session.on_layout(shown, NOW + 0.1)
+    assert session.state.history() == history[: taken_plan.keep]
+    assert session.fixes(NOW + 5) == differing(shown, expected)
+    assert session.view(NOW + 5).blinking >= differing(shown, expected)
+    session.on_layout(expected, NOW + 6)
+    assert not session.restoring and session.fixes(NOW + 10) == frozenset()
+    # The journal resumes the game as it is now, and the same move can be made again.
+    record = Journal(tmp_path).read()
+    assert record.history() == session.state.history()
+    assert game.layout(game.replay(record.history(), record.options)) == expected
+    session.act(taken[0].id, NOW + 11)
+    assert session.state.history() == history[: taken_plan.keep + 1]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_nothing_to_take_back_is_refused_and_changes_nothing(name: str, tmp_path: Path) -> None:
+    game = get_game(name)
+    state = played(game, seed=1, decisions=0)  # the set-up's deals and dice: no one's move
+    session = journalled(game, tmp_path, state)
+    written = session.journal.path.read_bytes()
+    with pytest.raises(Refused, match="nothing to take back") as refused:
+        session.take_back(NOW)
+    assert refused.value.key == "nothing_to_undo"
+    assert session.state.history() == state.history() and not session.restoring
+    assert session.journal.path.read_bytes() == written
+
+
+def test_a_finished_game_takes_back_the_move_that_ended_it(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    over = played(game, seed=3, decisions=10_000)
+    assert over.is_terminal()
+    session = journalled(game, tmp_path, over)
+    session.take_back(NOW)
+    assert not session.state.is_terminal() and game.result(session.state) is None
+
+
+def test_the_dice_stay_as_they_fell_unless_rolled_again(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.act("choose_dice:1", NOW)
+    session.on_dice([4], NOW)
+    session.act("choose_dice:1", NOW)  # the Ladybug's turn, after the Hawk Moth's roll
+    taken = session.take_back(NOW)
+    assert [a.id for a in taken] == ["choose_dice:1"]
+    assert [a["type"] for a in session.state.history()] == ["ChooseDice", "Roll"]  # kept
+    session.act("choose_dice:1", NOW)
+    taken = session.take_back(NOW, reroll=True)
+    assert [a.id for a in taken] == ["roll:4", "choose_dice:1"]
+    assert session.state.is_chance_node() and game.dice_wanted(session.state) is not None
+    record = Journal(tmp_path).read()
+    assert [entry.get("take_back") for entry in record.entries if "take_back" in entry] == [1, 2]
+    assert len(record.history()) == 1
+    # The rolls taken back were thrown all the same: the dice's record keeps them.
+    assert [entry["dice"]["values"] for entry in record.entries if "dice" in entry] == [[4]]
+
+
+def test_rolling_again_a_move_made_on_no_roll_is_refused(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.act("choose_dice:2", NOW)
+    with pytest.raises(Refused, match="no roll to take back") as refused:
+        session.take_back(NOW, reroll=True)
+    assert refused.value.key == "no_reroll"
+    assert len(session.state.history()) == 1
+
+
+def test_against_the_computer_a_take_back_goes_back_a_whole_round(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.computer_seats = frozenset({1})  # the table plays the Ladybug
+    session.act("choose_dice:1", NOW)
+    session.on_dice([4], NOW)
+    session.act("choose_dice:2", NOW)
+    session.on_dice([3, 5], NOW)
+    taken = session.take_back(NOW)
+    assert [a.id for a in taken] == ["choose_dice:1", "roll:4", "choose_dice:2", "roll:8"]
+    assert session.state.history() == []
+
+
+def test_the_position_put_back_by_hand_offers_the_take_back(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    start = dict(session.expected)
+    session.act("choose_dice:2", NOW)
+    session.on_dice([3, 5], NOW)  # the Akuma goes to square 8
+    session.on_layout(session.expected, NOW)
+    session.on_layout(start, NOW + 1)  # and is put back where it stood by hand
+    assert session.shows_before() and session.note == {"key": "undo_offer"}
+    assert len(session.state.history()) == 2  # offered, not done
+    session.take_back(NOW + 2)
+    assert session.state.history() == [] and not session.restoring
+    assert session.fixes(NOW + 10) == frozenset()
+
+
+# -- the journal ------------------------------------------------------------------------
+
+
+def test_the_journal_replays_past_a_take_back(tmp_path: Path) -> None:
+    entries = [
+        {"action": {"type": "ChooseDice", "count": 1}, "request": "a"},
+        {"action": {"type": "Roll", "total": 4}},
+        {"take_back": 2, "request": "b"},
+        {"action": {"type": "ChooseDice", "count": 2}},
+    ]
+    record = Record("akuma", {}, entries)
+    assert record.history() == [{"type": "ChooseDice", "count": 2}]
+    assert record.taken_back() == {"b": [entries[0]["action"], entries[1]["action"]]}
+    with pytest.raises(JournalError, match="cannot take back 3 of 2 actions"):
+        Record("akuma", {}, [*entries[:2], {"take_back": 3}]).history()
+    # A kept game's journal shows again as it ended: `smartboard replay`, past games.
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.act("choose_dice:2", NOW)
+    session.take_back(NOW)
+    session.act("choose_dice:1", NOW)
+    assert load_record(session.journal.path).history == [{"type": "ChooseDice", "count": 1}]
+
+
+# -- the control op and the command, across a restart -----------------------------------
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Daemon]:
+    options = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", seed=3)
+    with serving(fast_sim_config(), options) as daemon:
+        yield daemon
+
+
+def test_undo_through_the_op_and_the_command_and_after_a_kill(
+    running: Daemon, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = running.journal.path
+    written = journal.read_bytes()
+    nothing = call(running, op="undo")
+    assert nothing["ok"] is False and nothing["key"] == "nothing_to_undo"
+    bad = call(running, op="undo", reroll="yes")
+    assert bad == {"ok": False, "error": "\"reroll\" is true or false, not 'yes'"}
+    assert journal.read_bytes() == written  # neither changed anything
+    assert call(running, op="act", id="choose_dice:1")["ok"]
+    assert call(running, op="roll", values=[4])["ok"]
+    undone = call(running, op="undo", request_id="undo-1")
+    assert undone["taken_back"] == ["choose_dice:1", "roll:4"]
+    assert undone["said"] == ["Roll one die", "Rolled 4"] and undone["player"] == "hawkmoth"
+    assert call(running, op="status")["history"] == []
+    assert call(running, op="act", id="choose_dice:2")["ok"]
+    assert call(running, op="pause")["ok"]
+    assert call(running, op="undo")["key"] == "paused"
+    assert call(running, op="resume")["ok"]
+    capsys.readouterr()
+    assert main(["undo", "--state-dir", str(tmp_path)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("took back hawkmoth's move: Roll both dice\n")
+    # Killed right after a take-back: the journal on disk is all a restart has.
+    assert call(running, op="act", id="choose_dice:2")["ok"]
+    assert call(running, op="roll", values=[3, 5])["ok"]
+    assert call(running, op="undo", request_id="undo-2")["ok"]
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    shutil.copy(journal, killed / journal.name)
+    again = RunOptions(state_dir=killed, socket_path=killed / "control.sock", seed=3)
+    with serving(fast_sim_config(), again) as resumed:
+        assert call(resumed, op="status")["history"] == []
+        # The same request sent again after the restart is not applied twice.
+        repeated = call(resumed, op="undo", request_id="undo-2")
+        assert repeated["repeated"] and repeated["taken_back"] == ["choose_dice:2", "roll:8"]
+        assert call(resumed, op="act", id="choose_dice:1")["ok"]
+        assert call(resumed, op="undo")["taken_back"] == ["choose_dice:1"]
+        assert call(resumed, op="status")["history"] == []
+
+
+def test_the_bots_hands_put_the_table_back(tmp_path: Path) -> None:
+    options = RunOptions(
+        state_dir=tmp_path, socket_path=tmp_path / "control.sock", seed=5, bots=True, pace=0.4
+    )
+    with serving(fast_sim_config(), options) as daemon:
+        # Until a roll has moved the Akuma, so that taking it back moves a piece.
+        wait_for(lambda: len(call(daemon, op="status")["history"]) >= 4, what="two moves")
+        assert call(daemon, op="undo")["ok"]
+        left = call(daemon, op="status")["history"]
+
+        def put_back() -> bool:
+            status = call(daemon, op="status")
+            return status["sensed"] == status["expected"] and status["history"] == left
+
+        # The hands put the table back before they play on (at their pace), and the moves
+        # taken back are not read again from the table meanwhile.
+        wait_for(put_back, what="the table put back as it was")
+
+
+# -- the page ---------------------------------------------------------------------------
+
+
+def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "3") as table:
+        page.goto(table.page)
+        expect(page.locator("#undo")).to_be_disabled()
+        expect(page.locator("#undo-what")).to_have_text("Nothing to take back yet")
+        for op, body in (("act", {"id": "choose_dice:1"}), ("roll", {"values": [4]})):
+            assert fetch(f"{table.url}api/{op}", body, table.key).json()["ok"]
+        assert fetch(f"{table.url}api/act", {"id": "choose_dice:1"}, table.key).json()["ok"]
+        expect(page.locator("#undo-what")).to_have_text(
+            "Takes back Ladybug\u2019s move: Roll one die"
+        )
+        expect(page.locator("#undo-reroll-label")).to_have_text("and roll again (Rolled 4)")
+        page.locator("#undo-reroll").check()
+        page.locator("#undo").click()
+        expect(page.locator("#log li")).to_have_count(1)
+        expect(page.locator("#roll-form")).to_be_visible()  # the roll is thrown again
+        expect(page.locator("#message")).to_contain_text("Taken back: Rolled 4 ; Roll one die")
+        page.locator("#lang").select_option("fr")
+        expect(page.locator("#undo")).to_have_text("↶ Reprendre")
+        expect(page.locator("#undo-what")).to_have_text(
+            "Reprend le coup de Papillombre : Lancer un dé"
+        )
+
+
+def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:
+    said = {
+        ("voodoo", "effect_change:red:change:switch"): "Turn your red die (Change) to Switch",
+        ("potions", "deal:1:3x1"): "Card 3\u00d71 dealt face up to Player 2",
+        ("akuma", "choose_dice:2"): "Roll both dice",
+        ("takeover", "move:r5c5"): "Move to r5c5",
+    }
+    for (name, action_id), words in said.items():
+        assert action_text(get_game(name), action_id) == words
+    assert action_text(get_game("akuma"), "place_trap:7", "fr") == "Poser un piège sur la case 7"
+    assert action_text(get_game("akuma"), "no_such:1") == "no such: 1"
