@@ -164,8 +164,8 @@ class Computer:
     # -- what it shows --------------------------------------------------------------------
 
     def roles(self, session: Session, action: Action) -> dict[str, str]:
-        """The lights of `action`: where its piece leaves (`Game.pointing` says, else a spot
-        emptied whose piece turns up elsewhere), where pieces go or cards are laid, what is
+        """The lights of `action`: where its piece leaves and goes (`Game.pointing` says, else a
+        spot emptied whose piece turns up elsewhere), where pieces go or cards are laid, what is
         taken away."""
         before, after = session.expected, session.layout_after(action)
         changed = session.changes(action)
@@ -182,6 +182,9 @@ class Computer:
                 roles[spot] = SHOWN_FROM
             else:
                 roles[spot] = SHOWN_TO if spot in after else SHOWN_TAKE
+        if told is not None and told[1] is not None:
+            # Where it goes, though its top may look the same (a die onto a die alike).
+            roles[told[1]] = SHOWN_TO
         return roles
 
     def choices(self, session: Session) -> list[Action] | None:

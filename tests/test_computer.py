@@ -4,6 +4,7 @@ bad seats or levels refused. Dice Race (tests/dice_race.py) keeps the thinking s
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
@@ -64,14 +65,16 @@ def _carry_out(daemon: Daemon, pawn: str, start: int, end: int) -> None:
 def test_a_computer_move_is_lit_and_only_that_move_is_taken(
     race: Game, run_options: RunOptionsMaker, page: Page
 ) -> None:
-    """Red plays from the page, with a hint; blue is the table's: it lights its move, refuses
-    another one (which blinks) and takes its own. A new game from the page's form, with a seat
-    for the table and hints off; bad seats are refused with nothing changed."""
+    """Red plays from the page, with a hint; blue is the table's, its dice rolled by the table:
+    it lights its move, refuses another one (which blinks) and takes its own. A new game from
+    the page's form, with a seat for the table and hints off; bad seats are refused with nothing
+    changed."""
     config = fast_sim_config(game=race.name, web_listen="127.0.0.1:0")
-    run = run_options(seed=1, computer=("2:easy",), think_s=0.3)
+    run = run_options(seed=3, computer=("2:easy",), think_s=0.3, computer_dice="virtual")
     with serving(config, run) as daemon:
         assert daemon.web is not None
         page.goto(daemon.web.url(with_token=True))
+        assert call(daemon, op="hint")["key"] == "hint_chance"  # red rolls: nobody to hint
         assert call(daemon, op="roll", values=[4])["ok"]
         # Red's hint: thought about in the worker, then lit and listed, best first.
         page.locator("#hint").click()
@@ -87,14 +90,13 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         assert isinstance(spots, dict)
         assert {spot["role"] for spot in spots.values()} & SHOWN
         assert call(daemon, op="act", id="advance:4")["ok"]
-        refused = call(daemon, op="hint")  # chance is to play: nobody to hint
-        assert refused["key"] == "hint_chance"
-        assert call(daemon, op="roll", values=[3])["ok"]
-        # Blue is the table's: it thinks, then shows one move and offers only that one.
+        # Blue is the table's: it rolls, thinks, then shows one move and offers only that one.
         wait_for(lambda: len(_snap(daemon)["actions"]) == 1, what="the table's move")
         snap = _snap(daemon)
+        rolled = snap["log"][-1]
+        assert rolled.startswith("roll:") and rolled != "roll:1"
         (shown,) = (action["id"] for action in snap["actions"])
-        other = "advance:1" if shown == "advance:3" else "advance:3"
+        other = "advance:1" if shown != "advance:1" else f"advance:{rolled[5:]}"
         assert snap["thinking"] is None and snap["note"]["key"] == "computer_move"
         assert call(daemon, op="hint")["key"] == "hint_computer"
         assert "played by the table" in call(daemon, op="act", id=other)["error"]
@@ -125,12 +127,12 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         assert _snap(daemon)["log"] == ["roll:2"]  # nothing changed
 
 
-def test_thinking_never_holds_up_the_table(
-    run_options: RunOptionsMaker,
-) -> None:
+def test_thinking_never_holds_up_the_table(run_options: RunOptionsMaker) -> None:
     """Hawk Moth is the table's, at the strong level: while it thinks the table answers, its
-    progress shows; a pause stops the thinking, and the next game's seats are the players'."""
-    run = run_options(seed=2, computer=("hawkmoth:strong",))
+    progress shows on the page and in the terminal; a pause stops the thinking, and the next
+    game's seats are the players'."""
+    shown = io.StringIO()
+    run = run_options(seed=2, computer=("hawkmoth:strong",), show=shown)
     with serving(fast_sim_config(game="akuma"), run) as daemon:
         wait_for(lambda: _snap(daemon)["thinking"] is not None, what="thinking")
         thinking = _snap(daemon)["thinking"]
@@ -141,6 +143,7 @@ def test_thinking_never_holds_up_the_table(
         # Answered as it thinks: many snapshots in the time one move takes.
         assert time.monotonic() - started < 4.0
         assert call(daemon, op="act", id="choose_dice:1")["key"] == "illegal"
+        assert "thinking (hawkmoth, strong) " in shown.getvalue()
         assert call(daemon, op="pause")["ok"]
         wait_for(lambda: _snap(daemon)["thinking"] is None, what="thinking stopped")
         assert call(daemon, op="new", abandon=True)["ok"]
