@@ -1,5 +1,6 @@
 """The names players choose for their seats: kept with the game in its journal, shown on the page
-instead of the seat's own name (hawkmoth, player_1) when there is one."""
+instead of the seat's own name (hawkmoth, player_1) when there is one; and the seats the table
+plays itself (controller/computer.py), named the same ways."""
 
 from __future__ import annotations
 
