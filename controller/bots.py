@@ -14,14 +14,14 @@ import random
 from collections.abc import Callable
 
 from controller.hands import SimHands, lay_out
-from controller.rules.api import Action, IllegalActionError, Layout
+from controller.rules.api import Action, GameState, IllegalActionError, Layout
 from controller.session import Session
 from hardware.reeds import ReedBank
 from vision.board_camera import SimBoardCamera
 from vision.dice_sources import DiceReading, VirtualDice
 
 CAMERA_WAIT_S = 0.05
-"""How often bots waiting for a roll the camera reads look again."""
+"""How often bots waiting for a roll the camera reads, or for the table's own move, look again."""
 
 
 class Bots:
@@ -49,6 +49,9 @@ class Bots:
         self.next_step = 0.0
         self._placed: Action | None = None  # the decision whose layout the hands laid out
         self.hands = hands
+        self.told: Callable[[GameState], tuple[bool, Action | None]] | None = None
+        """Whether a seat the table plays is to move, and its move once shown
+        (controller/computer.py): the hands carry that out rather than a move of their own."""
 
     def step(self, now: float, table_busy: bool) -> None:
         """Take one turn of hands if it is time and the table has settled.
@@ -86,8 +89,13 @@ class Bots:
                 raise RuntimeError(f"{game.name}: the board cannot show chance outcome {outcome}")
             self._place(layout)
             return
+        table, shown = (False, None) if self.told is None else self.told(state)
+        if table and shown is None:
+            # The table still thinks for this seat: the hands wait for its move.
+            self.next_step = now + max(self.pace, CAMERA_WAIT_S)
+            return
         choices = self.hands.choices(state)
-        action = self.rng.choice(state.legal_actions() if choices is None else choices)
+        action = shown or self.rng.choice(state.legal_actions() if choices is None else choices)
         after = state.child(action)
         layout = game.layout(after)
         wanted = game.dice_wanted(after)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from controller.backends import TableBackends, close_all
 from controller.bots import Bots
 from controller.camera_desk import CameraDesk
+from controller.computer import PROGRESS_S, Computer
 from controller.config import Config
 from controller.control import ControlServer
 from controller.dice_learning import DiceLearning
@@ -44,11 +45,12 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
-from controller.seats import check_names, per_seat
+from controller.seats import check_computer, check_names, per_seat
 from controller.session import Session, View, describe_state
 from controller.snapshot import table_snapshot
 from controller.startup import RunOptions, StartupError, board_profile, resume
 from controller.terminal import draw, role_marks
+from controller.thinker import Thinker
 from hardware.leds import Frame
 from hardware.profile import BoardProfile
 from hardware.reeds import Debouncer, ReedBank
@@ -104,6 +106,8 @@ class Daemon:
         self.learning: DiceLearning | None = None  # icon dice learned from the dashboard
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
+        self.thinker: Thinker | None = None  # the computer's worker, started when first wanted
+        self._computer: Computer | None = None
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -260,6 +264,44 @@ class Daemon:
                 self.hands,
                 camera_kinds=frozenset(read),
             )
+        self._seat_players()
+
+    def _seat_players(self) -> None:
+        """The table's own part in the game journalled: the seats it plays, and hints."""
+        if self._computer is not None:
+            self._computer.cancel()
+        virtual = self.bots is None and self.options.computer_dice == "virtual"
+        seed = self.options.seed
+        self._computer = computer = Computer(
+            self.game,
+            self.journal.computer,
+            self.journal.hints,
+            self._thinking,
+            self.hands,
+            random.Random(None if seed is None else f"computer {seed}"),
+            self.events.on_dice if virtual else None,
+            self.options.think_s,
+        )
+        self.session.table_seats = frozenset(computer.seats)
+        if self.bots is not None:
+            self.bots.told = lambda state: computer.told(self.session)
+
+    @property
+    def computer(self) -> Computer:
+        """The seats the table plays in this game, and its hints (controller/computer.py)."""
+        assert self._computer is not None
+        return self._computer
+
+    @property
+    def computer_seats(self) -> frozenset[int]:
+        """The seat indexes the table plays: a take-back goes back to a player's decision."""
+        return frozenset(self.computer.seats)
+
+    def _thinking(self) -> Thinker:
+        """The computer's worker process, started the first time the table thinks."""
+        if self.thinker is None:
+            self.thinker = Thinker(self.events.on_thought)
+        return self.thinker
 
     @property
     def _parts(self) -> TableBackends:
@@ -311,6 +353,7 @@ class Daemon:
             with self._recording():
                 if changes and not self.halted:
                     self.session.on_layout(self.sensed(), now)
+                self.computer.step(self.session, self.halted)
                 if self.bots is not None and not self.halted:
                     self.bots.step(now, self._table_busy())
             self._want_dice()
@@ -394,6 +437,8 @@ class Daemon:
             deadlines.append(next_flash_edge(now))
         if self.journal_fault is not None:
             deadlines.append(self._journal_retry)
+        if self.computer.asked is not None:
+            deadlines.append(now + PROGRESS_S)  # the progress shown
         if self.bots is not None and not self._table_busy():
             # While busy, the bots wait for the table: its events and deadlines wake the loop.
             deadlines.append(self.bots.next_step)
@@ -454,6 +499,11 @@ class Daemon:
                     "camera_ended",
                     why=status.reason,
                 )
+        elif kind == "thought":
+            _, number, result, error = event
+            self.computer.on_thought(number, result, error, self.session, now)
+            if self.bots is not None:
+                self.bots.next_step = min(self.bots.next_step, now)  # to carry out its move
         elif kind == "control":
             _, request, reply, came = event
             reply.put(answer(self, request, now, time.monotonic() - came))
@@ -522,10 +572,17 @@ class Daemon:
         return {s: t for s, t in self.session.expected.items() if s in camera.spots}
 
     def new_game(
-        self, now: float, name: object = None, options: object = None, names: object = None
+        self,
+        now: float,
+        name: object = None,
+        options: object = None,
+        names: object = None,
+        computer: object = None,
+        hints: object = None,
     ) -> None:
-        """Start a game afresh, this one or another, played by `names` (controller/seats.py);
-        a game on another board (another game, or another size) opens the table with its own
+        """Start a game afresh, this one or another, played by `names` (controller/seats.py),
+        the table playing the `computer` seats (`SEAT[:LEVEL]` words), hints "on" or "off"; a
+        game on another board (another game, or another size) opens the table with its own
         board profile. The old journal is kept under a dated name."""
         if name is not None and not isinstance(name, str):
             raise ValueError(f"the game must be named: {name!r}")
@@ -537,14 +594,20 @@ class Daemon:
         state = rules.new_initial_state(options)
         game = rules.on_board(state.options)
         chosen = check_names(names, state.num_players)
+        players = [state.player_name(seat) for seat in range(state.num_players)]
+        seats = check_computer(computer, players)
+        if hints not in (None, "on", "off"):
+            raise ValueError(f'hints are "on" or "off", not {hints!r}')
+        hinting = hints != "off"
         # Read before anything changes: a board with no profile leaves the game as it was.
         profile = board_profile(self.config, game)
         if profile == self.profile:
             # Journalled first: a full disk leaves the game as it was, and what the table shows
             # of the new game is recorded in its own journal.
-            self.journal.start(game.name, state.options, chosen)
+            self.journal.start(game.name, state.options, chosen, seats, hinting)
             self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
+            self._seat_players()
             self.session.on_layout(self.sensed(), now)
             if self.bots is not None:
                 self.bots.session = self.session
@@ -557,11 +620,12 @@ class Daemon:
                 self._reopen(playing, error)
                 raise
             try:
-                self.journal.start(game.name, state.options, chosen)
+                self.journal.start(game.name, state.options, chosen, seats, hinting)
             except JournalWriteError as error:
                 self._close_table()
                 self._reopen(playing, error)
                 raise
+            self._seat_players()
             # Read once the new game's journal is open: what the table shows is recorded there.
             self.session.on_layout(self.sensed(), now)
         self.paused = False
@@ -591,6 +655,9 @@ class Daemon:
             "candidates": [a.id for a in session.candidates()],
             "message": session.message,
             "paused": self.paused,
+            "computer": {session.state.player_name(s): v for s, v in self.computer.seats.items()},
+            "thinking": self.computer.thinking(session, self.thinker),
+            "hint": self.computer.hint_json(session),
         }
         link = self._parts.link_state()
         out["link"] = None if link is None else link.to_json()
@@ -684,7 +751,9 @@ class Daemon:
         `view`: the table's view at `now`, if already at hand."""
         if view is None:
             view = self.view(now)
-        choices = None if self.hands is None else self.hands.choices(self.session.state)
+        choices = self.computer.choices(self.session)
+        if choices is None and self.hands is not None:
+            choices = self.hands.choices(self.session.state)
         out = table_snapshot(
             self.game, self.session, view, self.profile, self.config.palette, choices
         )
@@ -703,6 +772,7 @@ class Daemon:
         out["marks"] = role_marks()
         out["names"] = per_seat(self.journal.names, self.session.state.num_players)
         out["started"] = self.journal.started
+        out |= self.computer.to_json(self.session, self.thinker)
         link = self._parts.link_state()
         # Whole seconds: the dashboard is sent a snapshot whenever one changes.
         out["link"] = None if link is None else link.to_json(digits=0)
@@ -790,7 +860,14 @@ class Daemon:
         out = self.options.show
         if out is None:
             return
-        drawn = (len(self.session.state.actions()), view.roles, view.blinking, self.session.message)
+        thinking = self.computer.thinking(self.session, self.thinker)
+        drawn = (
+            len(self.session.state.actions()),
+            view.roles,
+            view.blinking,
+            self.session.message,
+            thinking,
+        )
         if drawn != self._last_drawn:
             self._last_drawn = drawn
             text = draw(
@@ -800,6 +877,7 @@ class Daemon:
                 self.config.palette,
                 self.options.colour,
                 self.session.message,
+                thinking,
             )
             out.write(text + "\n\n")
             out.flush()
@@ -807,6 +885,8 @@ class Daemon:
     def close(self) -> None:
         if self.learning is not None:
             self.learning.close()
+        if self.thinker is not None:
+            self.thinker.close()
         close_all(self._opened)
         self._close_table()
         self.journal.close()

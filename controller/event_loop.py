@@ -22,8 +22,8 @@ from vision.dice_sources import DiceReading
 from vision.table_reader import BoardReading
 
 Event = tuple[Any, ...]
-"""The kind of event first ("edge", "frame", "unsure", "camera", "roll", "dice", "control", "stop"),
-then what it carries."""
+"""The kind of event first ("edge", "frame", "unsure", "camera", "roll", "dice", "thought",
+"control", "stop"), then what it carries."""
 
 
 class Events:
@@ -54,6 +54,10 @@ class Events:
     def on_dice(self, reading: DiceReading) -> None:
         """A roll of the bots' virtual dice."""
         self._queue.put(("dice", reading))
+
+    def on_thought(self, number: int, result: JSON | None, error: str | None) -> None:
+        """The thinking worker's answer to job `number` (controller/thinker.py)."""
+        self._queue.put(("thought", number, result, error))
 
     def submit_control(self, request: JSON, reply: Reply) -> None:
         """A control request, from the socket or the dashboard: its answer is put on `reply`.

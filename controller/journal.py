@@ -85,6 +85,8 @@ class Record:
     started_by: str | None = None  # the control request that started the game, if one did
     names: list[str | None] = field(default_factory=list)  # chosen per seat; none before names
     started: float | None = None  # when the game started (time.time()), if the journal says
+    computer: dict[int, str] = field(default_factory=dict)  # the seats the table plays: level
+    hints: bool = True  # whether the players may ask the table for hints
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -192,7 +194,20 @@ def read_journal(path: Path) -> tuple[Record, int]:
     started = head.get("started")
     when = float(started) if isinstance(started, int | float) else None
     record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
+    record.computer, record.hints = _players(head, path)
     return record, good_length
+
+
+def _players(head: JSON, path: Path) -> tuple[dict[int, str], bool]:
+    """The first record's computer seats (seat index -> level) and whether hints are on."""
+    computer, hints = head.get("computer", {}), head.get("hints", True)
+    if not isinstance(computer, dict) or not all(
+        key.isdigit() and isinstance(level, str) for key, level in computer.items()
+    ):
+        raise JournalError(f"{path}: the first record's computer seats are not seats and levels")
+    if not isinstance(hints, bool):
+        raise JournalError(f"{path}: the first record's hints are neither on nor off")
+    return {int(seat): level for seat, level in computer.items()}, hints
 
 
 def write_durably(fd: int, data: bytes) -> None:
@@ -222,6 +237,10 @@ class Journal:
         """The names chosen for the seats of the game journalled (controller/seats.py)."""
         self.started: float | None = None
         """When the game journalled started, if its journal says."""
+        self.computer: dict[int, str] = {}
+        """The seats the table plays in the game journalled, and at which level."""
+        self.hints = True
+        """Whether the players of the game journalled may ask for hints."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
@@ -264,6 +283,7 @@ class Journal:
         self.recovered = record
         self.names = list(record.names)
         self.started = record.started
+        self.computer, self.hints = dict(record.computer), record.hints
         return record
 
     def _keep_aside(self, good_length: int) -> Path:
@@ -279,15 +299,25 @@ class Journal:
         return kept
 
     def start(
-        self, game: str, options: Mapping[str, Any], names: Sequence[str | None] = ()
+        self,
+        game: str,
+        options: Mapping[str, Any],
+        names: Sequence[str | None] = (),
+        computer: Mapping[int, str] | None = None,
+        hints: bool = True,
     ) -> None:
-        """Begin a new game, played by `names` (chosen per seat, None for the seat's own name);
-        a finished game's journal is kept beside it under a dated name. If the first record
-        cannot be written, the journal is left as it was, still open."""
+        """Begin a new game, played by `names` (chosen per seat, None for the seat's own name),
+        the table playing the `computer` seats (index -> level), hints on or off; a finished
+        game's journal is kept beside it under a dated name. If the first record cannot be
+        written, the journal is left as it was, still open."""
         now = time.time()
         started: dict[str, Any] = {"game": game, "options": dict(options), "started": now}
         if any(name is not None for name in names):
             started["names"] = list(names)
+        if computer:
+            started["computer"] = {str(seat): level for seat, level in sorted(computer.items())}
+        if not hints:
+            started["hints"] = False
         head = _encode(started | ({} if self.request is None else {"request": self.request}))
         kept = handle = None
         try:
@@ -313,6 +343,7 @@ class Journal:
         self.damage = self.recovered = None
         self.names = list(names)
         self.started = now
+        self.computer, self.hints = dict(computer or {}), hints
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])

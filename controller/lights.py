@@ -19,7 +19,16 @@ from hardware.profile import BoardProfile
 OFF: RGB = (0, 0, 0)
 UNKNOWN: RGB = (255, 255, 255)
 # The session's prompts, least urgent first; every other role is a game's light and ranks below.
-PROMPTS = ("legal", "landing", "changed", "candidate", "fix")
+PROMPTS = (
+    "legal",
+    "shown_take",
+    "shown_from",
+    "shown_to",
+    "landing",
+    "changed",
+    "candidate",
+    "fix",
+)
 # Trouble with the table itself flashes every LED for a moment every few seconds: seen from
 # across the room, and the game's lights still show in between.
 TROUBLE_PERIOD_S = 2.0

@@ -32,6 +32,7 @@ from controller.rules.api import (
 )
 from controller.rules.guide import LANGUAGES, guide
 from controller.rules.words import action_text
+from controller.search import DEFAULT_LEVEL, LEVELS
 from controller.seats import MAX_NAME, per_seat
 from controller.startup import StartupError
 from hardware.leds import SimStrip, limit_frame
@@ -367,6 +368,18 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
         f"the players' names, one a seat in turn order (at most {MAX_NAME} characters; none "
         "or blank: the seat's own name)",
     ),
+    Argument(
+        "computer",
+        "words",
+        "the seats the table plays, each SEAT[:LEVEL]: a seat's number from 1 or its name, "
+        f"a level among {', '.join(LEVELS)} (default {DEFAULT_LEVEL}); e.g. 2:strong,3",
+    ),
+    Argument(
+        "hints",
+        "text",
+        "whether the players may ask for hints (default: on)",
+        choices=("on", "off"),
+    ),
     changes_game=True,
     dashboard="post",
 )
@@ -379,8 +392,26 @@ def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
             "error": "a game is in progress; abandon it with `smartboard new --abandon` "
             "(or the page's New game)",
         }
-    daemon.new_game(now, request.get("game"), request.get("options"), request.get("names"))
+    daemon.new_game(
+        now,
+        request.get("game"),
+        request.get("options"),
+        request.get("names"),
+        request.get("computer"),
+        request.get("hints"),
+    )
     return {"ok": True, "game": daemon.game.name}
+
+
+@operation(
+    "hint",
+    "the best move for the player to move, lit on the board, and the alternatives: the table "
+    "thinks at its strongest level for a few seconds (`pending` until then: ask again)",
+    refused_paused=True,
+    dashboard="post",
+)
+def _hint(daemon: Daemon, request: JSON, now: float) -> JSON:
+    return daemon.computer.ask_hint(daemon.session)
 
 
 @operation(

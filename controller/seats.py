@@ -1,10 +1,13 @@
 """The names players choose for their seats: kept with the game in its journal, shown on the page
-instead of the seat's own name (hawkmoth, player_1) when there is one."""
+instead of the seat's own name (hawkmoth, player_1) when there is one; and the seats the table
+plays itself (controller/computer.py), named the same ways."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+
+from controller.search import DEFAULT_LEVEL, LEVELS
 
 MAX_NAME = 24
 """Characters in a name at most: it has to fit a phone's header beside the turn."""
@@ -50,3 +53,40 @@ def split_names(text: str) -> Names:
     while names and names[-1] is None:
         names.pop()
     return names
+
+
+def check_computer(given: object, players: Sequence[str]) -> dict[int, str]:
+    """The seats the table plays, from `SEAT[:LEVEL]` words (`--computer 2:strong`): SEAT a seat's
+    number from 1 or its name as the game names its players, LEVEL one of the search's levels
+    (default: its default). Seat index -> level; a ValueError says what is wrong."""
+    if given is None:
+        return {}
+    if not isinstance(given, list) or not all(isinstance(word, str) for word in given):
+        raise ValueError(
+            f'the computer seats are a list of SEAT[:LEVEL], e.g. ["2:strong"], not {given!r}'
+        )
+    seats: dict[int, str] = {}
+    for word in given:
+        seat_text, _, level_text = word.strip().partition(":")
+        seat = _seat(seat_text.strip(), players)
+        level = level_text.strip() or DEFAULT_LEVEL
+        if level not in LEVELS:
+            raise ValueError(
+                f"computer seat {word!r}: no level {level!r}; the levels are {', '.join(LEVELS)}"
+            )
+        if seat in seats:
+            raise ValueError(f"seat {seat + 1} ({players[seat]}) is given twice as a computer")
+        seats[seat] = level
+    return seats
+
+
+def _seat(text: str, players: Sequence[str]) -> int:
+    listed = ", ".join(f"{n} {name}" for n, name in enumerate(players, start=1))
+    if text.isdigit():
+        if 1 <= int(text) <= len(players):
+            return int(text) - 1
+        raise ValueError(f"no seat {text}: this game has seats 1 to {len(players)} ({listed})")
+    for index, name in enumerate(players):
+        if name.casefold() == text.casefold():
+            return index
+    raise ValueError(f"no seat named {text!r} in this game; its seats: {listed}")

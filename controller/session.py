@@ -69,14 +69,21 @@ class Session:
         self.problem: Problem | None = None  # why the sensed layout breaks the rules, if known
         # Taking back (controller/takeback.py): the game's steps as played, found once and then
         # kept up; what a take-back would undo, and the layout it goes back to, once per state.
-        self.computer_seats: frozenset[int] = frozenset()
-        """The table's own seats: a take-back goes back past their decisions to a person's."""
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
         self._before: Layout | None = None
         self.restoring = False
         """Moves were taken back and the table still shows them: none is read from it until it
         shows the position the game went back to; the spots to put right blink meanwhile."""
+        # The seats the table plays (controller/computer.py): the board is read for their moves
+        # only once the table has chosen and shown one (`show`), unless `released` for this one;
+        # a take-back goes back past their decisions to a person's.
+        self.table_seats: frozenset[int] = frozenset()
+        self.released = False
+        # A move the table lights for the players, and whether it is the one decision it
+        # accepts now (a computer seat's, not a hint's).
+        self.shown: Action | None = None
+        self._shown_roles: dict[str, str] = {}
 
     # -- what the table says -------------------------------------------------------------
 
@@ -114,6 +121,10 @@ class Session:
     ) -> list[Action]:
         """Apply a settled dice reading as the chance outcome (and AK-3-like choices it implies).
         `source`: how the roll came (`ROLL_SOURCES`), journalled with it for the dice's record."""
+        if self.table_moves() and not self.state.is_chance_node():
+            # Dice that would tell a seat's choice (AK-3) while the table chooses for it.
+            player = self.state.player_name(self.state.current_player())
+            raise IllegalActionError(f"{player} is played by the table: wait for its move")
         before = len(self.state.actions())
         actions = self.game.dice_actions(self.state, values)
         self._apply(actions, now, self._roll(values, source))
@@ -152,11 +163,15 @@ class Session:
 
     def act(self, action_id: str, now: float) -> Action:
         """Apply a legal decision by its id: the control interface's way in."""
-        for action in self.legal_actions():
+        for action in self._decisions():
             if action.id == action_id:
                 self.say(f"{action.id} (control)", "played", actions=[action.id])
                 self._apply([action], now)
                 return action
+        if self.shown is not None or self.table_moves():
+            player = self.state.player_name(self.state.current_player())
+            chosen = "is still thinking" if self.shown is None else f"has chosen {self.shown.id}"
+            raise IllegalActionError(f"{player} is played by the table, which {chosen}")
         legal = [a.id for a in self.legal_actions()]
         raise IllegalActionError(
             f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
@@ -169,7 +184,7 @@ class Session:
         if self._take_back is None:
             if self._steps is None:
                 self._steps = steps(self.game, self.state)
-            self._take_back = (plan(self._steps, self.computer_seats),)
+            self._take_back = (plan(self._steps, self.table_seats),)
         return self._take_back[0]
 
     def shows_before(self) -> bool:
@@ -234,12 +249,21 @@ class Session:
             return frozenset()
         return differing(self.sensed, self.expected) - self._ahead
 
+    def show(self, action: Action, roles: dict[str, str], only: bool) -> None:
+        """Light `action` with `roles` until the game moves on; with `only`, it is the one
+        decision the table accepts now (a computer seat's): a hand that does another, legal or
+        not, blinks to be put right."""
+        self.shown = action if only else None
+        self._shown_roles = dict(roles)
+        self._legal = None
+
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
         alert = self.game.alert(self.state)
         alerts = alert.spots if alert is not None else frozenset()
         for spot in self._legal_spots():
             roles.setdefault(spot, "legal")
+        roles.update(self._shown_roles)
         if self._landing is not None:
             # Only where the piece in the hand may go, not every capture the game would show.
             roles = {spot: role for spot, role in roles.items() if role != "landing"}
@@ -262,6 +286,18 @@ class Session:
         if self._legal_actions is None:
             self._legal_actions = self.state.legal_actions()
         return self._legal_actions
+
+    def table_moves(self) -> bool:
+        """A seat the table plays is to move, and its move is not shown yet."""
+        player = self.state.current_player()
+        return self.shown is None and not self.released and player in self.table_seats
+
+    def _decisions(self) -> list[Action]:
+        """The decisions the table reads from the board now: the move it showed, if it accepts
+        that one alone; none while it still thinks; else every legal one."""
+        if self.shown is not None:
+            return [self.shown]
+        return [] if self.table_moves() else self.legal_actions()
 
     def changes(self, action: Action) -> frozenset[str]:
         """The spots that `action` changes on the table."""
@@ -303,7 +339,7 @@ class Session:
             return {s for o in outcomes for s in self.changes(o)}
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
-        moves = [a for a in self.legal_actions() if self.changes(a)]
+        moves = [a for a in self._decisions() if self.changes(a)]
         if not moves:
             return set()
         diffs = [self.changes(a) for a in moves]
@@ -332,7 +368,7 @@ class Session:
         if self.state.is_terminal() or self.state.is_chance_node():
             return []
         found: list[tuple[Action, Action]] = []
-        for action in self.legal_actions():
+        for action in self._decisions():
             after = self.layout_after(action)
             # Only a decision whose own spots are the ones still wrong can be the first step.
             left = differing(after, self.sensed)
@@ -358,7 +394,7 @@ class Session:
         pending = differing(self.sensed, self.expected)
         made = [
             changed
-            for action in self.legal_actions()
+            for action in self._decisions()
             if (changed := self.changes(action)) < pending and self._shows(self.sensed, action)
         ]
         return max(made, key=len, default=frozenset())
@@ -431,7 +467,7 @@ class Session:
         piece = self.expected.get(lifted_from)
         landing: set[str] = set()
         taken_off = False
-        for action in self.legal_actions():
+        for action in self._decisions():
             after = self.layout_after(action)
             if after.get(lifted_from) != lifted.get(lifted_from):
                 continue
@@ -477,7 +513,7 @@ class Session:
                 continue
             matches: list[Action] = []
             if not self.state.is_terminal() and not self.state.is_chance_node():
-                matches = [a for a in self.legal_actions() if self.layout_after(a) == self.sensed]
+                matches = [a for a in self._decisions() if self.layout_after(a) == self.sensed]
             if len(matches) == 1:
                 self._commit(matches)
                 self.say(f"{matches[0].id} (seen on the table)", "seen", actions=[matches[0].id])
@@ -518,6 +554,18 @@ class Session:
             self._say_problem(self.problem)
         else:
             self._ahead |= self._moved_ahead()
+        if self.table_moves():
+            player = self.state.player_name(self.state.current_player())
+            self.say(f"{player} is played by the table: wait for its move", "wait_table")
+        shown = self.shown
+        if shown is not None and any(
+            self.layout_after(a) == self.sensed for a in self.legal_actions()
+        ):
+            self.say(
+                f"not the move the table chose: put it back and play {shown.id} as lit",
+                "not_shown",
+                actions=[shown.id],
+            )
 
     def _apply(self, actions: Sequence[Action], now: float, roll: JSON | None = None) -> None:
         self._commit(actions, roll)
@@ -553,6 +601,9 @@ class Session:
         self._changed()
 
     def _changed(self) -> None:
+        self.shown = None
+        self.released = False
+        self._shown_roles = {}
         self._layouts_after.clear()
         self._changes.clear()
         self.offered.clear()

@@ -10,11 +10,17 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.config import Config
-from controller.journal import EmptyJournalError, Journal, JournalError, JournalWriteError
+from controller.journal import (
+    EmptyJournalError,
+    Journal,
+    JournalError,
+    JournalWriteError,
+    Record,
+)
 from controller.rules import get_game
 from controller.rules.api import Game, GameState, HistoryError
 from controller.rules.game_type import Option, OptionValue
-from controller.seats import Names, check_names, per_seat
+from controller.seats import Names, check_computer, check_names, per_seat
 from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
 
 log = logging.getLogger(__name__)
@@ -45,6 +51,10 @@ class RunOptions:
     new_game: bool = False
     seed: int | None = None
     names: tuple[str | None, ...] | None = None  # the players' names for a new game (--names)
+    computer: tuple[str, ...] | None = None  # the seats the table plays, SEAT[:LEVEL] (--computer)
+    computer_dice: str = "hand"  # who rolls the dice of those seats: "hand", or "virtual"
+    hints: bool | None = None  # whether hints are on for a new game (default: on)
+    think_s: float | None = None  # the most a computer seat thinks per move (--think-time)
     show: TextIO | None = None
     colour: bool = False
 
@@ -81,12 +91,16 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
                     f"{journal.path} holds a {record.game} game played by {kept}, not "
                     f"{list(options.names)}; finish it, or start a new game"
                 )
+            _check_players(options, record, state, journal.path)
             # A finished game stays on the table, showing its result, until `smartboard new`.
             log.info("resumed %s after %d actions", game.name, len(state.actions()))
             return game, state
         game = get_game(chosen)
         state = game.new_initial_state(options.options)
-        journal.start(game.name, state.options, _names(options, state))
+        hints = options.hints is not False
+        journal.start(
+            game.name, state.options, _names(options, state), _computer(options, state), hints
+        )
         return game.on_board(state.options), state
     except (JournalError, HistoryError, ValueError, OSError, JournalWriteError) as error:
         raise StartupError(f"cannot open the game journal: {error}") from error
@@ -101,6 +115,31 @@ def _names(options: RunOptions, state: GameState) -> Names:
         )
     except ValueError as error:
         raise StartupError(f"--names: {error}") from None
+
+
+def _computer(options: RunOptions, state: GameState) -> dict[int, str]:
+    """The seats --computer gives the table in `state`'s game: a bad one stops the start-up."""
+    given = None if options.computer is None else list(options.computer)
+    try:
+        return check_computer(given, [state.player_name(p) for p in range(state.num_players)])
+    except ValueError as error:
+        raise StartupError(f"--computer: {error}") from None
+
+
+def _check_players(options: RunOptions, record: Record, state: GameState, path: Path) -> None:
+    """A game resumed keeps the seats the table plays and its hints: other ones asked for are
+    another game."""
+    if options.computer is not None and _computer(options, state) != record.computer:
+        played = ", ".join(f"{s + 1}:{level}" for s, level in sorted(record.computer.items()))
+        raise StartupError(
+            f"{path} holds a {record.game} game whose computer seats are {played or 'none'}, not "
+            f"{', '.join(options.computer)}; finish it, or start a new game"
+        )
+    if options.hints is not None and options.hints != record.hints:
+        raise StartupError(
+            f"{path} holds a {record.game} game with hints {'on' if record.hints else 'off'}; "
+            "finish it, or start a new game"
+        )
 
 
 def board_profile(config: Config, game: Game) -> BoardProfile:

@@ -13,14 +13,24 @@ from collections.abc import Mapping
 
 from controller.lights import rank, role_colour
 from controller.rules import GAMES, palette_roles
-from controller.rules.api import CAMERA, REED, Game, GameState
+from controller.rules.api import CAMERA, JSON, REED, Game, GameState
 from controller.session import View
 from hardware.leds import RGB
 
 RESET = "\x1b[0m"
 # Without colour, the square's light shows as a mark after its name: the table's own roles'
 # marks, and those the games declare with their palette roles.
-TABLE_MARKS = {"candidate": "?", "fix": "!", "changed": "~", "legal": "o", "landing": "v"}
+TABLE_MARKS = {
+    "candidate": "?",
+    "fix": "!",
+    "changed": "~",
+    "legal": "o",
+    "landing": "v",
+    # A move the table shows (a computer seat's, a hint): from, to, taken away.
+    "shown_from": "^",
+    "shown_to": "@",
+    "shown_take": "/",
+}
 
 
 def mark(role: str) -> str:
@@ -56,7 +66,10 @@ def draw(
     palette: Mapping[str, RGB],
     colour: bool,
     message: str = "",
+    thinking: JSON | None = None,
 ) -> str:
+    """The board, then a status line: the turn, whose move, what the table says, and while it
+    thinks (controller/computer.py) for whom and how far."""
     pieces: dict[str, list[str]] = {}
     sensors = game.spots()
     for spot in sorted(sensors):
@@ -110,6 +123,10 @@ def draw(
     who = "game over" if state.is_terminal() else f"to move: {state.player_name(player)}"
     details = game.describe(state)
     status = f"turn {details.get('turn', '?')} · {who}"
+    if thinking is not None:
+        purpose = "a hint for " if thinking["hint"] else ""
+        status += f" · thinking ({purpose}{thinking['player']}, {thinking['level']}) "
+        status += f"{round(thinking['fraction'] * 100)} %"
     if message:
         status += f" · {message}"
     if view.blinking:

@@ -169,9 +169,11 @@ def test_rolling_again_a_move_made_on_no_roll_is_refused(tmp_path: Path) -> None
 def test_against_the_computer_a_take_back_goes_back_a_whole_round(tmp_path: Path) -> None:
     game = get_game("akuma")
     session = session_over(game, tmp_path, game.new_initial_state())
-    session.computer_seats = frozenset({1})  # the table plays the Ladybug
+    session.table_seats = frozenset({1})  # the table plays the Ladybug
     session.act("choose_dice:1", NOW)
     session.on_dice([4], NOW)
+    chosen = next(a for a in session.legal_actions() if a.id == "choose_dice:2")
+    session.show(chosen, {}, only=True)  # the table's choice, lit for a hand to carry out
     session.act("choose_dice:2", NOW)
     session.on_dice([3, 5], NOW)
     taken = session.take_back(NOW)

@@ -75,6 +75,8 @@ def add_commands(commands: Commands) -> None:
         "table waits for a new roll. Then the table blinks where the pieces go back. Run it "
         "again to take back more; the page's Take back button does the same."
     )
+    hint = _op_command(commands, "hint", _hint)
+    hint.add_argument("--json", action="store_true")
     _add_place_commands(commands)
 
 
@@ -168,6 +170,32 @@ def _new(args: argparse.Namespace) -> int:
     elif args.players is not None or args.teams or args.option:
         raise CommandError("game options need --game (the same game keeps its own)", EX_USAGE)
     print(f"new {_call(args, message)['game']} game started")
+    return 0
+
+
+HINT_WAIT_S = 30.0
+"""How long `smartboard hint` waits for the table to think, at most."""
+HINT_POLL_S = 0.2
+
+
+def _hint(args: argparse.Namespace) -> int:
+    """The hint, asked again while the table thinks; the best move first, then the others
+    with their share of the table's thought."""
+    deadline = time.monotonic() + HINT_WAIT_S
+    reply = _call(args, _message(args))
+    while reply.get("pending"):
+        if time.monotonic() > deadline:
+            raise CommandError("the table is still thinking: ask again in a moment")
+        time.sleep(HINT_POLL_S)
+        reply = _call(args, _message(args))
+    hint = reply["hint"]
+    if args.json:
+        print(json.dumps(hint))
+        return 0
+    best = hint["choices"][0]
+    print(f"hint for {hint['player']}: {best['words']} ({best['id']})")
+    for choice in hint["choices"]:
+        print(f"  {choice['share']:>4.0%}  {choice['words']} ({choice['id']})")
     return 0
 
 

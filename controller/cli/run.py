@@ -30,7 +30,8 @@ from controller.journal import JournalError, JournalWriteError, StateDirInUseErr
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
 from controller.rules.api import HistoryError
-from controller.seats import check_names, split_names
+from controller.search import DEFAULT_LEVEL, LEVELS
+from controller.seats import check_computer, check_names, split_names
 from controller.simulate import simulate
 from controller.startup import RunOptions, SetupError, StartupError, UnavailableError
 from controller.web_access import UnresolvableError, resolve_listen
@@ -47,6 +48,32 @@ def add_commands(commands: Commands) -> None:
         type=split_names,
         metavar="A,B,...",
         help="the players' names for a new game, one a seat in turn order (blank: the seat's own)",
+    )
+    run.add_argument(
+        "--computer",
+        action="append",
+        metavar="SEAT[:LEVEL]",
+        help="the table plays this seat of a new game (a number from 1, or the seat's name) at "
+        f"LEVEL, one of {', '.join(LEVELS)} (default {DEFAULT_LEVEL}); it lights its moves for a "
+        "hand to carry out. Repeat it for more seats",
+    )
+    run.add_argument(
+        "--computer-dice",
+        choices=("hand", "virtual"),
+        default="hand",
+        help="who rolls the dice of the seats the table plays: a hand in the tray (default), or "
+        "the table itself",
+    )
+    run.add_argument(
+        "--think-time",
+        type=float,
+        metavar="SECONDS",
+        help="the most a seat the table plays thinks about a move (default: its level's)",
+    )
+    run.add_argument(
+        "--hints",
+        choices=("on", "off"),
+        help="whether the players of a new game may ask for hints (default on)",
     )
     run.add_argument(
         "--sim", action="store_true", help="simulate every backend: mock pins, recorded LEDs"
@@ -132,11 +159,18 @@ def _run(args: argparse.Namespace) -> int:
     if config.web_listen:
         _check_listen(config.web_listen, "--web" if args.web is not None else config.source)
     options = game_options(args.game or config.game, args)
-    if args.names is not None:
+    if args.think_time is not None and not args.think_time > 0:
+        raise CommandError("--think-time must be a positive number of seconds", EX_USAGE)
+    if args.names is not None or args.computer is not None:
         # Checked against the game asked for; a game resumed from the journal checks them again.
-        seats = get_game(args.game or config.game).new_initial_state(options).num_players
+        state = get_game(args.game or config.game).new_initial_state(options)
         with failing(EX_USAGE, ValueError):
-            check_names(args.names, seats)
+            check_names(args.names, state.num_players)
+        players = [state.player_name(seat) for seat in range(state.num_players)]
+        try:
+            check_computer(args.computer, players)
+        except ValueError as error:
+            raise CommandError(f"--computer: {error}", EX_USAGE) from None
     state_dir = args.state_dir or default_state_dir()
     show = args.show if args.show is not None else (sys.stdout.isatty() or args.sim)
     run = RunOptions(
@@ -150,6 +184,10 @@ def _run(args: argparse.Namespace) -> int:
         new_game=args.new_game,
         seed=args.seed,
         names=None if args.names is None else tuple(args.names),
+        computer=None if args.computer is None else tuple(args.computer),
+        computer_dice=args.computer_dice,
+        hints=None if args.hints is None else args.hints == "on",
+        think_s=args.think_time,
         show=sys.stdout if show else None,
         colour=sys.stdout.isatty() and "NO_COLOR" not in os.environ,
     )

@@ -406,6 +406,7 @@ function drawOptions() {
   $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
     el("label", {}, el("span", { text: optionName(name, key) }), " ", optionInput(key, value))));
   drawNames(); // a name field per seat (past.js)
+  drawSeats(); // who plays each seat: a player or the table (computer.js)
 }
 
 function drawSetup() {
@@ -463,6 +464,7 @@ function render() {
   drawTurn();
   drawBoard();
   drawLegend();
+  drawComputer(); // the table thinking, the hint (computer.js)
   drawResult();
   drawUndo(); // undo.js
   drawFixes();
@@ -544,7 +546,10 @@ $("new-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const abandon = Boolean(snap && !snap.result);
   if (abandon && !window.confirm(t("abandon"))) return;
-  post("new", { game: $("new-game").value, options: chosenOptions(), names: chosenNames(), abandon });
+  post("new", {
+    game: $("new-game").value, options: chosenOptions(), names: chosenNames(), abandon,
+    computer: chosenComputer(), hints: $("new-hints").checked ? "on" : "off",
+  });
 });
 $("unsure-picture").addEventListener("error", () => showUnsurePicture(false));
 $("camera").addEventListener("error", () => {

@@ -1,0 +1,387 @@
+"""The table as a player (issue 24): computer seats that think, then light their move for a hand
+to carry out; and hints, the best move lit for the player to move.
+
+A computer seat to move: the table thinks in its worker process (controller/thinker.py), its
+progress on the dashboard and in the terminal, and reads no move for that seat from the board
+meanwhile. Then it lights its move (where a piece leaves, where one goes, what is taken) and
+accepts that move alone (`Session.show`): another, legal or not, blinks until put right. A move
+that no sensor can see (a choice named on the page) the table makes itself, saying so. Its dice
+are rolled by a hand in the tray as anyone's, or with `roll` by the table.
+
+Hidden cards: on the simulated table the hands (controller/hands.py) hold every seat's. A real
+table cannot see a hand: it deals its own seats a virtual one that fits what it has seen
+(`Game.deal`, kept in step as the simulated hands are), and a player fetches the card it plays
+from the cards set aside for it. A hint on a real table knows no player's hand. The search uses
+only the deciding seat's secrets.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from controller.hands import SimHands
+from controller.refusals import Refused
+from controller.rules.api import JSON, Action, Game, GameState, Hidden
+from controller.rules.words import catalogue, placeholders
+from controller.search import DEFAULT_LEVEL, LEVELS, Thought
+from controller.session import Session
+from controller.thinker import Job, Thinker, thought_from_json
+from vision.dice_sources import DiceReading, VirtualDice
+
+log = logging.getLogger(__name__)
+
+SHOWN_FROM, SHOWN_TO, SHOWN_TAKE = "shown_from", "shown_to", "shown_take"
+"""The lights of a move the table shows: where a piece leaves, where one goes (or a card is
+played), and what is taken away."""
+HINT_LEVEL = "strong"
+HINT_SECONDS = 3.0
+"""A hint thinks at the strong level, this long at most."""
+HINT_CHOICES = 5
+"""How many moves a hint lists, the best first."""
+ATTEMPTS = 2
+"""How often a seat's move is thought about before the table gives it up to the players."""
+PROGRESS_S = 0.25
+"""How often the loop wakes while thinking, to show its progress."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A position handed to the thinker: job `number`, for `seat`."""
+
+    number: int
+    key: tuple[Action, ...]
+    seat: int
+    level: str
+    hint: bool
+
+
+class Computer:
+    """The seats the table plays in one game, and its hints."""
+
+    def __init__(
+        self,
+        game: Game,
+        seats: Mapping[int, str],
+        hints: bool,
+        thinker: Callable[[], Thinker],
+        hands: SimHands | None,
+        rng: random.Random,
+        roll: Callable[[DiceReading], None] | None = None,
+        think_s: float | None = None,
+    ) -> None:
+        """`seats`: seat index -> level; `thinker` starts the worker when first wanted; `hands`:
+        the simulated table's, which hold every seat's cards; `roll`: the table rolls its seats'
+        dice with it (None: a hand does); `think_s`: the most a move may take."""
+        self.game = game
+        self.seats = {
+            seat: level if level in LEVELS else _unknown(level) for seat, level in seats.items()
+        }
+        self.hints = hints
+        self._thinker = thinker
+        self.hands = hands
+        self.rng = rng
+        self.seed = rng.randrange(1 << 31)
+        self.roll = roll
+        self.think_s = think_s
+        self.asked: Asked | None = None
+        self.hint: tuple[tuple[Action, ...], int, Thought] | None = None
+        self._failures: tuple[tuple[Action, ...], int] = ((), 0)
+        self._rolled: tuple[Action, ...] | None = None
+        self._virtual: SimHands | None = None  # a real table's own seats' hands
+
+    # -- the loop's turn ------------------------------------------------------------------
+
+    def step(self, session: Session, halted: bool) -> None:
+        """Think for a seat the table plays when it is to move; stop thinking about a position
+        the game has left (a move taken back, a pause)."""
+        session.table_seats = frozenset(self.seats)
+        state = session.state
+        key = tuple(state.actions())
+        asked = self.asked
+        if asked is not None and (halted or asked.key != key):
+            self.cancel()
+        if self.hint is not None and self.hint[0] != key:
+            self.hint = None
+        if halted or state.is_terminal():
+            return
+        if state.is_chance_node():
+            self._roll_dice(state, key)
+            return
+        seat = state.current_player()
+        if seat not in self.seats or self.asked is not None or not session.table_moves():
+            return
+        level = self.seats[seat]
+        self._ask(session, seat, level, hint=False)
+        player = state.player_name(seat)
+        session.say(f"{player} (computer, {level}) is thinking", "thinking", player=player)
+
+    def on_thought(
+        self, number: int, result: JSON | None, error: str | None, session: Session, now: float
+    ) -> None:
+        """The thinker's answer: a computer seat's move shown (or made, if no sensor sees it),
+        or a hint lit."""
+        asked = self.asked
+        if asked is None or asked.number != number:
+            return  # a job cancelled meanwhile
+        self.asked = None
+        state = session.state
+        if asked.key != tuple(state.actions()):
+            return
+        player = state.player_name(asked.seat)
+        if result is None:
+            self._failed(session, asked, player, error or "no answer")
+            return
+        thought = thought_from_json(self.game, result)
+        best = thought.best
+        if best not in session.legal_actions():
+            self._failed(session, asked, player, f"it chose {best.id}, which is not legal")
+            return
+        if asked.hint:
+            self.hint = (asked.key, asked.seat, thought)
+            session.show(best, self.roles(session, best), only=False)
+            session.say(f"hint for {player}: {best.id}", "hint", player=player, actions=[best.id])
+            return
+        log.info("%s (computer) chose %s in %.1f s", player, best.id, thought.seconds)
+        session.show(best, self.roles(session, best), only=True)
+        if not session.changes(best):
+            # Nothing on the board shows it: the table makes it, and says so.
+            session.act(best.id, now)
+            said = f"{player} (computer) played {best.id}"
+            session.say(said, "computer_played", player=player, actions=[best.id])
+            return
+        said = f"{player} (computer) plays {best.id}: carry it out as lit"
+        session.say(said, "computer_move", player=player, actions=[best.id])
+
+    def cancel(self) -> None:
+        if self.asked is not None:
+            self._thinker().cancel()
+            self.asked = None
+
+    # -- what it shows --------------------------------------------------------------------
+
+    def roles(self, session: Session, action: Action) -> dict[str, str]:
+        """The lights of `action`: where its piece leaves and goes (`Game.pointing` says, else a
+        spot emptied whose piece turns up elsewhere), where pieces go or cards are laid, what is
+        taken away."""
+        before, after = session.expected, session.layout_after(action)
+        changed = session.changes(action)
+        told = self.game.pointing(session.state, action)
+        start = told[0] if told is not None else None
+        if start is None:
+            laid = {after.get(spot) for spot in changed}
+            start = next(
+                (s for s in sorted(changed) if s not in after and before.get(s) in laid), None
+            )
+        roles: dict[str, str] = {}
+        for spot in changed:
+            if spot == start:
+                roles[spot] = SHOWN_FROM
+            else:
+                roles[spot] = SHOWN_TO if spot in after else SHOWN_TAKE
+        if told is not None and told[1] is not None:
+            # Where it goes, though its top may look the same (a die onto a die alike).
+            roles[told[1]] = SHOWN_TO
+        return roles
+
+    def choices(self, session: Session) -> list[Action] | None:
+        """The decisions the page offers while a seat the table plays is to move: its move once
+        shown, none before; None when a player is to move."""
+        if session.state.current_player() not in self.seats or session.released:
+            return None
+        return [] if session.shown is None else [session.shown]
+
+    def told(self, session: Session) -> tuple[bool, Action | None]:
+        """For the simulated hands: whether a seat the table plays is to move, and its move
+        once shown."""
+        if session.state.current_player() not in self.seats or session.released:
+            return False, None
+        return True, session.shown
+
+    def thinking(self, session: Session, thinker: Thinker | None) -> JSON | None:
+        """What the dashboard shows while the table thinks: for whom, at what level, how far."""
+        asked = self.asked
+        if asked is None or thinker is None:
+            return None
+        return {
+            "seat": asked.seat,
+            "player": session.state.player_name(asked.seat),
+            "level": asked.level,
+            "hint": asked.hint,
+            # In steps of 5 %: a snapshot is sent whenever one changes.
+            "fraction": round(thinker.fraction(asked.number) * 20) / 20,
+        }
+
+    def to_json(self, session: Session, thinker: Thinker | None) -> JSON:
+        """The snapshot's part: the seats played and their levels, hints, thinking, the hint."""
+        seats = session.state.num_players
+        return {
+            "computer": [self.seats.get(seat) for seat in range(seats)],
+            "levels": list(LEVELS),
+            "hints": self.hints,
+            "thinking": self.thinking(session, thinker),
+            "hint": self.hint_json(session),
+        }
+
+    # -- hints ----------------------------------------------------------------------------
+
+    def ask_hint(self, session: Session) -> JSON:
+        """The hint for the player to move: at once if thought about already, else thought
+        about now (`pending`), its result in the snapshot and in this op asked again."""
+        state = session.state
+        if not self.hints:
+            raise Refused("hints are switched off for this game", "hints_off")
+        if state.is_terminal():
+            raise Refused("the game is over: there is no move to hint", "hint_over")
+        if state.is_chance_node():
+            raise Refused("chance plays now, not a player: there is no move to hint", "hint_chance")
+        seat = state.current_player()
+        player = state.player_name(seat)
+        if seat in self.seats:
+            raise Refused(
+                f"{player} is played by the table: no hint", "hint_computer", player=player
+            )
+        key = tuple(state.actions())
+        if self.hint is not None and self.hint[0] == key:
+            return {"ok": True, "pending": False, "hint": self.hint_json(session)}
+        asked = self.asked
+        if asked is None or not asked.hint or asked.key != key:
+            self.cancel()
+            self._ask(session, seat, HINT_LEVEL, hint=True)
+            session.say(f"thinking of a hint for {player}", "hint_thinking", player=player)
+        return {"ok": True, "pending": True, "seconds": self._hint_seconds()}
+
+    def hint_json(self, session: Session) -> JSON | None:
+        if self.hint is None:
+            return None
+        _, seat, thought = self.hint
+        return {
+            "player": session.state.player_name(seat),
+            "best": thought.best.id,
+            "choices": [
+                {
+                    "id": choice.action.id,
+                    "share": round(choice.share, 3),
+                    "value": round(choice.value, 3),
+                    "words": phrase(self.game, choice.action, session.state),
+                }
+                for choice in thought.ranked[:HINT_CHOICES]
+            ],
+            "iterations": thought.iterations,
+            "seconds": round(thought.seconds, 2),
+        }
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _ask(self, session: Session, seat: int, level: str, hint: bool) -> None:
+        state = session.state
+        key = tuple(state.actions())
+        seconds = self._hint_seconds() if hint else self.think_s
+        job = Job(
+            game=self.game.name,
+            module=type(self.game).__module__,
+            options=dict(state.options),
+            history=state.history(),
+            level=level,
+            seed=zlib.crc32(f"{self.seed}:{len(key)}:{hint}".encode()),
+            hidden=self._hidden(state, hint),
+            seconds=seconds,
+        )
+        self.asked = Asked(self._thinker().start(job), key, seat, level, hint)
+
+    def _hint_seconds(self) -> float:
+        return HINT_SECONDS if self.think_s is None else min(HINT_SECONDS, self.think_s)
+
+    def _hidden(self, state: GameState, hint: bool) -> Hidden | None:
+        """The hidden cards as the deciding seat knows its own: the simulated hands; on a real
+        table its virtual hand for a seat it plays, nothing for a player's hint."""
+        if self.hands is not None:
+            return self.hands.follow(state)
+        if hint:
+            return None
+        if self._virtual is None:
+            self._virtual = SimHands(self.game, state, self.rng)
+        return self._virtual.follow(state)
+
+    def _failed(self, session: Session, asked: Asked, player: str, why: str) -> None:
+        key, count = self._failures
+        count = count + 1 if key == asked.key else 1
+        self._failures = (asked.key, count)
+        log.error("thinking for %s failed (%d of %d): %s", player, count, ATTEMPTS, why)
+        if asked.hint:
+            session.say(f"no hint: {why}", "hint_failed", why=why)
+        elif count >= ATTEMPTS:
+            # The game must not stall: this once, the players make the seat's move.
+            session.released = True
+            session.say(
+                f"the table could not think for {player} ({why}): play its move by hand",
+                "computer_failed",
+                player=player,
+                why=why,
+            )
+
+    def _roll_dice(self, state: GameState, key: tuple[Action, ...]) -> None:
+        """With `roll`, the dice of a seat the table plays are rolled by the table: those whose
+        outcome the seat then acts on."""
+        if self.roll is None or self._rolled == key:
+            return
+        wanted = self.game.dice_wanted(state)
+        if wanted is None or roller(state) not in self.seats:
+            return
+        self._rolled = key
+        self.roll(VirtualDice(self.rng).roll(wanted.faces, wanted.count))
+
+
+def roller(state: GameState, limit: int = 100) -> int | None:
+    """Whose roll a chance node is: the seat that decides next, whatever the dice show."""
+    for _ in range(limit):
+        if not state.is_chance_node():
+            break
+        state = state.child(state.chance_outcomes()[0][0])
+    player = state.current_player()
+    return player if player >= 0 else None
+
+
+def phrase(game: Game, action: Action, state: GameState) -> str:
+    """`action` in English words, from the game's catalogue (as the page phrases it); its id
+    where the game has none."""
+    words = catalogue(game).get("en", {})
+    template = words.get("actions", {}).get(action.id, words.get("actions", {}).get(_kind(action)))
+    if not isinstance(template, str):
+        return action.id
+    fields = action.to_json()
+    text = template
+    for name, form in placeholders(template):
+        if name not in fields:
+            return action.id
+        text = text.replace(
+            "{" + name + (f"|{form}" if form else "") + "}", _word(words, fields[name], form, state)
+        )
+    return text
+
+
+def _word(words: JSON, value: object, form: str, state: GameState) -> str:
+    if form == "seat" and isinstance(value, int):
+        value = state.player_name(value)
+    if form == "tokens" and isinstance(value, str):
+        return ", ".join(_word(words, part, "token", state) for part in value.split("+"))
+    if not isinstance(value, str):
+        return str(value)
+    for section in ("players", "tokens", "words"):
+        found = words.get(section, {}).get(value)
+        if isinstance(found, str):
+            return found
+    return value.replace("_", " ")
+
+
+def _kind(action: Action) -> str:
+    return action.id.partition(":")[0]
+
+
+def _unknown(level: str) -> str:
+    """A level the journal names that the search no longer has: its default."""
+    log.warning("no computer level %r: playing at %r", level, DEFAULT_LEVEL)
+    return DEFAULT_LEVEL

@@ -1,0 +1,169 @@
+"""The table as a player (issue 24): computer seats on the simulated table, their moves lit and
+carried out by hands (a wrong one blinks), thinking that never holds up the table, hints, and
+bad seats or levels refused. Dice Race (tests/dice_race.py) keeps the thinking short."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import pytest
+from conftest import RunOptionsMaker, fast_sim_config, wait_for
+from daemon_run import call, serving
+from playwright.sync_api import Page, expect
+
+from controller.cli import main
+from controller.daemon import Daemon
+from controller.journal import Journal
+from controller.operations import answer
+from controller.rules.api import Game
+
+SHOWN = {"shown_from", "shown_to", "shown_take"}
+
+
+def test_computer_seats_play_a_game_to_its_end_and_a_restart_keeps_them(
+    race: Game, run_options: RunOptionsMaker, tmp_path: Path
+) -> None:
+    """Both seats thinking, the bots as hands carrying out each move; the journal keeps the
+    seats, so a restart plays them too; a hint when the game is over is refused."""
+    config = fast_sim_config(game=race.name)
+    run = run_options(bots=True, pace=0.0, until_end=True, seed=4, computer=("1:easy", "blue"))
+    daemon = Daemon(config, run)
+    daemon.open()
+    try:
+        assert daemon.computer_seats == {0, 1}
+        assert daemon.run() == 0
+        assert daemon.session.state.is_terminal()
+        assert daemon.session.sensed == daemon.session.expected
+        refused = answer(daemon, {"op": "hint"}, daemon.clock())
+        assert refused["ok"] is False and refused["key"] == "hint_over"
+        assert "game is over" in refused["error"]
+    finally:
+        daemon.close()
+    record = Journal(tmp_path).read()
+    assert record.computer == {0: "easy", 1: "normal"} and record.hints
+    again = Daemon(config, run_options(seed=4))
+    again.open()
+    try:
+        assert again.computer_seats == {0, 1}
+        assert again.snapshot(again.clock())["computer"] == ["easy", "normal"]
+    finally:
+        again.close()
+
+
+def _snap(daemon: Daemon) -> dict[str, object]:
+    return call(daemon, op="snapshot")
+
+
+def _carry_out(daemon: Daemon, pawn: str, start: int, end: int) -> None:
+    """A hand moves a pawn on the simulated table: lifted, then laid."""
+    assert call(daemon, op="place", spot=f"{start}.{pawn}", lift=True)["ok"]
+    assert call(daemon, op="place", spot=f"{end}.{pawn}", token="piece")["ok"]
+
+
+def test_a_computer_move_is_lit_and_only_that_move_is_taken(
+    race: Game, run_options: RunOptionsMaker, page: Page
+) -> None:
+    """Red plays from the page, with a hint; blue is the table's, its dice rolled by the table:
+    it lights its move, refuses another one (which blinks) and takes its own. A new game from
+    the page's form, with a seat for the table and hints off; bad seats are refused with nothing
+    changed."""
+    config = fast_sim_config(game=race.name, web_listen="127.0.0.1:0")
+    run = run_options(seed=3, computer=("2:easy",), think_s=0.3, computer_dice="virtual")
+    with serving(config, run) as daemon:
+        assert daemon.web is not None
+        page.goto(daemon.web.url(with_token=True))
+        assert call(daemon, op="hint")["key"] == "hint_chance"  # red rolls: nobody to hint
+        assert call(daemon, op="roll", values=[4])["ok"]
+        # Red's hint: thought about in the worker, then lit and listed, best first.
+        page.locator("#hint").click()
+        expect(page.locator("#hint-choices li")).to_have_count(2)
+        hint = _snap(daemon)["hint"]
+        assert isinstance(hint, dict) and hint["player"] == "red"
+        ids = [choice["id"] for choice in hint["choices"]]
+        assert sorted(ids) == ["advance:1", "advance:4"] and hint["best"] == ids[0]
+        assert sum(choice["share"] for choice in hint["choices"]) == pytest.approx(1, abs=0.01)
+        reply = call(daemon, op="hint")
+        assert reply["ok"] and not reply["pending"] and reply["hint"]["best"] == hint["best"]
+        spots = _snap(daemon)["spots"]
+        assert isinstance(spots, dict)
+        assert {spot["role"] for spot in spots.values()} & SHOWN
+        assert call(daemon, op="act", id="advance:4")["ok"]
+        # Blue is the table's: it rolls, thinks, then shows one move and offers only that one.
+        wait_for(lambda: len(_snap(daemon)["actions"]) == 1, what="the table's move")
+        snap = _snap(daemon)
+        rolled = snap["log"][-1]
+        assert rolled.startswith("roll:") and rolled != "roll:1"
+        (shown,) = (action["id"] for action in snap["actions"])
+        other = "advance:1" if shown != "advance:1" else f"advance:{rolled[5:]}"
+        assert snap["thinking"] is None and snap["note"]["key"] == "computer_move"
+        assert call(daemon, op="hint")["key"] == "hint_computer"
+        assert "played by the table" in call(daemon, op="act", id=other)["error"]
+        # A hand carries out the other legal move: not taken, and it blinks until put right.
+        log = len(snap["log"])
+        _carry_out(daemon, "blue", 1, 1 + int(other.split(":")[1]))
+        wait_for(lambda: any(s["fix"] for s in _snap(daemon)["spots"].values()), what="blink")
+        snap = _snap(daemon)
+        assert len(snap["log"]) == log and snap["note"]["key"] == "not_shown"
+        _carry_out(daemon, "blue", 1 + int(other.split(":")[1]), 1 + int(shown.split(":")[1]))
+        wait_for(lambda: len(_snap(daemon)["log"]) == log + 1, what="the table's move taken")
+        assert _snap(daemon)["log"][-1] == shown
+        # A new game from the page's form: blue the table's at the strong level, hints off.
+        page.select_option('#new-seats select[data-seat="2"]', "strong")
+        page.locator("#new-hints").uncheck()
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-form button[type=submit]").click()
+        wait_for(lambda: _snap(daemon)["log"] == [], what="the new game")
+        snap = _snap(daemon)
+        assert snap["computer"] == [None, "strong"] and snap["hints"] is False
+        expect(page.locator("#hint")).to_be_hidden()
+        assert call(daemon, op="roll", values=[2])["ok"]
+        refused = call(daemon, op="hint")
+        assert refused["key"] == "hints_off" and "switched off" in refused["error"]
+        for bad, said in ((["3"], "no seat 3"), (["1:genius"], "no level 'genius'")):
+            reply = call(daemon, op="new", abandon=True, computer=bad)
+            assert not reply["ok"] and said in reply["error"]
+        assert _snap(daemon)["log"] == ["roll:2"]  # nothing changed
+
+
+def test_thinking_never_holds_up_the_table(run_options: RunOptionsMaker) -> None:
+    """Hawk Moth is the table's, at the strong level: while it thinks the table answers, its
+    progress shows on the page and in the terminal; a pause stops the thinking, and the next
+    game's seats are the players'."""
+    shown = io.StringIO()
+    run = run_options(seed=2, computer=("hawkmoth:strong",), show=shown)
+    with serving(fast_sim_config(game="akuma"), run) as daemon:
+        wait_for(lambda: _snap(daemon)["thinking"] is not None, what="thinking")
+        thinking = _snap(daemon)["thinking"]
+        assert thinking["player"] == "hawkmoth" and thinking["level"] == "strong"
+        assert not thinking["hint"]
+        started = time.monotonic()
+        wait_for(lambda: _snap(daemon)["thinking"]["fraction"] > 0, what="progress")
+        # Answered as it thinks: many snapshots in the time one move takes.
+        assert time.monotonic() - started < 4.0
+        assert call(daemon, op="act", id="choose_dice:1")["key"] == "illegal"
+        assert "thinking (hawkmoth, strong) " in shown.getvalue()
+        assert call(daemon, op="pause")["ok"]
+        wait_for(lambda: _snap(daemon)["thinking"] is None, what="thinking stopped")
+        assert call(daemon, op="new", abandon=True)["ok"]
+        assert _snap(daemon)["computer"] == [None, None]
+        assert daemon.computer_seats == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--computer", "4"], "no seat 4: this game has seats 1 to 3"),
+        (["--computer", "2:genius"], "no level 'genius'; the levels are easy, normal, strong"),
+        (["--computer", "baron"], "no seat named 'baron'"),
+        (["--computer", "2", "--computer", "gran_bwa:easy"], "seat 2 (gran_bwa) is given twice"),
+    ],
+)
+def test_bad_computer_seats_are_refused_before_the_table_starts(
+    given: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--sim", "--no-show", "--game", "voodoo", "--players", "3"]
+    assert main([*args, *given, "--state-dir", str(tmp_path)]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "journal.jsonl").exists()
