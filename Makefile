@@ -18,6 +18,8 @@ endif
 comma := ,
 # The dashboard's browser tests drive Debian's chromium through Playwright.
 CHROMIUM := /usr/bin/chromium
+# The linked tables' tests start a throw-away Debian Mosquitto of their own (tests/conftest.py).
+MOSQUITTO := /usr/sbin/mosquitto
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: run test lint bench clean firmware-test
@@ -44,13 +46,18 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint firmware-test $(CHROMIUM)
+test: lint firmware-test $(CHROMIUM) $(MOSQUITTO)
 	$(BIN)/pytest
 
 $(CHROMIUM):
 	@[ "$$(id -u)" = 0 ] || { echo "the browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; }
 	apt-get update
 	apt-get install -y --no-install-recommends chromium
+
+$(MOSQUITTO):
+	@[ "$$(id -u)" = 0 ] || { echo "the linked-table tests need Debian's mosquitto: sudo apt-get install mosquitto"; exit 1; }
+	apt-get update
+	apt-get install -y --no-install-recommends mosquitto
 
 $(MPY):
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "the firmware self-test needs node and npm (apt install nodejs npm)"; exit 1; }

@@ -74,6 +74,10 @@ class Bots:
             return
         self.next_step = now + self.pace
         state, game = session.state, session.game
+        if session.rolled_elsewhere():
+            # Rolled at another table (controller/room.py): the hands lay what comes from it.
+            self.next_step = now + max(self.pace, CAMERA_WAIT_S)
+            return
         if state.is_chance_node():
             wanted = game.dice_wanted(state)
             if wanted is not None:

@@ -28,7 +28,7 @@ from controller.refusals import Refused
 from controller.rules.api import JSON, Action, Game, GameState, Hidden
 from controller.rules.words import catalogue, placeholders
 from controller.search import DEFAULT_LEVEL, LEVELS, Thought
-from controller.session import Session
+from controller.session import Session, roller
 from controller.thinker import Job, Thinker, thought_from_json
 from vision.dice_sources import DiceReading, VirtualDice
 
@@ -98,7 +98,8 @@ class Computer:
     def step(self, session: Session, halted: bool) -> None:
         """Think for a seat the table plays when it is to move; stop thinking about a position
         the game has left (a move taken back, a pause)."""
-        session.table_seats = frozenset(self.seats)
+        # A seat played at another table waits for its move as one the table plays.
+        session.table_seats = frozenset(self.seats) | session.elsewhere
         state = session.state
         key = tuple(state.actions())
         asked = self.asked
@@ -190,14 +191,14 @@ class Computer:
     def choices(self, session: Session) -> list[Action] | None:
         """The decisions the page offers while a seat the table plays is to move: its move once
         shown, none before; None when a player is to move."""
-        if session.state.current_player() not in self.seats or session.released:
+        if session.state.current_player() not in session.table_seats or session.released:
             return None
         return [] if session.shown is None else [session.shown]
 
     def told(self, session: Session) -> tuple[bool, Action | None]:
         """For the simulated hands: whether a seat the table plays is to move, and its move
         once shown."""
-        if session.state.current_player() not in self.seats or session.released:
+        if session.state.current_player() not in session.table_seats or session.released:
             return False, None
         return True, session.shown
 
@@ -333,16 +334,6 @@ class Computer:
             return
         self._rolled = key
         self.roll(VirtualDice(self.rng).roll(wanted.faces, wanted.count))
-
-
-def roller(state: GameState, limit: int = 100) -> int | None:
-    """Whose roll a chance node is: the seat that decides next, whatever the dice show."""
-    for _ in range(limit):
-        if not state.is_chance_node():
-            break
-        state = state.child(state.chance_outcomes()[0][0])
-    player = state.current_player()
-    return player if player >= 0 else None
 
 
 def phrase(game: Game, action: Action, state: GameState) -> str:

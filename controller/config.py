@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from controller.broker import parse_link
 from controller.rules import GAMES, palette_roles
 from controller.web_access import check_token, parse_listen
 from hardware.leds import RGB
@@ -60,6 +61,10 @@ class Config:
     web_max_connections: int
     palette: dict[str, RGB]
     source: str
+    link_url: str = ""
+    link_seats: tuple[int, ...] = ()
+    link_secret: str = ""
+    link_tls_ca: Path | None = None
 
     def simulated(self) -> Config:
         return replace(
@@ -217,6 +222,18 @@ def _build(data: dict[str, Any], source: str) -> Config:
             check_token(web_token)
     except ValueError as error:
         raise ConfigError(f"{source}: [web] {error}") from None
+    link_url = text("link", "url", 1000)
+    if link_url:
+        try:
+            parse_link(link_url)
+        except ValueError as error:
+            raise ConfigError(f"{source}: link.url: {error}") from None
+    seats = get("link", "seats", list)
+    if not all(type(seat) is int and 1 <= seat <= 16 for seat in seats) or len(seats) > 16:
+        raise ConfigError(f"{source}: link.seats must be seat numbers from 1, not {shown(seats)}")
+    if link_url and not seats:
+        raise ConfigError(f"{source}: link.seats must name the seats this table plays")
+    tls_ca = text("link", "tls_ca", MAX_PATH)
     return Config(
         game=choice("table", "game", tuple(sorted(GAMES))),
         profile=Path(profile) if profile else None,
@@ -258,6 +275,10 @@ def _build(data: dict[str, Any], source: str) -> Config:
         palette={role: parse_colour(value, f"{source}: palette.{_name(role)}")
                  for role, value in data["palette"].items()},
         source=source,
+        link_url=link_url,
+        link_seats=tuple(sorted(set(seats))),
+        link_secret=text("link", "secret", 256),
+        link_tls_ca=Path(tls_ca) if tls_ca else None,
     )  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from controller.backends import TableBackends, close_all
 from controller.bots import Bots
+from controller.broker import BrokerError, parse_link
 from controller.camera_desk import CameraDesk
 from controller.computer import PROGRESS_S, Computer
 from controller.config import Config
@@ -34,6 +35,7 @@ from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
 from controller.operations import answer
 from controller.requests import Answered
+from controller.room import Room
 from controller.rules import get_game
 from controller.rules.api import (
     CAMERA,
@@ -108,6 +110,7 @@ class Daemon:
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
         self.thinker: Thinker | None = None  # the computer's worker, started when first wanted
         self._computer: Computer | None = None
+        self.room: Room | None = None  # the linked tables' room (controller/room.py), if any
 
     # -- start-up -------------------------------------------------------------------------
 
@@ -120,6 +123,8 @@ class Daemon:
             raise StartupError(str(error)) from error
         game, state = resume(self.journal, self.options, self.config)
         self._remember_requests(game)
+        if self.config.link_url:
+            self._join_room(state.num_players)
         self._open_table(game, state)
         recovered = self.journal.recovered
         if recovered is not None and recovered.entries and "take_back" in recovered.entries[-1]:
@@ -146,6 +151,29 @@ class Daemon:
                 raise StartupError(str(error)) from error
             self._opened.append(web)
             self.web = web
+
+    def _join_room(self, players: int) -> None:
+        """Connect to the linked tables' broker: a StartupError names one out of reach."""
+        config = self.config
+        seats = frozenset(seat - 1 for seat in config.link_seats)
+        if max(seats, default=players) >= players:
+            raise StartupError(f"--seats {config.link_seats}: this game has seats 1 to {players}")
+        ca = None if config.link_tls_ca is None else str(config.link_tls_ca)
+        room = Room(
+            parse_link(config.link_url),
+            config.link_secret,
+            seats,
+            self.options.state_dir,
+            self.events.on_room,
+            ca,
+        )
+        room.elsewhere = frozenset(range(players)) - seats
+        try:
+            room.open()
+        except BrokerError as error:
+            raise StartupError(str(error)) from error
+        self.room = room
+        self._opened.append(room)
 
     def _remember_requests(self, game: Game) -> None:
         """The requests the journal shows applied, answered as such if sent again: a command
@@ -282,7 +310,9 @@ class Daemon:
             self.events.on_dice if virtual else None,
             self.options.think_s,
         )
-        self.session.table_seats = frozenset(computer.seats)
+        if self.room is not None:
+            self.session.elsewhere = self.room.elsewhere
+        self.session.table_seats = frozenset(computer.seats) | self.session.elsewhere
         if self.bots is not None:
             self.bots.told = lambda state: computer.told(self.session)
 
@@ -354,6 +384,10 @@ class Daemon:
                 if changes and not self.halted:
                     self.session.on_layout(self.sensed(), now)
                 self.computer.step(self.session, self.halted)
+                room, roles = self.room, self.computer.roles
+                shown = room is not None and not self.halted and room.step(self.session, roles, now)
+                if shown and self.bots is not None:
+                    self.bots.next_step = min(self.bots.next_step, now)  # to carry it out
                 if self.bots is not None and not self.halted:
                     self.bots.step(now, self._table_busy())
             self._want_dice()
@@ -504,6 +538,9 @@ class Daemon:
             self.computer.on_thought(number, result, error, self.session, now)
             if self.bots is not None:
                 self.bots.next_step = min(self.bots.next_step, now)  # to carry out its move
+        elif kind == "room":
+            if self.room is not None:
+                self.room.on_event(event[1:], self.session)
         elif kind == "control":
             _, request, reply, came = event
             reply.put(answer(self, request, now, time.monotonic() - came))
@@ -661,6 +698,7 @@ class Daemon:
         }
         link = self._parts.link_state()
         out["link"] = None if link is None else link.to_json()
+        out["room"] = None if self.room is None else self.room.to_json()
         alerts = [alert["text"] for alert in self.alerts()]
         return out | self._parts.camera_status(now, self.unsure) | {"alerts": alerts}
 
@@ -691,6 +729,9 @@ class Daemon:
         said = None if link is None else link.trouble_said()
         if said is not None:
             alert(said[0], said[1], **said[2])
+        room = None if self.room is None else self.room.trouble()
+        if room is not None:
+            alert(room[0], room[1], **room[2])
         unsure = self.board_unsure
         if unsure is not None:
             spots = ", ".join(unsure.doubtful)
@@ -776,6 +817,7 @@ class Daemon:
         link = self._parts.link_state()
         # Whole seconds: the dashboard is sent a snapshot whenever one changes.
         out["link"] = None if link is None else link.to_json(digits=0)
+        out["room"] = None if self.room is None else self.room.to_json()
         return (
             out
             | {"camera": None, "dice_seen": [], "dice_unsure": None}

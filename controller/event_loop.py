@@ -23,7 +23,7 @@ from vision.table_reader import BoardReading
 
 Event = tuple[Any, ...]
 """The kind of event first ("edge", "frame", "unsure", "camera", "roll", "dice", "thought",
-"control", "stop"), then what it carries."""
+"room", "control", "stop"), then what it carries."""
 
 
 class Events:
@@ -59,6 +59,10 @@ class Events:
         """The thinking worker's answer to job `number` (controller/thinker.py)."""
         self._queue.put(("thought", number, result, error))
 
+    def on_room(self, *what: object) -> None:
+        """What the broker's thread received for linked tables (controller/room.py)."""
+        self._queue.put(("room", *what))
+
     def submit_control(self, request: JSON, reply: Reply) -> None:
         """A control request, from the socket or the dashboard: its answer is put on `reply`.
         Stamped with when it came, so that the loop can refuse what waited too long."""
@@ -75,9 +79,15 @@ class Events:
             return any(event[0] in kinds for event in self._queue.queue)
 
     def discard(self) -> None:
-        """Forget what came before, such as the edges of pins just set up."""
+        """Forget what came before, such as the edges of pins just set up; not what the broker
+        sent, which the table would not be sent again."""
+        kept = []
         while not self._queue.empty():
-            self._queue.get_nowait()
+            event = self._queue.get_nowait()
+            if event[0] == "room":
+                kept.append(event)
+        for event in kept:
+            self._queue.put(event)
 
     def take(self, timeout: float) -> Iterator[Event]:
         """The first event to come within `timeout` seconds, if any, then each one queued by the

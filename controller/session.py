@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,6 +85,11 @@ class Session:
         # accepts now (a computer seat's, not a hint's).
         self.shown: Action | None = None
         self._shown_roles: dict[str, str] = {}
+        # Seats played at another table (controller/room.py): their moves and rolls come from
+        # there; the table lights the moves for a hand to carry out, as a computer seat's.
+        self.elsewhere: frozenset[int] = frozenset()
+        self._rolled_elsewhere: bool | None = None
+        self._last_seat: tuple[int | None] | None = None  # who made the last action, once known
 
     # -- what the table says -------------------------------------------------------------
 
@@ -121,6 +127,8 @@ class Session:
     ) -> list[Action]:
         """Apply a settled dice reading as the chance outcome (and AK-3-like choices it implies).
         `source`: how the roll came (`ROLL_SOURCES`), journalled with it for the dice's record."""
+        if self.rolled_elsewhere():
+            raise IllegalActionError("this roll is made at another table: wait for it")
         if self.table_moves() and not self.state.is_chance_node():
             # Dice that would tell a seat's choice (AK-3) while the table chooses for it.
             player = self.state.player_name(self.state.current_player())
@@ -176,6 +184,36 @@ class Session:
         raise IllegalActionError(
             f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
         )
+
+    def apply_elsewhere(self, action: Action, now: float) -> None:
+        """A chance outcome rolled at another table (controller/room.py), applied as it came:
+        the hands lay out what the lights then ask for."""
+        self._apply([action], now)
+        self.say(f"{action.id} (another table)", "remote_roll", actions=[action.id])
+
+    def rolled_elsewhere(self) -> bool:
+        """A chance node rolled by a seat played at another table: not read here. A roll that
+        follows a seat's decision is that seat's (AK-3: the dice thrown are the choice), else
+        the seat's that decides after it (`roller`)."""
+        if self._rolled_elsewhere is None:
+            self._rolled_elsewhere = False
+            if self.elsewhere and self.state.is_chance_node():
+                seat = self._last_decider()
+                self._rolled_elsewhere = (roller(self.state) if seat is None else seat) in (
+                    self.elsewhere
+                )
+        return self._rolled_elsewhere
+
+    def _last_decider(self) -> int | None:
+        """The seat whose decision the last action was; None for a chance outcome or none."""
+        if self._last_seat is None:
+            history = self.state.history()
+            seat = None
+            if history:
+                before = self.game.replay(history[:-1], self.state.options)
+                seat = before.current_player() if before.current_player() >= 0 else None
+            self._last_seat = (seat,)
+        return self._last_seat[0]
 
     # -- taking back ----------------------------------------------------------------------
 
@@ -506,7 +544,7 @@ class Session:
                 # The moves taken back still on the table must not be read again.
                 self._mismatch_since = now
                 return
-            outcome = self.outcome_shown(self.sensed)
+            outcome = None if self.rolled_elsewhere() else self.outcome_shown(self.sensed)
             if outcome is not None:
                 self._commit([outcome])
                 self.say(f"{outcome.id} (seen on the table)", "seen", actions=[outcome.id])
@@ -556,7 +594,14 @@ class Session:
             self._ahead |= self._moved_ahead()
         if self.table_moves():
             player = self.state.player_name(self.state.current_player())
-            self.say(f"{player} is played by the table: wait for its move", "wait_table")
+            if self.state.current_player() in self.elsewhere:
+                self.say(
+                    f"{player} plays at another table: wait for its move",
+                    "wait_remote",
+                    player=player,
+                )
+            else:
+                self.say(f"{player} is played by the table: wait for its move", "wait_table")
         shown = self.shown
         if shown is not None and any(
             self.layout_after(a) == self.sensed for a in self.legal_actions()
@@ -588,8 +633,10 @@ class Session:
         with nothing changed."""
         trial = self.state.clone()
         played = []
+        last: int | None = None
         for action in actions:
             played.append(step(self.game, trial))
+            last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
         self.journal.append_actions([a.to_json() for a in actions], dice=roll)
         if self._steps is not None:
@@ -599,6 +646,7 @@ class Session:
         for action in actions:
             log.info("applied %s", action.id)
         self._changed()
+        self._last_seat = (last,)
 
     def _changed(self) -> None:
         self.shown = None
@@ -611,8 +659,38 @@ class Session:
         self._legal_actions = None
         self._take_back = None
         self._before = None
+        self._rolled_elsewhere = None
+        self._last_seat = None
         self.expected = self.game.layout(self.state)
         self._mismatch_since = None
+
+
+def roller(state: GameState, limit: int = 100) -> int | None:
+    """Whose roll a chance node is: the seat that decides next after most of its outcomes (the
+    first `VOTES`), whatever the dice show: a roll that leaves its roller no move passes the
+    turn."""
+    votes: Counter[int] = Counter()
+    for outcome, _ in state.chance_outcomes()[:VOTES] if state.is_chance_node() else []:
+        seat = _decider(state.child(outcome), limit)
+        if seat is not None:
+            votes[seat] += 1
+    if not votes:
+        return _decider(state, limit)
+    return votes.most_common(1)[0][0]
+
+
+def _decider(state: GameState, limit: int) -> int | None:
+    """The seat that decides next, the first outcome taken at each chance node on the way."""
+    for _ in range(limit):
+        if not state.is_chance_node():
+            break
+        state = state.child(state.chance_outcomes()[0][0])
+    player = state.current_player()
+    return player if player >= 0 else None
+
+
+VOTES = 16
+"""The outcomes of a roll that `roller` looks at: dice have few, a deck many alike."""
 
 
 ROLL_SOURCES = ("read", "confirmed", "corrected", "typed", "virtual")

@@ -3,11 +3,14 @@ sixth game (Dice Race, registered only while a test uses it), and a headless bro
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +117,68 @@ def page(browser: Browser) -> Iterator[Page]:
     yield page
     context.close()
     assert errors == [], "the page's script failed"
+
+
+@dataclass(frozen=True)
+class Mosquitto:
+    """A throw-away broker: `port` lets anyone in, `auth_port` only USER with PASSWORD."""
+
+    port: int
+    auth_port: int
+    user: str = "table"
+    password: str = "s3cret"
+
+    def url(self, room: str) -> str:
+        return f"mqtt://127.0.0.1:{self.port}/{room}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _listening(*ports: int) -> bool:
+    for port in ports:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
+    """Debian's Mosquitto on two free ports of the loopback, its files in a temporary folder,
+    stopped after the session (`make test` installs it)."""
+    binary = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin")
+    passwd = shutil.which("mosquitto_passwd") or shutil.which("mosquitto_passwd", path="/usr/bin")
+    if binary is None or passwd is None:
+        pytest.skip("the linked-table tests need Mosquitto: apt-get install mosquitto")
+    folder = tmp_path_factory.mktemp("mosquitto")
+    broker = Mosquitto(free_port(), free_port())
+    passwords = folder / "passwords"
+    subprocess.run([passwd, "-b", "-c", str(passwords), broker.user, broker.password], check=True)
+    passwords.chmod(0o600)
+    conf = folder / "mosquitto.conf"
+    conf.write_text(
+        "per_listener_settings true\n"
+        # Started as root, it would drop to a user that cannot read this folder.
+        + (f"user {os.environ.get('USER', 'root')}\n" if os.geteuid() == 0 else "")
+        + f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
+        + f"listener {broker.auth_port} 127.0.0.1\nallow_anonymous false\n"
+        + f"password_file {passwords}\n"
+    )
+    log = (folder / "mosquitto.log").open("w")
+    process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)
+    try:
+        wait_for(
+            lambda: process.poll() is not None or _listening(broker.port, broker.auth_port),
+            what="mosquitto to listen",
+        )
+        if process.poll() is not None:
+            pytest.fail(f"mosquitto did not start: {(folder / 'mosquitto.log').read_text()}")
+        yield broker
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()

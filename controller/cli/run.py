@@ -9,6 +9,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from controller.broker import BrokerError, parse_link
 from controller.cli.arguments import (
     Commands,
     add_game_options,
@@ -25,7 +26,7 @@ from controller.cli.errors import (
     CommandError,
     failing,
 )
-from controller.config import ConfigError
+from controller.config import Config, ConfigError
 from controller.journal import JournalError, JournalWriteError, StateDirInUseError
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
@@ -119,6 +120,24 @@ def add_commands(commands: Commands) -> None:
         "token, printed at first start, and by `smartboard dashboard`",
     )
     run.add_argument(
+        "--link",
+        metavar="mqtt://[USER:PASS@]HOST[:PORT]/ROOM",
+        help="play one game with other tables through this MQTT broker's ROOM (mqtts:// for "
+        "TLS): this table senses the --seats it plays and lights the others' moves for a hand "
+        "to carry out (default: [link] url of the config)",
+    )
+    run.add_argument(
+        "--seats",
+        type=_seat_numbers,
+        metavar="1,3",
+        help="with --link: the seats this table plays, numbers from 1",
+    )
+    run.add_argument(
+        "--link-secret",
+        metavar="SECRET",
+        help="with --link: the room's shared secret, that signs every message",
+    )
+    run.add_argument(
         "--show",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -156,6 +175,7 @@ def _run(args: argparse.Namespace) -> int:
         raise CommandError("--pace must not be negative", EX_USAGE)
     if args.web is not None:
         config = replace(config, web_listen=args.web)
+    config = _linked(config, args)
     if config.web_listen:
         _check_listen(config.web_listen, "--web" if args.web is not None else config.source)
     options = game_options(args.game or config.game, args)
@@ -209,6 +229,43 @@ def _run(args: argparse.Namespace) -> int:
         daemon.close()
 
 
+def _seat_numbers(text: str) -> tuple[int, ...]:
+    """`--seats 1,3`: seat numbers from 1."""
+    try:
+        seats = tuple(sorted({int(part) for part in text.split(",")}))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seat numbers from 1, as 1,3: not {text!r}") from None
+    if not seats or seats[0] < 1:
+        raise argparse.ArgumentTypeError(f"seat numbers from 1, as 1,3: not {text!r}")
+    return seats
+
+
+def _linked(config: Config, args: argparse.Namespace) -> Config:
+    """The config with the link the command line gives; a link with no seats or no secret is
+    refused before anything starts."""
+    if args.link is not None:
+        try:
+            parse_link(args.link)
+        except ValueError as error:
+            raise CommandError(f"--link: {error}", EX_USAGE) from None
+        config = replace(config, link_url=args.link)
+    if args.seats is not None:
+        config = replace(config, link_seats=args.seats)
+    if args.link_secret is not None:
+        config = replace(config, link_secret=args.link_secret)
+    if not config.link_url:
+        if args.seats is not None or args.link_secret is not None:
+            raise CommandError("--seats and --link-secret go with --link", EX_USAGE)
+        return config
+    if not config.link_seats:
+        raise CommandError("a linked table needs --seats: the seats it plays, as 1,3", EX_USAGE)
+    if not config.link_secret:
+        raise CommandError(
+            "a linked table needs the room's secret: --link-secret or [link] secret", EX_USAGE
+        )
+    return config
+
+
 def _check_listen(listen: str, given_by: str) -> None:
     """A dashboard address whose host does not resolve fails at start-up, as a usage error (from
     --web) or a config error, unless the resolver said to try again later."""
@@ -225,6 +282,8 @@ def _startup_status(error: Exception) -> int:
     (a sensor it cannot read, a backend that cannot open here, a bad calibration) is EX_CONFIG; a
     journal that cannot be written (a full disk) is EX_TEMPFAIL; a state directory that another
     daemon holds is EX_CANTCREAT; else a failure that a restart may mend."""
+    if isinstance(error.__cause__, BrokerError):
+        return EX_USAGE  # the broker named cannot be reached or refused this table
     if not isinstance(error, StartupError) or isinstance(error, UnavailableError | SetupError):
         return EX_CONFIG
     if isinstance(error.__cause__, StateDirInUseError):

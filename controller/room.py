@@ -1,0 +1,443 @@
+"""Linked tables (issue 25): one game played on several tables through an MQTT broker.
+
+Each table owns some seats: it senses their moves and rolls, journals them as ever, and publishes
+each action applied, numbered by its place in the history (its sequence number) with the digest
+of the history before it, on a retained topic of its own (`smartboard/ROOM/game/ID/SEQ`), QoS 1.
+A table that (re)connects is handed every action of the game by the broker, and the room's
+retained state (game, options, length, digest). The other tables' actions are followed as a
+computer seat's are (controller/computer.py): a decision lit for a hand to carry out, checked by
+the sensors and blinking until it is; a chance outcome applied as rolled there. An action comes
+once per sequence number: one seen again is a duplicate; one that does not follow this table's
+history stops the exchange, "tables disagree", naming the last action both have.
+
+Every message is signed with the room's secret (HMAC-SHA256 over topic and body): a stranger on
+the broker cannot act in the game; what fails the check, or cannot be read, is logged and
+ignored. The table of seat 1 opens the room's game; the others join it. This module runs in the
+daemon's loop alone; the broker's thread only queues what it receives (controller/broker.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+from controller.broker import Broker, LinkAddress
+from controller.rules.api import JSON, Action, Game
+from controller.session import Session
+
+log = logging.getLogger(__name__)
+
+MAX_PAYLOAD = 65536
+"""Bytes a message may have: an action or the room's state is far smaller."""
+MAX_AHEAD = 4096
+"""Actions held that came before those they follow (retained ones come in any order)."""
+BINDING = "room.json"
+"""In the state directory: the room's id of the game the journal holds."""
+
+Roles = Callable[[Session, Action], dict[str, str]]
+"""The lights of a move shown for a hand to carry out (`Computer.roles`)."""
+Submit = Callable[..., None]
+"""Puts a room event on the daemon's queue (`Events.on_room`)."""
+
+
+def sign(secret: bytes, topic: str, body: JSON) -> bytes:
+    """A message: its body and the HMAC of topic and body with the room's secret."""
+    text = json.dumps(body, separators=(",", ":"), sort_keys=True)
+    mac = hmac.new(secret, f"{topic}\n{text}".encode(), hashlib.sha256).hexdigest()
+    return json.dumps({"body": text, "hmac": mac}).encode()
+
+
+def verify(secret: bytes, topic: str, payload: bytes) -> JSON:
+    """The body of a message signed with `secret` for `topic`; a ValueError says why not."""
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError(f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
+    try:
+        envelope = json.loads(payload)
+    except (ValueError, RecursionError):
+        raise ValueError("not JSON") from None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("body"), str):
+        raise ValueError("no body")
+    mac = envelope.get("hmac")
+    good = hmac.new(secret, f"{topic}\n{envelope['body']}".encode(), hashlib.sha256).hexdigest()
+    if not isinstance(mac, str) or not hmac.compare_digest(mac, good):
+        raise ValueError("missing or wrong HMAC: not signed with this room's secret")
+    try:
+        body = json.loads(envelope["body"])
+    except (ValueError, RecursionError):
+        raise ValueError("a body that is not JSON") from None
+    if not isinstance(body, dict):
+        raise ValueError("a body that is not an object")
+    return body
+
+
+def chain(before: str, action: JSON) -> str:
+    """The digest of a history: that of the history before its last action, and the action."""
+    text = json.dumps(action, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(f"{before}\n{text}".encode()).hexdigest()[:32]
+
+
+class Room:
+    """This table's part in a room: the seats it owns, the room's history as it knows it."""
+
+    def __init__(
+        self,
+        address: LinkAddress,
+        secret: str,
+        seats: frozenset[int],
+        state_dir: Path,
+        submit: Submit,
+        tls_ca: str | None = None,
+    ) -> None:
+        self.address = address
+        self.secret = secret.encode()
+        self.seats = seats  # seat indexes this table owns
+        self.elsewhere: frozenset[int] = frozenset()  # set once the game's seats are known
+        self.table = secrets.token_hex(4)
+        self.root = f"smartboard/{address.room}"
+        self._binding_path = state_dir / BINDING
+        self.game_id: str | None = None
+        self._bound_started: float | None = None
+        self._read_binding()
+        presence = f"{self.root}/table/{self.table}"
+        self.broker = Broker(
+            address,
+            f"smartboard-{self.table}",
+            lambda topic, payload: submit("message", topic, payload),
+            lambda up, why: submit("link", up, why),
+            tls_ca,
+            will=(presence, sign(self.secret, presence, {"online": False})),
+        )
+        self.up = False
+        self.was_up = False
+        self.synced = False
+        self._marker = 0
+        self.known: list[JSON] = []  # the room's history, as far as this table knows it
+        self._known_digests = [""]
+        self._ahead: dict[int, JSON] = {}
+        self.echoed: set[int] = set()  # sequence numbers the broker has handed back
+        self._local: list[JSON] = []
+        self._local_digests = [""]
+        self._verified = 0
+        self.room_state: JSON | None = None
+        self.disagree: JSON | None = None
+        self.counts = dict.fromkeys(("published", "received", "duplicates", "refused"), 0)
+        self._game: Game | None = None  # the game played, for naming its actions
+
+    def open(self) -> None:
+        """Connect; a BrokerError names the broker that cannot be reached."""
+        self.broker.connect()
+
+    def close(self) -> None:
+        self.broker.close()
+
+    # -- the loop: what came --------------------------------------------------------------
+
+    def on_event(self, event: tuple[object, ...], session: Session) -> None:
+        kind = event[0]
+        if kind == "link":
+            self._link(bool(event[1]), str(event[2]))
+        elif kind == "message":
+            topic, payload = event[1], event[2]
+            assert isinstance(topic, str) and isinstance(payload, bytes)
+            self._message(topic, payload, session)
+
+    def _link(self, up: bool, why: str) -> None:
+        self.up, self.synced = up, False
+        if not up:
+            log.warning("link to %s lost (%s): reconnecting", self.address.where, why)
+            return
+        self.was_up = True
+        self.broker.subscribe(f"{self.root}/state")
+        self.broker.subscribe(f"{self.root}/sync/{self.table}")
+        presence = f"{self.root}/table/{self.table}"
+        online = {"online": True, "seats": sorted(self.seats)}
+        self.broker.publish(presence, sign(self.secret, presence, online), retain=True)
+        if self.game_id is not None:
+            self.broker.subscribe(f"{self.root}/game/{self.game_id}/+")
+        self._send_marker()
+
+    def _send_marker(self) -> None:
+        """Once this comes back, the broker has handed over every retained message before it."""
+        self._marker += 1
+        topic = f"{self.root}/sync/{self.table}"
+        self.broker.publish(topic, sign(self.secret, topic, {"marker": self._marker}))
+
+    def _message(self, topic: str, payload: bytes, session: Session) -> None:
+        try:
+            body = verify(self.secret, topic, payload)
+            if topic == f"{self.root}/sync/{self.table}":
+                if body.get("marker") == self._marker:
+                    self._marker_back(session)
+            elif topic == f"{self.root}/state":
+                self._state(body, session)
+            elif topic.startswith(f"{self.root}/game/"):
+                self._action(topic, body)
+        except (ValueError, KeyError, TypeError) as error:
+            self.counts["refused"] += 1
+            log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)
+
+    def _state(self, body: JSON, session: Session) -> None:
+        if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):
+            raise ValueError("a room state with no game id or length")
+        self.room_state = body
+        if self.game_id is None and self._fits(body, session) and 0 not in self.seats:
+            self._bind(body["game_id"], session)
+
+    def _fits(self, state: JSON, session: Session) -> bool:
+        return bool(
+            state.get("game") == session.game.name
+            and state.get("options") == dict(session.state.options)
+        )
+
+    def _marker_back(self, session: Session) -> None:
+        if self.game_id is None:
+            if 0 in self.seats:
+                # The table of seat 1 opens the room's game.
+                self._bind(secrets.token_hex(6), session)
+            return  # the others wait for the room's state to name it
+        self.synced = True
+        # What this table published that the broker never handed back (sent as the link fell).
+        for seq in range(len(self.known)):
+            if seq not in self.echoed:
+                self._publish(seq)
+
+    def _bind(self, game_id: str, session: Session) -> None:
+        self.game_id = game_id
+        self._bound_started = session.journal.started
+        binding = {"room": self.address.room, "game_id": game_id, "started": self._bound_started}
+        self._binding_path.write_text(json.dumps(binding))
+        log.info("room %s: playing game %s", self.address.room, game_id)
+        self.broker.subscribe(f"{self.root}/game/{game_id}/+")
+        self._publish_state(session)
+        self._send_marker()
+
+    def _action(self, topic: str, body: JSON) -> None:
+        parts = topic.split("/")
+        if len(parts) != 5 or parts[3] != self.game_id:
+            return  # another game of the room's
+        seq, action, before = body["seq"], body["action"], body["prev"]
+        if type(seq) is not int or str(seq) != parts[4] or not isinstance(action, dict):
+            raise ValueError(f"a sequence number {seq!r} not that of its topic")
+        if seq < len(self.known):
+            self.echoed.add(seq)
+            if chain(self._known_digests[seq], action) != self._known_digests[seq + 1]:
+                self._disagree(seq, self.known[seq], action)
+            elif body.get("by") != self.table:
+                self.counts["duplicates"] += 1
+            return
+        if seq > len(self.known):
+            if len(self._ahead) < MAX_AHEAD:
+                self._ahead[seq] = body
+            return
+        if before != self._known_digests[-1]:
+            self._disagree(seq, None, action)
+            return
+        self._append(action)
+        self.echoed.add(seq)
+        self.counts["received"] += 1
+        following = self._ahead.pop(seq + 1, None)
+        if following is not None:
+            self._action(f"{self.root}/game/{self.game_id}/{seq + 1}", following)
+
+    def _append(self, action: JSON) -> None:
+        self.known.append(action)
+        self._known_digests.append(chain(self._known_digests[-1], action))
+
+    # -- the loop: each turn --------------------------------------------------------------
+
+    def step(self, session: Session, roles: Roles, now: float) -> bool:
+        """Publish what this table applied, follow what the others did; whether a move of
+        theirs was shown or made just now."""
+        self._game = session.game
+        if self.game_id is not None and session.journal.started != self._bound_started:
+            log.warning("room %s: a new game here leaves the room's game", self.address.room)
+            self._leave()
+        if self.disagree is not None:
+            return False
+        self._mirror(session)
+        common = min(len(self._local), len(self.known))
+        for seq in range(self._verified, common):
+            if self._local_digests[seq + 1] != self._known_digests[seq + 1]:
+                self._disagree(seq, self._local[seq], self.known[seq])
+                return False
+        self._verified = common
+        if not self.synced:
+            return False
+        if len(self._local) > len(self.known):
+            for action in self._local[len(self.known) :]:
+                self._append(action)
+                self._publish(len(self.known) - 1)
+            self._publish_state(session)
+            return False
+        if len(self._local) < len(self.known):
+            return self._follow(session, roles, now)
+        return False
+
+    def _mirror(self, session: Session) -> None:
+        """The local history and its digests, kept up with the session's."""
+        count = len(session.state.actions())
+        if count < len(self._local):
+            del self._local[count:], self._local_digests[count + 1 :]
+            self._verified = min(self._verified, count)
+        if count > len(self._local):
+            for action in session.state.history()[len(self._local) :]:
+                self._local.append(action)
+                self._local_digests.append(chain(self._local_digests[-1], action))
+
+    def _follow(self, session: Session, roles: Roles, now: float) -> bool:
+        """The next action of the room's that this table has not: lit for the hands, or
+        applied (a chance outcome, or a move no sensor sees); refused if it cannot be this
+        table's next."""
+        seq = len(self._local)
+        given = self.known[seq]
+        state, game = session.state, session.game
+        try:
+            action = game.action_from_json(given)
+        except (ValueError, KeyError, TypeError) as error:
+            return self._refuse(seq, f"unreadable action {given!r}: {error}")
+        if state.is_terminal():
+            return self._refuse(seq, f"{action.id} after the end of the game")
+        if state.is_chance_node():
+            if not session.rolled_elsewhere():
+                return self._refuse(seq, f"{action.id} rolled for a seat this table plays")
+            if action not in [outcome for outcome, _ in state.chance_outcomes()]:
+                return self._refuse(seq, f"{action.id} is no outcome of this roll")
+            session.apply_elsewhere(action, now)
+            return True
+        seat = state.current_player()
+        player = state.player_name(seat)
+        if seat in self.seats:
+            return self._refuse(seq, f"{action.id} played for {player}, who plays here")
+        if action not in session.legal_actions():
+            return self._refuse(seq, f"{action.id} is not legal here")
+        if session.shown == action:
+            return False
+        session.show(action, roles(session, action), only=True)
+        if not session.changes(action):
+            session.act(action.id, now)
+        else:
+            said = f"{player} (another table) plays {action.id}: carry it out as lit"
+            session.say(said, "remote_move", player=player, actions=[action.id])
+        return True
+
+    def _refuse(self, seq: int, why: str) -> bool:
+        log.error("room %s: action %d refused: %s", self.address.room, seq, why)
+        self._disagree(seq, None, self.known[seq])
+        return False
+
+    def _disagree(self, seq: int, ours: JSON | None, theirs: JSON) -> None:
+        """The room's action `seq` does not follow this table's history: the exchange stops."""
+        if self.disagree is not None:
+            return
+        last = self._local[seq - 1] if 0 < seq <= len(self._local) else None
+        self.disagree = {
+            "seq": seq,
+            "last_common": None if last is None else self._named(last),
+            "ours": None if ours is None else self._named(ours),
+            "theirs": self._named(theirs),
+        }
+        log.error("room %s: the tables disagree at action %d: %s", self.address.room, seq, self)
+
+    def _leave(self) -> None:
+        self.game_id = None
+        self.known, self._known_digests, self._ahead = [], [""], {}
+        self.echoed, self._verified, self.disagree = set(), 0, None
+        self._local, self._local_digests = [], [""]
+        if self.up:
+            self._send_marker()
+
+    def _publish(self, seq: int) -> None:
+        topic = f"{self.root}/game/{self.game_id}/{seq}"
+        body = {
+            "game_id": self.game_id,
+            "seq": seq,
+            "action": self.known[seq],
+            "prev": self._known_digests[seq],
+            "by": self.table,
+        }
+        self.broker.publish(topic, sign(self.secret, topic, body), retain=True)
+        self.counts["published"] += 1
+
+    def _publish_state(self, session: Session) -> None:
+        topic = f"{self.root}/state"
+        body = {
+            "game_id": self.game_id,
+            "game": session.game.name,
+            "options": dict(session.state.options),
+            "length": len(self.known),
+            "digest": self._known_digests[-1],
+            "by": self.table,
+        }
+        self.broker.publish(topic, sign(self.secret, topic, body), retain=True)
+
+    def _read_binding(self) -> None:
+        try:
+            binding = json.loads(self._binding_path.read_text())
+        except (OSError, ValueError):
+            return
+        if isinstance(binding, dict) and binding.get("room") == self.address.room:
+            game_id, started = binding.get("game_id"), binding.get("started")
+            if isinstance(game_id, str) and isinstance(started, int | float):
+                self.game_id, self._bound_started = game_id, float(started)
+
+    # -- what the table shows -------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        if self.disagree is not None:
+            return "disagree"
+        if not self.up:
+            return "reconnecting" if self.was_up else "connecting"
+        if self.game_id is None:
+            return "waiting"
+        return "playing" if self.synced else "catching_up"
+
+    def to_json(self) -> JSON:
+        """The snapshot's `room`."""
+        return {
+            "room": self.address.room,
+            "broker": self.address.where,
+            "state": self.status,
+            "game_id": self.game_id,
+            "seats": sorted(seat + 1 for seat in self.seats),
+            "elsewhere": sorted(seat + 1 for seat in self.elsewhere),
+            "length": len(self.known),
+            **self.counts,
+            "disagree": self.disagree,
+        }
+
+    def trouble(self) -> tuple[str, str, dict[str, object]] | None:
+        """An alert: the tables disagree, or the broker is out of reach."""
+        if self.disagree is not None:
+            last = self.disagree["last_common"] or "the start of the game"
+            theirs = self.disagree["theirs"]
+            return (
+                f"the tables disagree: the room's action {self.disagree['seq'] + 1} ({theirs}) "
+                f"does not follow this table's game; the last action both have is {last}",
+                "tables_disagree",
+                {"seq": self.disagree["seq"] + 1, "last": last, "theirs": theirs},
+            )
+        if self.status == "reconnecting":
+            return (
+                f"the link to the other tables is down (broker {self.address.where}): "
+                "reconnecting; the game here is kept",
+                "room_reconnecting",
+                {"broker": self.address.where},
+            )
+        return None
+
+    def __str__(self) -> str:
+        return json.dumps(self.disagree)
+
+    def _named(self, action: JSON) -> str:
+        """An action by its id, or as it came if the game cannot read it."""
+        try:
+            assert self._game is not None
+            return self._game.action_from_json(action).id
+        except (AssertionError, ValueError, KeyError, TypeError):
+            return json.dumps(action)[:80]

@@ -1,0 +1,184 @@
+"""Linked tables (issue 25) through a real Mosquitto (the `mosquitto` fixture): two simulated
+tables play a game to its end, each with bots on its own seats carrying out the other's moves as
+hands, and both journals end alike; a message seen twice is applied once; one that does not
+follow the table's history stops the exchange ("tables disagree"); a stranger's message (a wrong
+secret, garbage) is ignored; a broker out of reach, or refusing the table, stops the start-up."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from conftest import REPO, Mosquitto, fast_sim_config, free_port, options_in, wait_for
+from daemon_run import call, serving
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.cli import main
+from controller.journal import Journal
+from controller.room import chain, sign, verify
+from controller.rules import get_game
+from controller.rules.api import JSON
+
+SECRET = "room secret"
+FAST = "[reeds]\ndebounce_ms = 5\n[session]\nsettle_s = 0.2\n"
+
+
+def _table(tmp: Path, broker: Mosquitto, room: str, seat: int, seed: int) -> subprocess.Popen[str]:
+    folder = tmp / f"table{seat}"
+    folder.mkdir()
+    config = folder / "config.toml"
+    config.write_text(FAST)
+    args = ["run", "--sim", "--bots", "--pace", "0", "--until-end", "--no-show", "--game"]
+    args += ["akuma", "--seed", str(seed), "--config", str(config), "--state-dir", str(folder)]
+    args += ["--link", broker.url(room), "--seats", str(seat), "--link-secret", SECRET]
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller", *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_two_tables_play_a_game_to_its_end_and_their_journals_agree(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """Seat 1 on one table, seat 2 on the other: each senses its own seat's dice and moves and
+    carries out the other's, lit; both finish, with the same history, each action once."""
+    tables = [_table(tmp_path, mosquitto, "game1", seat, seed) for seat, seed in ((1, 5), (2, 6))]
+    outputs = [table.communicate(timeout=90) for table in tables]
+    for table, (out, err) in zip(tables, outputs, strict=True):
+        assert table.returncode == 0, err
+        assert "result:" in out
+    first, second = (Journal(tmp_path / f"table{seat}").read() for seat in (1, 2))
+    assert first.history() == second.history()
+    assert len(first.history()) > 4
+    assert outputs[0][0] == outputs[1][0]  # the same result
+
+
+class Stranger:
+    """A client of the broker's in the test: plays the other table by hand, or a stranger."""
+
+    def __init__(self, broker: Mosquitto, room: str) -> None:
+        self.root = f"smartboard/{room}"
+        self.seen: dict[str, bytes] = {}
+        self.lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        self.client.on_message = self._message
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.subscribe(f"{self.root}/#", qos=1)
+        self.client.loop_start()
+
+    def _message(self, client: object, userdata: object, message: Any) -> None:
+        with self.lock:
+            self.seen[message.topic] = bytes(message.payload)
+
+    def send(self, topic: str, body: JSON, secret: str = SECRET, retain: bool = False) -> None:
+        topic = f"{self.root}/{topic}"
+        self.client.publish(topic, sign(secret.encode(), topic, body), qos=1, retain=retain)
+
+    def raw(self, topic: str, payload: bytes) -> None:
+        self.client.publish(f"{self.root}/{topic}", payload, qos=1)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def _actions(game_name: str, ids: list[str]) -> list[JSON]:
+    """The actions of `ids` played in turn from a new game, as JSON."""
+    game = get_game(game_name)
+    state = game.new_initial_state({})
+    played = []
+    for wanted in ids:
+        choices = (
+            [o for o, _ in state.chance_outcomes()]
+            if state.is_chance_node()
+            else state.legal_actions()
+        )
+        action = next(a for a in choices if a.id == wanted)
+        played.append(action.to_json())
+        state.apply(action)
+    return played
+
+
+def test_a_table_follows_the_room_once_and_refuses_what_does_not_follow(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The table plays seat 2; the test is the table of seat 1, opening the room's game. Its
+    roll is caught up with, and the table's own roll published, signed; the same message again
+    is a duplicate; a wrong secret and garbage are ignored; a different roll in place of one
+    applied: the tables disagree, naming the last action both have."""
+    game_id, room = "feedc0de0001", "follow"
+    other = Stranger(mosquitto, room)
+    history = _actions("akuma", ["choose_dice:1", "roll:3"])
+    digests = [""]
+    for action in history:
+        digests.append(chain(digests[-1], action))
+    options = dict(get_game("akuma").new_initial_state({}).options)
+    body = {"game_id": game_id, "game": "akuma", "options": options}
+    other.send("state", body | {"length": 0, "digest": ""}, retain=True)
+    for seq, action in enumerate(history):
+        sent = {"game_id": game_id, "seq": seq, "action": action, "prev": digests[seq]}
+        other.send(f"game/{game_id}/{seq}", sent | {"by": "other"}, retain=True)
+    config = fast_sim_config(
+        link_url=mosquitto.url(room), link_seats=(2,), link_secret=SECRET, game="akuma"
+    )
+    try:
+        with serving(config, options_in(tmp_path)) as daemon:
+            wait_for(lambda: call(daemon, op="status")["history"] == history, what="catch-up")
+            status = call(daemon, op="status")
+            assert status["room"]["state"] == "playing"
+            assert status["room"]["game_id"] == game_id
+            # Seat 1's roll is not this table's to read.
+            assert call(daemon, op="roll", values=[4])["ok"]  # ladybug's (seat 2) own roll
+            ours = f"{other.root}/game/{game_id}/3"
+            wait_for(lambda: ours in other.seen, what="the table's roll published")
+            published = verify(SECRET.encode(), ours, other.seen[ours])
+            assert published["seq"] == 3 and published["action"] == {"type": "Roll", "total": 4}
+            # The same message again: applied once.
+            sent = {"game_id": game_id, "seq": 1, "action": history[1], "prev": digests[1]}
+            other.send(f"game/{game_id}/1", sent | {"by": "other"})
+            wait_for(lambda: call(daemon, op="status")["room"]["duplicates"] >= 1)
+            # A stranger's, and garbage: ignored.
+            played = call(daemon, op="status")["history"]
+            bad = {"game_id": game_id, "seq": 4, "action": history[0], "prev": digests[0]}
+            other.send(f"game/{game_id}/4", bad, secret="not the secret")
+            other.raw(f"game/{game_id}/4", b"\xff{not json")
+            wait_for(lambda: call(daemon, op="status")["room"]["refused"] == 2)
+            status = call(daemon, op="status")
+            assert status["history"] == played and status["room"]["state"] == "playing"
+            # Another roll in place of the one applied: the tables disagree, and say where.
+            other_roll = _actions("akuma", ["choose_dice:1", "roll:5"])[1]
+            forked = {"game_id": game_id, "seq": 1, "action": other_roll, "prev": digests[1]}
+            other.send(f"game/{game_id}/1", forked | {"by": "other"})
+            wait_for(lambda: call(daemon, op="status")["room"]["state"] == "disagree")
+            status = call(daemon, op="status")
+            assert status["room"]["disagree"]["last_common"] == "choose_dice:1"
+            assert any("tables disagree" in alert and "choose_dice:1" in alert
+                       for alert in status["alerts"])  # fmt: skip
+            assert status["history"] == played  # nothing forked
+    finally:
+        other.close()
+
+
+def test_a_broker_out_of_reach_or_refusing_stops_the_start_up(
+    mosquitto: Mosquitto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = free_port()
+    args = ["run", "--sim", "--no-show", "--state-dir", str(tmp_path), "--seats", "1"]
+    args += ["--link-secret", SECRET]
+    assert main([*args, "--link", f"mqtt://127.0.0.1:{port}/room"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot reach the MQTT broker at 127.0.0.1:{port}" in err
+    wrong = f"mqtt://{mosquitto.user}:wrong@127.0.0.1:{mosquitto.auth_port}/room"
+    assert main([*args, "--link", wrong]) == 2
+    assert f"the MQTT broker at 127.0.0.1:{mosquitto.auth_port} refused" in capsys.readouterr().err
+    # No secret: refused before anything starts.
+    assert main([*args[:-2], "--link", mosquitto.url("room")]) == 2
+    assert "room's secret" in capsys.readouterr().err
