@@ -125,8 +125,15 @@ class Mosquitto:
 
     port: int
     auth_port: int
+    binary: str = "mosquitto"
     user: str = "table"
     password: str = "s3cret"
+
+    @property
+    def conf_head(self) -> str:
+        """The start of a config: started as root, it would drop to a user that cannot read
+        the test's folder."""
+        return f"user {os.environ.get('USER', 'root')}\n" if os.geteuid() == 0 else ""
 
     def url(self, room: str) -> str:
         return f"mqtt://127.0.0.1:{self.port}/{room}"
@@ -138,7 +145,7 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _listening(*ports: int) -> bool:
+def listening(*ports: int) -> bool:
     for port in ports:
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) != 0:
@@ -155,15 +162,14 @@ def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
     if binary is None or passwd is None:
         pytest.skip("the linked-table tests need Mosquitto: apt-get install mosquitto")
     folder = tmp_path_factory.mktemp("mosquitto")
-    broker = Mosquitto(free_port(), free_port())
+    broker = Mosquitto(free_port(), free_port(), binary)
     passwords = folder / "passwords"
     subprocess.run([passwd, "-b", "-c", str(passwords), broker.user, broker.password], check=True)
     passwords.chmod(0o600)
     conf = folder / "mosquitto.conf"
     conf.write_text(
         "per_listener_settings true\n"
-        # Started as root, it would drop to a user that cannot read this folder.
-        + (f"user {os.environ.get('USER', 'root')}\n" if os.geteuid() == 0 else "")
+        + broker.conf_head
         + f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
         + f"listener {broker.auth_port} 127.0.0.1\nallow_anonymous false\n"
         + f"password_file {passwords}\n"
@@ -172,7 +178,7 @@ def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
     process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)
     try:
         wait_for(
-            lambda: process.poll() is not None or _listening(broker.port, broker.auth_port),
+            lambda: process.poll() is not None or listening(broker.port, broker.auth_port),
             what="mosquitto to listen",
         )
         if process.poll() is not None:

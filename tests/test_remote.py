@@ -14,7 +14,15 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from conftest import REPO, Mosquitto, fast_sim_config, free_port, options_in, wait_for
+from conftest import (
+    REPO,
+    Mosquitto,
+    fast_sim_config,
+    free_port,
+    listening,
+    options_in,
+    wait_for,
+)
 from daemon_run import call, serving
 from paho.mqtt.enums import CallbackAPIVersion
 
@@ -182,3 +190,40 @@ def test_a_broker_out_of_reach_or_refusing_stops_the_start_up(
     # No secret: refused before anything starts.
     assert main([*args[:-2], "--link", mosquitto.url("room")]) == 2
     assert "room's secret" in capsys.readouterr().err
+
+
+def test_a_broker_lost_mid_game_is_said_and_the_game_kept(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """A broker of the test's own, stopped under a table playing: "reconnecting" in its status
+    and alerts, its game kept; started again, the table is back in the room."""
+    binary = mosquitto.binary
+    port = free_port()
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(mosquitto.conf_head + f"listener {port} 127.0.0.1\nallow_anonymous true\n")
+
+    def start() -> subprocess.Popen[bytes]:
+        broker = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
+        wait_for(lambda: listening(port), what="the broker")
+        return broker
+
+    broker = start()
+    config = fast_sim_config(
+        link_url=f"mqtt://127.0.0.1:{port}/lost", link_seats=(1,), link_secret=SECRET
+    )
+    try:
+        with serving(config, options_in(tmp_path / "table")) as daemon:
+            wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+            assert call(daemon, op="roll", values=[3])["ok"]
+            played = call(daemon, op="status")["history"]
+            broker.terminate()
+            broker.wait(timeout=10)
+            wait_for(lambda: call(daemon, op="status")["room"]["state"] == "reconnecting")
+            status = call(daemon, op="status")
+            assert any("reconnecting" in alert for alert in status["alerts"])
+            assert status["history"] == played
+            broker = start()
+            wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+    finally:
+        broker.terminate()
+        broker.wait(timeout=10)
