@@ -72,6 +72,7 @@ class Session:
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
         self._before: Layout | None = None
+        self._carried_out = True  # the table has shown the position since the game last moved
         self.restoring = False
         """Moves were taken back and the table still shows them: none is read from it until it
         shows the position the game went back to; the spots to put right blink meanwhile."""
@@ -114,6 +115,7 @@ class Session:
 
     def on_layout(self, sensed: Layout, now: float) -> None:
         self.sensed = dict(sensed)
+        self._carried_out |= self.sensed == self.expected
         self._reconcile(now)
 
     def on_dice(
@@ -191,7 +193,8 @@ class Session:
         """The table shows the position before the last move, as if the players had taken it
         back by hand: the page offers the take-back."""
         taken = self.take_back_plan()
-        if taken is None or self.sensed == self.expected:
+        # A move taken on the page leaves the table as it was until hands carry it out.
+        if taken is None or not self._carried_out or self.sensed == self.expected:
             return False
         if self._before is None:
             earlier = self.game.replay(self.state.history()[: taken.keep], self.state.options)
@@ -556,7 +559,9 @@ class Session:
             self._ahead |= self._moved_ahead()
         if self.table_moves():
             player = self.state.player_name(self.state.current_player())
-            self.say(f"{player} is played by the table: wait for its move", "wait_table")
+            self.say(
+                f"{player} is played by the table: wait for its move", "wait_table", player=player
+            )
         shown = self.shown
         if shown is not None and any(
             self.layout_after(a) == self.sensed for a in self.legal_actions()
@@ -612,6 +617,7 @@ class Session:
         self._take_back = None
         self._before = None
         self.expected = self.game.layout(self.state)
+        self._carried_out = self.sensed == self.expected
         self._mismatch_since = None
 
 

@@ -196,6 +196,23 @@ def test_the_position_put_back_by_hand_offers_the_take_back(tmp_path: Path) -> N
     assert session.fixes(NOW + 10) == frozenset()
 
 
+def test_a_move_taken_on_the_page_is_not_offered_back_before_hands_carry_it_out(
+    tmp_path: Path,
+) -> None:
+    """The table still shows the position before a move taken on the page: that is the move
+    waiting for hands, not a take-back by hand. Once carried out and then put back, it is."""
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    start = dict(session.expected)
+    session.act("choose_dice:2", NOW)
+    session.on_dice([3, 5], NOW)  # the Akuma goes to square 8; the table shows it nowhere
+    session.on_layout(start, NOW + 1)
+    assert not session.shows_before() and session.note != {"key": "undo_offer"}
+    session.on_layout(session.expected, NOW + 2)
+    session.on_layout(start, NOW + 3)
+    assert session.shows_before()
+
+
 # -- the journal ------------------------------------------------------------------------
 
 
