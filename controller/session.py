@@ -503,6 +503,10 @@ class Session:
             self.problem = None
             if self.sensed == self.expected:
                 self._mismatch_since = None
+                if self.restoring and self.note and self.note["key"] == "took_back_restore":
+                    # The pieces are back: the message no longer asks for them.
+                    ids = self.note["actions"]
+                    self.say(f"took back {', '.join(ids)}", "took_back", actions=ids)
                 self.restoring = False
                 return
             if self.restoring:

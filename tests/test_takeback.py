@@ -106,6 +106,7 @@ def test_every_game_takes_back_its_last_move_and_the_lights_guide_the_pieces_bac
     assert session.view(NOW + 5).blinking >= differing(shown, expected)
     session.on_layout(expected, NOW + 6)
     assert not session.restoring and session.fixes(NOW + 10) == frozenset()
+    assert session.note == {"key": "took_back", "actions": [a.id for a in taken]}  # no more to do
     # The journal resumes the game as it is now, and the same move can be made again.
     record = Journal(tmp_path).read()
     assert record.history() == session.state.history()
