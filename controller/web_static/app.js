@@ -309,7 +309,9 @@ function dieFace(value, title) {
 function drawDice() {
   const wanted = snap.dice_wanted;
   const seen = snap.dice_seen ?? [];
-  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.log.length;
+  // A game without dice (Multipli Potion) shows no empty "Dice" heading.
+  const hasDice = snap.looks?.dice?.length !== 0;
+  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !(hasDice && snap.log.length);
   // A misread roll is corrected until something is played on it, and only then.
   $("correct-form").hidden = !snap.correctable;
   $("dice-seen").replaceChildren(
