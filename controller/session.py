@@ -73,6 +73,7 @@ class Session:
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
         self._before: Layout | None = None
+        self._carried_out = True  # the table has shown the position since the game last moved
         self.restoring = False
         """Moves were taken back and the table still shows them: none is read from it until it
         shows the position the game went back to; the spots to put right blink meanwhile."""
@@ -120,6 +121,7 @@ class Session:
 
     def on_layout(self, sensed: Layout, now: float) -> None:
         self.sensed = dict(sensed)
+        self._carried_out |= self.sensed == self.expected
         self._reconcile(now)
 
     def on_dice(
@@ -229,7 +231,8 @@ class Session:
         """The table shows the position before the last move, as if the players had taken it
         back by hand: the page offers the take-back."""
         taken = self.take_back_plan()
-        if taken is None or self.sensed == self.expected:
+        # A move taken on the page leaves the table as it was until hands carry it out.
+        if taken is None or not self._carried_out or self.sensed == self.expected:
             return False
         if self._before is None:
             earlier = self.game.replay(self.state.history()[: taken.keep], self.state.options)
@@ -538,6 +541,10 @@ class Session:
             self.problem = None
             if self.sensed == self.expected:
                 self._mismatch_since = None
+                if self.restoring and self.note and self.note["key"] == "took_back_restore":
+                    # The pieces are back: the message no longer asks for them.
+                    ids = self.note["actions"]
+                    self.say(f"took back {', '.join(ids)}", "took_back", actions=ids)
                 self.restoring = False
                 return
             if self.restoring:
@@ -601,7 +608,11 @@ class Session:
                     player=player,
                 )
             else:
-                self.say(f"{player} is played by the table: wait for its move", "wait_table")
+                self.say(
+                    f"{player} is played by the table: wait for its move",
+                    "wait_table",
+                    player=player,
+                )
         shown = self.shown
         if shown is not None and any(
             self.layout_after(a) == self.sensed for a in self.legal_actions()
@@ -662,6 +673,7 @@ class Session:
         self._rolled_elsewhere = None
         self._last_seat = None
         self.expected = self.game.layout(self.state)
+        self._carried_out = self.sensed == self.expected
         self._mismatch_since = None
 
 

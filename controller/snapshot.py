@@ -89,6 +89,10 @@ def games_offered() -> JSON:
             "option_words": {
                 language: words.get("options", {}) for language, words in catalogue(game).items()
             },
+            # ... and its seats ("Hawk Moth"), for any game, not only the one on the table.
+            "seat_words": {
+                language: words.get("players", {}) for language, words in catalogue(game).items()
+            },
         }
         for name, game in sorted(GAMES.items())
     }

@@ -12,11 +12,13 @@ import pytest
 from conftest import RunOptionsMaker, fast_sim_config, wait_for
 from daemon_run import call, serving
 from playwright.sync_api import Page, expect
+from table_session import session_over
 
 from controller.cli import main
 from controller.daemon import Daemon
 from controller.journal import Journal
 from controller.operations import answer
+from controller.rules import get_game
 from controller.rules.api import Game
 
 SHOWN = {"shown_from", "shown_to", "shown_take"}
@@ -167,3 +169,16 @@ def test_bad_computer_seats_are_refused_before_the_table_starts(
     assert main([*args, *given, "--state-dir", str(tmp_path)]) == 2
     assert said in capsys.readouterr().err
     assert not (tmp_path / "journal.jsonl").exists()
+
+
+def test_waiting_for_the_table_names_its_seat(tmp_path: Path) -> None:
+    """The table's seat is to move while the pieces of the move before are still to lay: the
+    message names whom it waits for (the page says it in words from the seat)."""
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.table_seats = frozenset({1})  # the table plays the Ladybug
+    start = dict(session.expected)
+    session.act("choose_dice:1", 0.0)
+    session.on_dice([4], 0.0)  # the Akuma goes to square 4: the table shows it nowhere yet
+    session.on_layout(start, 1.0)
+    assert session.note == {"key": "wait_table", "player": "ladybug"}

@@ -106,6 +106,7 @@ def test_every_game_takes_back_its_last_move_and_the_lights_guide_the_pieces_bac
     assert session.view(NOW + 5).blinking >= differing(shown, expected)
     session.on_layout(expected, NOW + 6)
     assert not session.restoring and session.fixes(NOW + 10) == frozenset()
+    assert session.note == {"key": "took_back", "actions": [a.id for a in taken]}  # no more to do
     # The journal resumes the game as it is now, and the same move can be made again.
     record = Journal(tmp_path).read()
     assert record.history() == session.state.history()
@@ -194,6 +195,23 @@ def test_the_position_put_back_by_hand_offers_the_take_back(tmp_path: Path) -> N
     session.take_back(NOW + 2)
     assert session.state.history() == [] and not session.restoring
     assert session.fixes(NOW + 10) == frozenset()
+
+
+def test_a_move_taken_on_the_page_is_not_offered_back_before_hands_carry_it_out(
+    tmp_path: Path,
+) -> None:
+    """The table still shows the position before a move taken on the page: that is the move
+    waiting for hands, not a take-back by hand. Once carried out and then put back, it is."""
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    start = dict(session.expected)
+    session.act("choose_dice:2", NOW)
+    session.on_dice([3, 5], NOW)  # the Akuma goes to square 8; the table shows it nowhere
+    session.on_layout(start, NOW + 1)
+    assert not session.shows_before() and session.note != {"key": "undo_offer"}
+    session.on_layout(session.expected, NOW + 2)
+    session.on_layout(start, NOW + 3)
+    assert session.shows_before()
 
 
 # -- the journal ------------------------------------------------------------------------

@@ -427,6 +427,13 @@ def _table_lines(summary: JSON) -> list[str]:
     link = summary.get("link")
     if link is not None:
         lines.append(_link_text(link))
+    seats = summary.get("computer")
+    if seats:
+        lines.append("the table plays: " + ", ".join(f"{p} ({v})" for p, v in seats.items()))
+    thinking = summary.get("thinking")
+    if thinking:
+        whose = f"a hint for {thinking['player']}" if thinking["hint"] else thinking["player"]
+        lines.append(f"thinking: {whose} ({thinking['level']}), {thinking['fraction']:.0%}")
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
     lines.extend(f"alert: {alert}" for alert in summary.get("alerts", []))

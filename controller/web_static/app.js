@@ -145,7 +145,7 @@ async function choose(id) {
     $("chooser").close();
     post("place", token === null ? { spot: id, lift: true } : { spot: id, token });
   };
-  $("chooser-title").textContent = t("lay_on", { spot: id });
+  $("chooser-title").textContent = t("lay_on", { spot: squareOf(id) }); // "r0c2", not "r0c2.map"
   $("chooser-tokens").replaceChildren(...(offers.length
     ? offers.map(({ token, why }) => el("button", {
       type: "button", class: "choice", "data-token": token ?? "", "data-why": why,
@@ -309,7 +309,9 @@ function dieFace(value, title) {
 function drawDice() {
   const wanted = snap.dice_wanted;
   const seen = snap.dice_seen ?? [];
-  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.log.length;
+  // A game without dice (Multipli Potion) shows no empty "Dice" heading.
+  const hasDice = snap.looks?.dice?.length !== 0;
+  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !(hasDice && snap.log.length);
   // A misread roll is corrected until something is played on it, and only then.
   $("correct-form").hidden = !snap.correctable;
   $("dice-seen").replaceChildren(
@@ -327,14 +329,14 @@ function drawDice() {
   const dice = Array.from({ length: wanted.count }, () => snap.sim
     ? el("button", { type: "button", class: "die", title: t("roll"), text: "?", onclick: () => post("roll") })
     : "");
-  $("dice-wanted").replaceChildren(t("wanted", wanted), ...dice);
+  $("dice-wanted").replaceChildren(t("wanted", { dice: diceText(wanted) }), ...dice);
   // Each die starts unset, and the form is not sent until every one is set: a form left
   // untouched must not enter a roll of first faces.
   $("dice-inputs").replaceChildren(
     ...Array.from({ length: wanted.count }, (_, i) =>
-      el("select", { name: `die${i}`, "aria-label": `${wanted.kind} ${i + 1}`, required: true },
+      el("select", { name: `die${i}`, "aria-label": t("unsure_die", { die: i + 1 }), required: true },
         el("option", { value: "", text: "–" }),
-        ...wanted.faces.map((face) => el("option", { value: JSON.stringify(face), text: face })))),
+        ...wanted.faces.map((face) => el("option", { value: JSON.stringify(face), text: wordText(String(face)) })))),
   );
 }
 
@@ -438,9 +440,11 @@ function roleMark(role) {
 // (a piece, a player) by their names.
 function drawLegend() {
   const lit = new Map();
-  for (const spot of Object.values(snap.spots)) {
+  for (const [id, spot] of Object.entries(snap.spots)) {
     const role = spot.fix ? "fix" : spot.role;
-    if (role && spot.light && spot.light !== "#000000" && !lit.has(role)) lit.set(role, spot.light);
+    // A sub-spot's role may be lit by its square's LEDs (a Hostile Takeover cell's map tile).
+    const light = spot.light ?? snap.spots[squareOf(id)]?.light;
+    if (role && light && light !== "#000000" && !lit.has(role)) lit.set(role, light);
   }
   $("legend").replaceChildren(...[...lit].map(([role, colour]) => el("li", {},
     el("span", { class: "swatch", style: `background: ${colour}`, text: roleMark(role) }),
@@ -468,7 +472,7 @@ function render() {
   drawResult();
   drawUndo(); // undo.js
   drawFixes();
-  drawPhaseHelp(snap, lang); // help.js
+  drawPhaseHelp(snap, lang, tableTurnHelp()); // help.js; the table's turn (computer.js)
   drawActions();
   drawPointing();
   drawDice();

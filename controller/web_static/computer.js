@@ -6,16 +6,38 @@ function levelName(level) {
   return t(`level_${level}`);
 }
 
+// While a seat the table plays is to move: its level, and once it has chosen, its move (the
+// one decision it then offers). Null on a person's turn, or when the table could not think and
+// the players make its move themselves.
+function tableTurn() {
+  const level = snap.computer?.[snap.players.indexOf(snap.to_move)];
+  if (!level || snap.result || snap.note?.key === "computer_failed") return null;
+  const thinking = Boolean(snap.thinking) && !snap.thinking.hint;
+  const move = !thinking && snap.actions.length === 1 ? actionText(snap.actions[0].id) : null;
+  return { player: playerName(snap.to_move), level: levelName(level), thinking, move };
+}
+
+// What to do now while the table's seat is to move (help.js shows it instead of the phase's
+// help, which speaks to the player to move).
+function tableTurnHelp() {
+  const turn = tableTurn();
+  if (!turn) return null;
+  return turn.move ? t("now_table_move", turn) : t("now_table_thinking", turn);
+}
+
 function drawComputer() {
   const thinking = snap.thinking;
-  $("thinking").hidden = !thinking;
-  if (thinking) {
-    const player = playerName(thinking.player);
-    $("thinking-text").textContent = thinking.hint
-      ? t("thinking_hint", { player })
-      : t("thinking", { player, level: levelName(thinking.level) });
-    $("thinking-progress").value = thinking.fraction;
-  }
+  // The bar above the board: the table thinking, then its move to carry out, until it is; on
+  // a person's turn, the seats it plays.
+  const turn = tableTurn();
+  const seats = snap.result ? [] : (snap.computer ?? []).flatMap((level, i) => level
+    ? [t("table_level", { player: playerName(snap.players[i]), level: levelName(level) })] : []);
+  $("thinking").hidden = !thinking && !turn && seats.length === 0;
+  $("thinking-progress").hidden = !thinking;
+  if (thinking) $("thinking-progress").value = thinking.fraction;
+  $("thinking-text").textContent = thinking?.hint ? t("thinking_hint", { player: playerName(thinking.player) })
+    : !turn ? t("table_seats", { players: seats.join(", ") }) : turn.thinking ? t("thinking", turn)
+      : turn.move ? t("table_plays", turn) : t("table_seat", turn);
   // A hint for the player to move: not while the table plays a seat, nor when switched off.
   const seat = snap.players.indexOf(snap.to_move);
   const human = seat >= 0 && !snap.computer?.[seat];
@@ -29,6 +51,13 @@ function drawComputer() {
     "data-action": choice.id, class: i === 0 ? "best" : null,
   }, el("span", { class: "share", text: `${Math.round(choice.share * 100)} %` }), " ",
   actionText(choice.id))));
+}
+
+// "Player 1 · Hawk Moth": which seat the table would play, by the name the game gives it.
+function seatLabel(seat, i, game) {
+  const number = t("player_n", { n: i + 1 });
+  const name = seatText(seat, game);
+  return name === number ? number : `${number} · ${name}`;
 }
 
 // A select per seat of the game chosen: a player, or the table at one of its levels. The game
@@ -51,7 +80,7 @@ function drawSeats() {
   box.dataset.game = name;
   const levels = snap.levels ?? [];
   box.replaceChildren(el("legend", { text: t("seats_played") }), ...seats.slice(0, count).map((seat, i) =>
-    el("label", {}, el("span", { text: t("player_n", { n: i + 1 }) }), " ",
+    el("label", {}, el("span", { text: seatLabel(seat, i, name) }), " ",
       el("select", { name: `seat${i}`, "data-seat": String(i + 1) },
         el("option", { value: "", text: t("human") }),
         ...levels.map((level) => el("option", {

@@ -67,9 +67,9 @@ function paint(node, colour, variable = "--body") {
 function dieElement(face, kind, looks, colour = null) {
   const die = drawNode("span", "die");
   die.dataset.face = String(face);
-  die.title = String(face);
+  die.title = wordText(String(face)); // in the page's language (words.js)
   die.setAttribute("role", "img");
-  die.setAttribute("aria-label", String(face));
+  die.setAttribute("aria-label", die.title);
   paint(die, colour);
   const dice = looks?.dice ?? [];
   const known = kind ?? (dice.length === 1 ? dice[0] : dice.includes("d6") ? "d6" : null);
@@ -82,7 +82,7 @@ function dieElement(face, kind, looks, colour = null) {
   const glyph = looks?.faces?.[face];
   if (glyph) {
     die.classList.add("icon");
-    die.append(drawNode("span", "glyph", glyph), drawNode("span", "word", String(face).replaceAll("_", " ")));
+    die.append(drawNode("span", "glyph", glyph), drawNode("span", "word", die.title));
     return die;
   }
   die.append(String(face));

@@ -104,13 +104,19 @@ function openGuide() {
 }
 
 // Called with each snapshot: the help of the game's current phase (its "phase" detail) in the
-// page's language; an open guide follows the game and the language.
-function drawPhaseHelp(snap, lang) {
-  const phase = snap.details?.phase ?? null;
+// page's language, or `instead` (what to do while the table plays); an open guide follows the
+// game and the language.
+function drawPhaseHelp(snap, lang, instead = null) {
+  const phase = instead === null ? snap.details?.phase ?? null : null;
   const moved = snap.game !== helpAt.game || lang !== helpAt.lang;
   helpAt = { game: snap.game, lang, phase };
   if (moved && document.getElementById("guide").open) drawGuide();
   const box = document.getElementById("phase-help");
+  if (instead !== null) {
+    box.hidden = false;
+    box.querySelector("p").textContent = instead;
+    return;
+  }
   if (phase === null) {
     box.hidden = true;
     return;

@@ -17,8 +17,9 @@ function seatName(snapshot, seat, fallback) {
 }
 
 // A seat's own name from the catalogue of the game on the table (words.js), else made readable.
-function seatText(seat) {
-  return lookup("players", seat) ?? readable(seat);
+function seatText(seat, game = null) {
+  const words = snap?.games?.[game]?.seat_words;
+  return words?.[lang]?.[seat] ?? words?.en?.[seat] ?? lookup("players", seat) ?? readable(seat);
 }
 
 // -- names in the new-game form ------------------------------------------------------------
@@ -41,7 +42,7 @@ function drawNames() {
     el("label", {}, el("span", { text: t("player_n", { n: i + 1 }) }), " ",
       el("input", {
         type: "text", name: `name${i}`, maxlength: "24", autocomplete: "off",
-        placeholder: seatText(seat), value: kept[i] ?? "",
+        placeholder: seatText(seat, name), value: kept[i] ?? "",
       }))));
 }
 

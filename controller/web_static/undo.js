@@ -4,10 +4,12 @@
 // asks whether to take it back.
 "use strict";
 
+// The person's move named, what followed it (rolls, the table's replies) counted: every step
+// is named in the button's tooltip and in the message once taken back.
 function what(taken) {
-  return t("undo_what", {
-    player: playerName(taken.player), actions: taken.actions.map(actionText).join(" ; "),
-  });
+  const [move, ...after] = taken.actions;
+  const vars = { player: playerName(taken.player), actions: actionText(move), count: after.length };
+  return t(after.length === 0 ? "undo_what" : after.length === 1 ? "undo_what_one" : "undo_what_more", vars);
 }
 
 function drawUndo() {
@@ -19,7 +21,7 @@ function drawUndo() {
   box.classList.toggle("offer", Boolean(taken?.shown));
   document.getElementById("undo-what").textContent = !taken ? t("undo_nothing")
     : taken.shown ? t("undo_offer") : what(taken);
-  button.title = taken ? what(taken) : t("undo_nothing");
+  button.title = taken ? said(taken.actions) : t("undo_nothing");
   const rolled = taken?.rolled ?? [];
   const reroll = document.getElementById("undo-reroll");
   document.getElementById("undo-reroll-label").hidden = rolled.length === 0;

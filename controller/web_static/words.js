@@ -237,7 +237,7 @@ function headerText(snap) {
     });
   }
   if (snap.to_move !== "chance") return t("to_move_words", { player: playerName(snap.to_move) });
-  return snap.dice_wanted ? t("to_roll", snap.dice_wanted) : t("to_lay_out");
+  return snap.dice_wanted ? t("to_roll", { dice: diceText(snap.dice_wanted) }) : t("to_lay_out");
 }
 
 // The table's message: from its key and values when it has one, else as it came.
