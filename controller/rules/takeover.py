@@ -436,6 +436,8 @@ class TakeoverState(GameState):
         self.building_at: dict[int, int] = {}  # cell -> index in self.buildings
         self.supply = dict(SUPPLY)
         self._view: _MapView | None = None  # the finished map as pawns see it (`_map_view`)
+        # The empty cells at the last building listing, and the placements that cut them.
+        self._cuts: tuple[int, frozenset[int]] = (0, frozenset())
         self.spawns: list[int | None] = [None] * n
         self.pawns: list[int | None] = [None] * n
         self.lives = [LIVES] * n
@@ -696,6 +698,12 @@ class TakeoverState(GameState):
             elif touching.bit_count() == 2:
                 pairs.add(touching)
 
+        # Placements found to cut the empty cells at an earlier listing, on a map with more
+        # empty cells: they still cut, unless an empty cell around them has gone since.
+        before, cuts = self._cuts
+        gone = before ^ empty_mask if empty_mask & before == empty_mask else -1
+        found_cuts = set()
+
         def fits(removed: int, near: int, corner: int) -> bool:
             if removed & lone or removed in pairs:
                 return False  # HT-3: a building next to it would touch no empty cell
@@ -704,9 +712,16 @@ class TakeoverState(GameState):
             # HT-3: the new building touches an empty cell, and the empty cells are still one
             # region. When those around it are one group by themselves, nothing is cut; else
             # they must meet across the map.
-            return bool(ring) and (
-                one_group(ring, corner) or flood(ring & -ring, left, ring) & ring == ring
-            )
+            if not ring:
+                return False
+            if one_group(ring, corner):
+                return True
+            if (removed in cuts and not near & gone) or flood(
+                ring & -ring, left, ring
+            ) & ring != ring:
+                found_cuts.add(removed)
+                return False
+            return True
 
         ordered = sorted(empty)
         found: list[Action] = []
@@ -719,6 +734,7 @@ class TakeoverState(GameState):
                 for other in self._large_partners(c):
                     if other in empty and fits(bits[c] | bits[other], around[c] | around[other], c):
                         found.append(large[c, other])
+        self._cuts = (empty_mask, frozenset(found_cuts))
         return found
 
     def _building_places_one_by_one(self, empty: set[int]) -> list[Action]:
