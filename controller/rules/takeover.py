@@ -491,27 +491,18 @@ class TakeoverState(GameState):
         pawn = self.pawns[player]
         if pawn is None:
             return []
-        at = self.building_at
-        return sorted({at[n] for n in self.grid.around[pawn] if n in at})
+        return list(self._map_view().touching[pawn])
 
     def move_targets(self, player: int) -> list[int]:
         pawn = self.pawns[player]
         if pawn is None:
             return []
-        # Free: an empty tile cell with no pawn. Checked cell by cell around the pawn (and its
-        # own buildings) rather than by building the set of free cells: listed on every turn.
-        tiles, at, pawns, around = self.tiles, self.building_at, self.pawns, self.grid.around
-        near = around[pawn]
-        targets = {n for n in near if n in tiles and n not in at and n not in pawns}
-        for k in {at[n] for n in near if n in at}:
-            building = self.buildings[k]
-            if building.owner == player:  # HT-5: around one's own building
-                targets.update(
-                    n
-                    for c in building.cells
-                    for n in around[c]
-                    if n in tiles and n not in at and n not in pawns
-                )
+        # Free: an empty tile cell with no pawn; around the pawn or one of its own buildings.
+        view, pawns, buildings = self._map_view(), self.pawns, self.buildings
+        targets = {n for n in view.empty_around[pawn] if n not in pawns}
+        for k in view.touching[pawn]:
+            if buildings[k].owner == player:  # HT-5: around one's own building
+                targets.update(n for n in view.ring[k] if n not in pawns)
         return sorted(targets)
 
     def _map_view(self) -> _MapView:

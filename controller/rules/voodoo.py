@@ -251,6 +251,11 @@ NONE_SHIELDED: frozenset[str] = frozenset()
 
 
 @functools.cache
+def _place_action(cell: int, die: Die) -> Action:
+    return Place(CELLS[cell], token(die))
+
+
+@functools.cache
 def _steal_action(side: int, die: Die) -> Action:
     return Steal(side, token(die))
 
@@ -792,9 +797,8 @@ class VoodooState(GameState):
     def _places(self) -> list[Action]:
         dice = sorted(set(self.pool))
         empty = [i for i, s in enumerate(self.board) if not s and i != CENTRE]
-        return [
-            Place(CELLS[i], token(d)) for d in dice for i in empty if self.rules.colours[i] == d[0]
-        ]
+        colours = self.rules.colours
+        return [_place_action(i, d) for d in dice for i in empty if colours[i] == d[0]]
 
     def _jumps(self) -> list[Action]:
         return list(self._capture_actions())
