@@ -59,7 +59,6 @@ START_OFFERINGS = 3
 RESERVE_TOTAL = 20  # BV-7: Offerings are finite
 EXTRA_TURN_COST = 2
 DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-LINES = tuple(f"r{i}" for i in range(SIZE)) + tuple(f"c{i}" for i in range(SIZE))
 
 Die = tuple[str, str]
 
