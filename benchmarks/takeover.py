@@ -8,7 +8,9 @@ Four figures:
   placement by itself, as the engine listed them before issue 18;
 - listing: `legal_actions()` on the busiest play position of random 4-player games while all four
   are still in (the most moves, claims and attacks open at once);
-- playouts: random games per second for 2, 3 and 4 players.
+- playouts: random games per second for 2, 3 and 4 players, as `smartboard simulate` plays them
+  (`controller.simulate`: each action drawn from the state's own legal actions or chance
+  outcomes, and played by the rules).
 
 Run: .venv/bin/python benchmarks/takeover.py [--maps 50] [--setups 50] [--search 50]
      [--repeat 2000] [--games 200]

@@ -3,7 +3,9 @@
 Two figures:
 - listing: `legal_actions()` on the busiest position found in random 4-player games (the one
   with the most legal actions: every capture plus every power option open then);
-- playouts: random games per second for 2, 3 and 4 players and team mode.
+- playouts: random games per second for 2, 3 and 4 players and team mode, as
+  `smartboard simulate` plays them (`controller.simulate`: each action drawn from the state's
+  own legal actions or chance outcomes, and played by the rules).
 
 Run: .venv/bin/python benchmarks/voodoo.py [--search 200] [--repeat 2000] [--games 300]
 """

@@ -14,15 +14,23 @@ def random_step(state: GameState, rng: random.Random, hidden: Hidden | None = No
     """Play one uniformly random decision, or a chance outcome drawn with its odds.
 
     With the players' hidden cards, decisions come from what they really hold, and outcomes
-    that the cards decide are the real ones.
+    that the cards decide are the real ones. An action drawn from the state's own lists is
+    played without being checked again; one from the hidden cards is checked.
     """
-    action = hidden.outcome(state) if hidden is not None and state.is_chance_node() else None
-    if action is None and state.is_chance_node():
-        outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-        action = rng.choices(outcomes, weights)[0]
-    elif action is None:
-        action = rng.choice(state.legal_actions() if hidden is None else hidden.choices(state))
-    state.apply(action)
+    if state.is_chance_node():
+        action = hidden.outcome(state) if hidden is not None else None
+        if action is None:
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            action = rng.choices(outcomes, weights)[0]
+            state._play(action)
+        else:
+            state.apply(action)
+    elif hidden is None:
+        action = rng.choice(state.legal_actions())
+        state._play(action)
+    else:
+        action = rng.choice(hidden.choices(state))
+        state.apply(action)
     if hidden is not None:
         hidden.observe(action, state)
     return action

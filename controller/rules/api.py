@@ -216,9 +216,14 @@ class GameState(ABC):
         """A copy with `action` played, which must come from this state's own legal actions or
         chance outcomes: they are not checked again, since listing can cost more than playing."""
         after = self.clone()
-        after._apply(action)
-        after._history.append(action)
+        after._play(action)
         return after
+
+    def _play(self, action: Action) -> None:
+        """Play an action taken from this state's own legal actions or chance outcomes, without
+        checking it again: random playouts and search have just listed it."""
+        self._apply(action)
+        self._history.append(action)
 
     def history(self) -> list[JSON]:
         return [action.to_json() for action in self._history]
@@ -232,7 +237,8 @@ class GameState(ABC):
     def _copy(self) -> Self:
         """A shallow copy with its own options and history: a game's fast `clone` starts from
         it and copies the fields its actions change in place."""
-        other = copy.copy(self)
+        other = object.__new__(type(self))  # copy.copy, without its generic machinery
+        other.__dict__.update(self.__dict__)
         other.options = dict(self.options)
         other._history = list(self._history)
         return other

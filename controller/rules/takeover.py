@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
@@ -152,13 +152,20 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-ROLLS = frozenset((Phase.FIRST_ROLL, Phase.CLAIM_ROLL, Phase.ATTACK_ROLL, Phase.DEFEND_ROLL))
-# The phases in which no player decides; in the others, the state's player does.
-NOT_DECIDING = dict.fromkeys(ROLLS, CHANCE) | {Phase.OVER: TERMINAL}
+# The phases of a roll, in which no player decides; in the others but the end, the state's
+# player does. A tuple: a phase is found in it by identity, without hashing the enum.
+ROLLS = (Phase.FIRST_ROLL, Phase.CLAIM_ROLL, Phase.ATTACK_ROLL, Phase.DEFEND_ROLL)
 # Each d12 outcome, made once: offered at every roll, and checked when one is played.
 ROLL_OUTCOMES = tuple((Roll(v), 1 / 12) for v in D12)
 ROLL_ACTIONS = tuple(roll for roll, _ in ROLL_OUTCOMES)
 ATTACKS = tuple(Attack(colour) for colour in COLOURS)
+PASS = Pass()
+
+
+@functools.cache
+def claim_of(building: int) -> Claim:
+    """The claim of a building, made once: offered on most turns."""
+    return Claim(building)
 
 
 @dataclass
@@ -191,6 +198,7 @@ class Grid:
             1 << ((i // size + 1) * self.stride + i % size + 1) for i in range(size * size)
         )
         self.around_bits = tuple(self.mask(cells) for cells in self.around)
+        self.around_set = tuple(frozenset(cells) for cells in self.around)
         # The bit of the cell one row up and one column left: in the border at worst.
         self.box_shift = tuple(bit.bit_length() - 2 - self.stride for bit in self.bits)
         self._one_group: dict[int, bool] = {}  # small masks, moved to the corner: one group?
@@ -388,18 +396,48 @@ def _stays_connected(empty: set[int], removed: Sequence[int], grid: Grid) -> boo
 # -- the state --------------------------------------------------------------------------------
 
 
+class _MapView:
+    """What pawns look up on a map (HT-5): for each cell, the empty tile cells around it and
+    the buildings it touches (by number, in order); for each building, the empty tile cells
+    around it. Made for a map of given tiles and buildings, which it keeps to be checked."""
+
+    def __init__(self, state: TakeoverState) -> None:
+        self.tiles, self.building_at = state.tiles, state.building_at
+        self.sizes = (len(state.tiles), len(state.building_at), len(state.buildings))
+        around, at = state.grid.around, state.building_at
+        empty = state.empty_cells()
+        self.empty_around = tuple(tuple(n for n in near if n in empty) for near in around)
+        self.touching = tuple(tuple(sorted({at[n] for n in near if n in at})) for near in around)
+        self.ring = tuple(
+            tuple(sorted({n for c in b.cells for n in around[c] if n in empty}))
+            for b in state.buildings
+        )
+
+    def fits(self, state: TakeoverState) -> bool:
+        return (
+            self.tiles is state.tiles
+            and self.building_at is state.building_at
+            and self.sizes == (len(state.tiles), len(state.building_at), len(state.buildings))
+        )
+
+
 class TakeoverState(GameState):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.grid = grid_of(int(options["size"]))
         n = int(options["players"])
         self.players = n
+        # The map, its buildings and the supply are replaced when they change, never changed in
+        # place, so that clones share them; so is a Building once placed.
         self.tiles: set[int] = set()
         self.tiles_placed = 0
         self.tile_corners: list[int] = []  # HT-1: each tile's top-left cell, in placing order
         self.buildings: list[Building] = []
         self.building_at: dict[int, int] = {}  # cell -> index in self.buildings
         self.supply = dict(SUPPLY)
+        self._view: _MapView | None = None  # the finished map as pawns see it (`_map_view`)
+        # The empty cells at the last building listing, and the placements that cut them.
+        self._cuts: tuple[int, frozenset[int]] = (0, frozenset())
         self.spawns: list[int | None] = [None] * n
         self.pawns: list[int | None] = [None] * n
         self.lives = [LIVES] * n
@@ -420,21 +458,15 @@ class TakeoverState(GameState):
         self.final_scores: list[int] = []
 
     def clone(self) -> Self:
+        # Shared with the copy: the map, the supply and each Building, all replaced when they
+        # change; and the lists that are only ever replaced (rollers, winners, final_scores).
         other = self._copy()
-        other.tiles = set(self.tiles)
-        other.tile_corners = list(self.tile_corners)
         other.roll_rounds = list(self.roll_rounds)  # a round done is never changed
-        # Only a building's owner and points change: a new one is quicker than copy.copy.
-        other.buildings = [Building(b.size, b.cells, b.owner, b.points) for b in self.buildings]
-        other.building_at = dict(self.building_at)
-        other.supply = dict(self.supply)
+        other.buildings = list(self.buildings)
         other.spawns = list(self.spawns)
         other.pawns = list(self.pawns)
         other.lives = list(self.lives)
-        other.rollers = list(self.rollers)
         other.rolls = dict(self.rolls)
-        other.winners = list(self.winners)
-        other.final_scores = list(self.final_scores)
         return other
 
     @property
@@ -459,28 +491,27 @@ class TakeoverState(GameState):
         pawn = self.pawns[player]
         if pawn is None:
             return []
-        at = self.building_at
-        return sorted({at[n] for n in self.grid.around[pawn] if n in at})
+        return list(self._map_view().touching[pawn])
 
     def move_targets(self, player: int) -> list[int]:
         pawn = self.pawns[player]
         if pawn is None:
             return []
-        # Free: an empty tile cell with no pawn. Checked cell by cell around the pawn (and its
-        # own buildings) rather than by building the set of free cells: listed on every turn.
-        tiles, at, pawns, around = self.tiles, self.building_at, self.pawns, self.grid.around
-        near = around[pawn]
-        targets = {n for n in near if n in tiles and n not in at and n not in pawns}
-        for k in {at[n] for n in near if n in at}:
-            building = self.buildings[k]
-            if building.owner == player:  # HT-5: around one's own building
-                targets.update(
-                    n
-                    for c in building.cells
-                    for n in around[c]
-                    if n in tiles and n not in at and n not in pawns
-                )
+        # Free: an empty tile cell with no pawn; around the pawn or one of its own buildings.
+        view, pawns, buildings = self._map_view(), self.pawns, self.buildings
+        targets = {n for n in view.empty_around[pawn] if n not in pawns}
+        for k in view.touching[pawn]:
+            if buildings[k].owner == player:  # HT-5: around one's own building
+                targets.update(n for n in view.ring[k] if n not in pawns)
         return sorted(targets)
+
+    def _map_view(self) -> _MapView:
+        """The map as pawns see it, made once for a state and its clones: the map no longer
+        changes once play starts. Made again if the map is not the one it was made for."""
+        view = self._view
+        if view is None or not view.fits(self):
+            view = self._view = _MapView(self)
+        return view
 
     def score(self, player: int) -> int:
         return sum(SCORE[b.size] for b in self.buildings if b.owner == player)
@@ -488,7 +519,10 @@ class TakeoverState(GameState):
     # -- the API ------------------------------------------------------------------------
 
     def current_player(self) -> int:
-        return NOT_DECIDING.get(self.phase, self.player)
+        phase = self.phase
+        if phase in ROLLS:
+            return CHANCE
+        return TERMINAL if phase is Phase.OVER else self.player
 
     # As the API's, without working out the player: asked before every action.
     def is_terminal(self) -> bool:
@@ -512,21 +546,14 @@ class TakeoverState(GameState):
     def legal_actions(self) -> list[Action]:
         grid = self.grid
         match self.phase:
+            case Phase.TURN:
+                return self._turn_actions()
             case Phase.TILES:
                 return [grid.tile_places[c] for c in self._tile_corners()]
             case Phase.BUILDINGS:
                 return self._building_places()
             case Phase.SPAWNS:
                 return [grid.spawn_places[c] for c in self._spawn_cells()]
-            case Phase.TURN:
-                p = self.player
-                moves = grid.moves
-                actions: list[Action] = [moves[c] for c in self.move_targets(p)]
-                actions += [
-                    Claim(k) for k in self.touching_buildings(p) if self.buildings[k].owner != p
-                ]
-                actions += [ATTACKS[q] for q in self._touching_pawns(p)]
-                return actions or [Pass()]
             case Phase.DISPLACE:
                 return [grid.displaces[c] for c in self._displace_cells()]
             case _:
@@ -576,9 +603,8 @@ class TakeoverState(GameState):
         return super().is_legal(action)
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
-        if self.roller() is None:
-            return []
-        return list(ROLL_OUTCOMES)
+        # At a roll, `roller` is someone.
+        return list(ROLL_OUTCOMES) if self.phase in ROLLS else []
 
     def returns(self) -> list[float]:
         if self.phase is not Phase.OVER:
@@ -587,9 +613,49 @@ class TakeoverState(GameState):
 
     # -- listing ------------------------------------------------------------------------
 
+    def _turn_actions(self) -> list[Action]:
+        """HT-5: the moves (`move_targets`), the claims of touching buildings not one's own, the
+        attacks on touching pawns (`_touching_pawns`), or else a pass; written out as one, since
+        it is most of what a game lists."""
+        p = self.player
+        pawns = self.pawns
+        pawn = pawns[p]
+        if pawn is None:
+            return [PASS]
+        view = self._map_view()
+        # Free: an empty tile cell with no pawn. In order already, as `around` lists cells.
+        targets = [n for n in view.empty_around[pawn] if n not in pawns]
+        claims: list[Action] = []
+        touching = view.touching[pawn]
+        if touching:
+            buildings = self.buildings
+            extra: set[int] = set()
+            for k in touching:
+                if buildings[k].owner != p:
+                    claims.append(claim_of(k))
+                else:  # HT-5: around one's own building
+                    extra.update(n for n in view.ring[k] if n not in pawns)
+            if extra:
+                targets = sorted(extra.union(targets))
+        moves = self.grid.moves
+        actions: list[Action] = [moves[c] for c in targets]
+        if claims:
+            actions += claims
+        ring = self.grid.around_set[pawn]
+        actions += [ATTACKS[q] for q, cell in enumerate(pawns) if cell in ring and q != p]
+        return actions or [PASS]
+
     def _tile_corners(self) -> list[int]:
+        # _tile_fits at every corner, written out.
         tiles = self.grid.mask(self.tiles)
-        return [corner for corner in range(self.grid.size**2) if self._tile_fits(corner, tiles)]
+        tile_bits, edge_bits = self.grid.tile_bits, self.grid.tile_edge_bits
+        if not tiles:
+            return [corner for corner, cells in enumerate(tile_bits) if cells]
+        return [
+            corner
+            for corner, cells in enumerate(tile_bits)
+            if cells and not cells & tiles and edge_bits[corner] & tiles
+        ]
 
     def _tile_fits(self, corner: int, tiles: int) -> bool:
         """Whether a tile fits at `corner`, given the mask of the cells tiles cover."""
@@ -614,11 +680,20 @@ class TakeoverState(GameState):
         lone = 0  # cells that are the only empty one around some building
         pairs = set()  # two cells that are the only empty ones around some building
         for building in self.buildings:
-            touching = grid.mask(n for c in building.cells for n in grid.around[c]) & empty_mask
+            touching = 0
+            for c in building.cells:
+                touching |= around[c]
+            touching &= empty_mask
             if touching.bit_count() == 1:
                 lone |= touching
             elif touching.bit_count() == 2:
                 pairs.add(touching)
+
+        # Placements found to cut the empty cells at an earlier listing, on a map with more
+        # empty cells: they still cut, unless an empty cell around them has gone since.
+        before, cuts = self._cuts
+        gone = before ^ empty_mask if empty_mask & before == empty_mask else -1
+        found_cuts = set()
 
         def fits(removed: int, near: int, corner: int) -> bool:
             if removed & lone or removed in pairs:
@@ -628,9 +703,16 @@ class TakeoverState(GameState):
             # HT-3: the new building touches an empty cell, and the empty cells are still one
             # region. When those around it are one group by themselves, nothing is cut; else
             # they must meet across the map.
-            return bool(ring) and (
-                one_group(ring, corner) or flood(ring & -ring, left, ring) & ring == ring
-            )
+            if not ring:
+                return False
+            if one_group(ring, corner):
+                return True
+            if (removed in cuts and not near & gone) or flood(
+                ring & -ring, left, ring
+            ) & ring != ring:
+                found_cuts.add(removed)
+                return False
+            return True
 
         ordered = sorted(empty)
         found: list[Action] = []
@@ -643,6 +725,7 @@ class TakeoverState(GameState):
                 for other in self._large_partners(c):
                     if other in empty and fits(bits[c] | bits[other], around[c] | around[other], c):
                         found.append(large[c, other])
+        self._cuts = (empty_mask, frozenset(found_cuts))
         return found
 
     def _building_places_one_by_one(self, empty: set[int]) -> list[Action]:
@@ -681,19 +764,19 @@ class TakeoverState(GameState):
         return _stays_connected(empty, cells, self.grid)
 
     def _spawn_cells(self) -> list[int]:
-        large = {c for b in self.buildings if b.size == "large" for c in b.cells}
+        around = self.grid.around
+        # HT-4: not next to a large building.
+        near_large = {
+            n for b in self.buildings if b.size == "large" for c in b.cells for n in around[c]
+        }
         taken = {s for s in self.spawns if s is not None}
-        return [
-            c
-            for c in sorted(self.empty_cells() - taken)
-            if not any(n in large for n in self.grid.around[c])  # HT-4
-        ]
+        return [c for c in sorted(self.empty_cells() - taken) if c not in near_large]
 
     def _touching_pawns(self, player: int) -> list[int]:
         pawn = self.pawns[player]
         if pawn is None:
             return []
-        near = set(self.grid.around[pawn])
+        near = self.grid.around_set[pawn]
         return [q for q, at in enumerate(self.pawns) if q != player and at in near]
 
     def _displace_cells(self) -> list[int]:
@@ -707,49 +790,60 @@ class TakeoverState(GameState):
     # -- playing ------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
+        PLAYERS[type(action)](self, action)
+
+    def _play_roll(self, action: Roll) -> None:
+        self._roll(action.value)
+
+    def _play_tile(self, action: PlaceTile) -> None:
+        corner = self.grid.index[action.cell]
+        cells = self.grid.tile_cells(corner)
+        assert cells is not None
+        self.tiles = self.tiles.union(cells)
+        self.tile_corners = [*self.tile_corners, corner]
+        self.tiles_placed += 1
+        if self.tiles_placed == TILES:
+            # HT-1 / rulebook: the last tile placer places the first building.
+            self.phase = Phase.BUILDINGS
+        else:
+            self.player = (self.player + 1) % self.players
+
+    def _play_small(self, action: PlaceSmall) -> None:
+        self._place_building("small", (self.grid.index[action.cell],))
+
+    def _play_large(self, action: PlaceLarge) -> None:
         index = self.grid.index
-        match action:
-            case Roll(value):
-                self._roll(value)
-            case PlaceTile(cell):
-                cells = self.grid.tile_cells(index[cell])
-                assert cells is not None
-                self.tiles.update(cells)
-                self.tile_corners.append(index[cell])
-                self.tiles_placed += 1
-                if self.tiles_placed == TILES:
-                    # HT-1 / rulebook: the last tile placer places the first building.
-                    self.phase = Phase.BUILDINGS
-                else:
-                    self.player = (self.player + 1) % self.players
-            case PlaceSmall(cell):
-                self._place_building("small", (index[cell],))
-            case PlaceLarge(first, second):
-                self._place_building("large", tuple(sorted((index[first], index[second]))))
-            case PlaceSpawn(cell):
-                self.spawns[self.player] = self.pawns[self.player] = index[cell]
-                if all(s is not None for s in self.spawns):
-                    self.phase = Phase.TURN
-                    self.player = self.first
-                    self.turn = 1
-                else:
-                    self.player = (self.player + 1) % self.players
-            case Move(cell):
-                self.pawns[self.player] = index[cell]
-                self._next_turn()
-            case Claim(building):
-                self.target = building
-                self.phase = Phase.CLAIM_ROLL
-            case Attack(target):
-                self.target = COLOURS.index(target)
-                self.phase = Phase.ATTACK_ROLL
-            case Displace(cell):
-                self.pawns[self.player] = index[cell]
-                assert self.combat_after is not None
-                self.player, self.combat_after = self.combat_after, None
-                self._end_combat()
-            case Pass():
-                self._next_turn()
+        self._place_building("large", tuple(sorted((index[action.first], index[action.second]))))
+
+    def _play_spawn(self, action: PlaceSpawn) -> None:
+        self.spawns[self.player] = self.pawns[self.player] = self.grid.index[action.cell]
+        if all(s is not None for s in self.spawns):
+            self.phase = Phase.TURN
+            self.player = self.first
+            self.turn = 1
+        else:
+            self.player = (self.player + 1) % self.players
+
+    def _play_move(self, action: Move) -> None:
+        self.pawns[self.player] = self.grid.index[action.cell]
+        self._next_turn()
+
+    def _play_claim(self, action: Claim) -> None:
+        self.target = action.building
+        self.phase = Phase.CLAIM_ROLL
+
+    def _play_attack(self, action: Attack) -> None:
+        self.target = COLOURS.index(action.target)
+        self.phase = Phase.ATTACK_ROLL
+
+    def _play_displace(self, action: Displace) -> None:
+        self.pawns[self.player] = self.grid.index[action.cell]
+        assert self.combat_after is not None
+        self.player, self.combat_after = self.combat_after, None
+        self._end_combat()
+
+    def _play_pass(self, action: Pass) -> None:
+        self._next_turn()
 
     def _roll(self, value: int) -> None:
         match self.phase:
@@ -767,12 +861,14 @@ class TakeoverState(GameState):
                         self.rollers = tied  # the tied players roll again
             case Phase.CLAIM_ROLL:
                 assert self.target is not None
-                building = self.buildings[self.target]
-                building.points -= value  # HT-5: damage stays on the building
+                old = self.buildings[self.target]
+                # HT-5: damage stays on the building. A new Building: clones share the old one.
+                building = Building(old.size, old.cells, old.owner, old.points - value)
                 claimed = building.points <= 0
                 if claimed:
                     building.owner = self.player
                     building.points = FULL_POINTS[building.size]
+                self.buildings[self.target] = building
                 self.last_claim = (self.player, self.target, value, claimed)
                 self.target = None
                 self._next_turn()
@@ -783,9 +879,9 @@ class TakeoverState(GameState):
                 self._combat(self.attack_roll, value)
 
     def _place_building(self, size: str, cells: tuple[int, ...]) -> None:
-        self.building_at.update(dict.fromkeys(cells, len(self.buildings)))
+        self.building_at = self.building_at | dict.fromkeys(cells, len(self.buildings))
         self.buildings.append(Building(size, cells, None, FULL_POINTS[size]))
-        self.supply[size] -= 1
+        self.supply = self.supply | {size: self.supply[size] - 1}
         if not any(self.supply.values()):
             self.phase = Phase.SPAWNS
             self.player = self.first  # HT-4: from the first player again
@@ -849,6 +945,21 @@ class TakeoverState(GameState):
         best = max(self.final_scores)
         self.winners = [p for p, s in enumerate(self.final_scores) if s == best]
         self.phase = Phase.OVER
+
+
+# How each kind of action is played: one look-up rather than a match through every kind.
+PLAYERS: dict[type[Action], Callable[[TakeoverState, Any], None]] = {
+    Roll: TakeoverState._play_roll,
+    PlaceTile: TakeoverState._play_tile,
+    PlaceSmall: TakeoverState._play_small,
+    PlaceLarge: TakeoverState._play_large,
+    PlaceSpawn: TakeoverState._play_spawn,
+    Move: TakeoverState._play_move,
+    Claim: TakeoverState._play_claim,
+    Attack: TakeoverState._play_attack,
+    Displace: TakeoverState._play_displace,
+    Pass: TakeoverState._play_pass,
+}
 
 
 # -- the game ---------------------------------------------------------------------------------

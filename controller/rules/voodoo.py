@@ -59,7 +59,6 @@ START_OFFERINGS = 3
 RESERVE_TOTAL = 20  # BV-7: Offerings are finite
 EXTRA_TURN_COST = 2
 DIRECTIONS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-LINES = tuple(f"r{i}" for i in range(SIZE)) + tuple(f"c{i}" for i in range(SIZE))
 
 Die = tuple[str, str]
 
@@ -216,6 +215,55 @@ POWER_ACTIONS: dict[type[Action], str] = {
 }
 
 
+# The steps of a turn after the capture, in listing order, without and with the end power.
+STEP_KINDS: tuple[type[Action], ...] = (
+    TakeOffering,
+    ChangeFace,
+    EffectOffering,
+    EffectPoint,
+    EffectChange,
+    EffectProtection,
+    Steal,
+    Switch,
+    ExtraTurn,
+    PlaceCombo,
+    EndTurn,
+)
+STEP_KINDS_AND_POWERS = (*STEP_KINDS[:-1], *POWER_ACTIONS, EndTurn)
+
+# Actions made once, since they are listed after every step.
+SETUP_OUTCOMES = tuple((SetupFace(face), 1 / 6) for face in FACES)
+POOL_OUTCOMES = tuple((PoolFace(face), 1 / 6) for face in FACES)
+TAKE_OFFERING = TakeOffering()
+EFFECT_OFFERING = EffectOffering()
+EFFECT_POINT = EffectPoint()
+EFFECT_PROTECTION = EffectProtection()
+EXTRA_TURN = ExtraTurn()
+END_TURN = EndTurn()
+CHANGE_FACES = {face: tuple(ChangeFace(f) for f in FACES if f != face) for face in FACES}
+EFFECT_CHANGES = {
+    (colour, face): tuple(EffectChange(f"{colour}:{face}", f) for f in FACES if f != face)
+    for colour in COLOURS
+    for face in FACES
+}
+NONE_SHIELDED: frozenset[str] = frozenset()
+
+
+@functools.cache
+def _place_action(cell: int, die: Die) -> Action:
+    return Place(CELLS[cell], token(die))
+
+
+@functools.cache
+def _steal_action(side: int, die: Die) -> Action:
+    return Steal(side, token(die))
+
+
+@functools.cache
+def _switch_action(side_a: int, die_a: Die, side_b: int, die_b: Die) -> Action:
+    return Switch(side_a, token(die_a), side_b, token(die_b))
+
+
 class Phase(enum.Enum):
     SETUP_ROLL = "setup_roll"
     SETUP_POOL = "setup_pool"
@@ -339,13 +387,14 @@ def captures(board: Board, colour: str, shielded: frozenset[str]) -> Iterator[tu
                 yield i, to
 
 
-def line_cells(line: str, toward: str) -> list[int]:
+@functools.cache
+def line_cells(line: str, toward: str) -> tuple[int, ...]:
     """The spaces of a line, listed from the end that stacks slide toward."""
     n = int(line[1:])
     cells = (
-        [n * SIZE + k for k in range(SIZE)]
+        tuple(n * SIZE + k for k in range(SIZE))
         if line[0] == "r"
-        else [k * SIZE + n for k in range(SIZE)]
+        else tuple(k * SIZE + n for k in range(SIZE))
     )
     return cells[::-1] if toward in ("e", "s") else cells
 
@@ -360,6 +409,14 @@ def slide(board: Board, line: str, toward: str) -> bool:
     for i, stack in zip(cells, packed, strict=True):
         board[i] = stack
     return True
+
+
+def _move_top(board: Board, frm: int, to: int) -> None:
+    """The top die of space `frm` onto space `to`. A space's stack is replaced, never changed
+    in place, so that a state's clones can share them."""
+    stack = board[frm]
+    board[to] = [*board[to], stack[-1]]
+    board[frm] = stack[:-1]
 
 
 def bwa_targets(board: Board, frm: int) -> list[int]:
@@ -383,19 +440,46 @@ def legba_targets(board: Board, frm: int) -> list[int]:
     return [i for i in SAME_LINE[frm] if not board[i]]
 
 
-# Mamy Wata's slides, each with its spaces in pairs, the first nearer the end stacks slide to.
-SLIDES = tuple(
-    (MamyWata(line, toward), tuple(itertools.pairwise(line_cells(line, toward))))
-    for line in LINES
-    for toward in (("w", "e") if line[0] == "r" else ("n", "s"))
+# The actions between two spaces, made once: the start of a turn lists up to a thousand of them
+# (BV-5, BV-6), and a random game's only work is listing them. Each row is indexed by the
+# second space; Jump rows hold (jumped space, landing space, action) for each direction.
+JUMP_TABLE = tuple(
+    tuple((over, to, Jump(CELLS[i], CELLS[to])) for over, to in JUMPS[i])
+    for i in range(SIZE * SIZE)
+)
+BWA_TABLE = tuple(
+    tuple(GranBwa(CELLS[a], CELLS[b]) for b in range(SIZE * SIZE)) for a in range(SIZE * SIZE)
+)
+LEGBA_TABLE = tuple(
+    {b: PapaLegba(CELLS[a], CELLS[b]) for b in SAME_LINE[a]} for a in range(SIZE * SIZE)
+)
+LEGBA_ROWS = tuple((a, LEGBA_TABLE[a], SAME_LINE[a]) for a in range(SIZE * SIZE))
+ERZULIE_TABLE = tuple(
+    {b: ErzulieFreda(CELLS[a], CELLS[b]) for b in range(a + 1, SIZE * SIZE)}
+    for a in range(SIZE * SIZE)
+)
+
+# Mamy Wata by lines: each line's spaces (a slice of the board's occupancy), and its slides
+# toward the line's first space and toward its last.
+MAMY_LINES = tuple(
+    (slice(n * SIZE, (n + 1) * SIZE), MamyWata(f"r{n}", "w"), MamyWata(f"r{n}", "e"))
+    for n in range(SIZE)
+) + tuple(
+    (slice(n, SIZE * SIZE, SIZE), MamyWata(f"c{n}", "n"), MamyWata(f"c{n}", "s"))
+    for n in range(SIZE)
 )
 
 
-@functools.cache
-def between(kind: Callable[[str, str], Action], a: int, b: int) -> Action:
-    """The action of a kind from space `a` to space `b`, made once: the start of a turn lists
-    up to a thousand of them (BV-5, BV-6)."""
-    return kind(CELLS[a], CELLS[b])
+def _gap(occupied: Sequence[int]) -> bool:
+    """Whether an empty space lies just before a stack, listed from the end slid toward."""
+    return any(not a and b for a, b in itertools.pairwise(occupied))
+
+
+# For each occupancy of a line (one byte a space, 1 for a stack): whether a slide toward its
+# first space moves something, and whether one toward its last does.
+MAMY_MOVES = {
+    bytes(line): (_gap(line), _gap(line[::-1])) for line in itertools.product((0, 1), repeat=SIZE)
+}
 
 
 # -- combos -----------------------------------------------------------------------------------
@@ -429,36 +513,50 @@ STAND_INS = {
 
 @functools.lru_cache(maxsize=4096)
 def _combos(zone: tuple[Die, ...], max_size: int) -> tuple[tuple[Die, ...], ...]:
-    # Listed on every step of every turn, for zones that rarely change: worth caching.
-    have = Counter(zone)
+    # Listed on every step of every turn, for zones that rarely change: worth caching. Every
+    # group made here is a combo by construction (as `combo_kind` says), so none is checked.
+    if len(zone) < 3:
+        return ()
+    present = set(zone)
+    colours_of: dict[str, set[str]] = {face: set() for face in FACES}  # non-white, by face
+    faces_of: dict[str, set[str]] = {colour: set() for colour in COLOURS}
+    for c, f in present:
+        faces_of[c].add(f)
+        if c != WHITE:
+            colours_of[f].add(c)
     found: set[tuple[Die, ...]] = set()
     for face in FACES:
-        colours = sorted({c for c, f in have if f == face and c != WHITE})
-        whites = have[(WHITE, face)]
+        # Same face: different colours, and any whites of that face, 5 dice at most.
+        whites = zone.count((WHITE, face)) if face in faces_of[WHITE] else 0
+        if len(colours_of[face]) + whites < 3:
+            continue
+        colours = sorted(colours_of[face])
         for k in range(min(whites, max_size) + 1):
-            for size in range(max(3 - k, 0), min(len(colours), max_size - k) + 1):
-                if size + k > len(COLOURS):
-                    continue
+            top = min(len(colours), max_size - k, len(COLOURS) - k)
+            for size in range(max(3 - k, 0), top + 1):
                 for chosen in itertools.combinations(colours, size):
-                    group = [(c, face) for c in chosen] + [(WHITE, face)] * k
-                    if combo_kind(group):
-                        found.add(tuple(sorted(group)))
-    present = set(zone)
+                    found.add(tuple(sorted([(c, face) for c in chosen] + [(WHITE, face)] * k)))
     for colour in COLOURS:
+        if len(faces_of[colour] | faces_of[WHITE]) < 3:
+            continue
         # One die for each of 3 faces or more, of the colour or white: the dice of each face
         # that the zone holds, and then the faces picked, a few at a time.
-        options = [[d for d in dice if d in present] for dice in STAND_INS[colour]]
+        options = ([d for d in dice if d in present] for dice in STAND_INS[colour])
         held = [dice for dice in options if dice]
         for size in range(3, min(len(held), max_size) + 1):
             for faces in itertools.combinations(held, size):
-                for picked in itertools.product(*faces):
-                    if combo_kind(picked):
-                        found.add(tuple(sorted(picked)))
+                found.update(tuple(sorted(picked)) for picked in itertools.product(*faces))
     return tuple(sorted(found))
 
 
 def combo_text(dice: Sequence[Die]) -> str:
     return "+".join(token(d) for d in sorted(dice))
+
+
+@functools.lru_cache(maxsize=4096)
+def _combo_actions(zone: tuple[Die, ...], max_size: int) -> tuple[Action, ...]:
+    """Step 5's actions for a sorted capture zone (BV-9), made once for each zone."""
+    return tuple(PlaceCombo(combo_text(g)) for g in _combos(zone, max_size))
 
 
 # -- the state --------------------------------------------------------------------------------
@@ -474,6 +572,8 @@ class VoodooState(GameState):
         # BV-12: teams are seats 0-1 and 2-3, and turns alternate between them.
         self.order = (0, 2, 1, 3) if self.teams else tuple(range(n))
         sides = 2 if self.teams else n
+        # Each space's stack, bottom first. A stack is replaced, never changed in place: a
+        # clone shares them (`_move_top`).
         self.board: Board = [[] for _ in range(SIZE * SIZE)]
         self.zones: list[list[Die]] = [[] for _ in range(sides)]
         self.spirits: list[list[Die]] = [[] for _ in range(sides)]
@@ -503,12 +603,15 @@ class VoodooState(GameState):
         self.end_bonus: list[int] | None = None
         self.winner: int | None = None  # a side
         self._setup_colours = Counter(c for c in rules.colours if c is not None)
+        self._max_combo = max(rules.points)
+        # The captures open now (`_capture_actions`), until the next action or turn.
+        self._captures: list[Action] | None = None
 
     def clone(self) -> Self:
         # The session lays out the board after each of up to a thousand actions: a deep copy
         # of the rule data each time would dominate. Only these fields are mutated in place.
         other = self._copy()
-        other.board = [list(s) for s in self.board]
+        other.board = list(self.board)  # its stacks are replaced, never changed
         other.zones = [list(z) for z in self.zones]
         other.spirits = [list(z) for z in self.spirits]
         other.scores = list(self.scores)
@@ -600,19 +703,34 @@ class VoodooState(GameState):
     # -- the API ------------------------------------------------------------------------
 
     def current_player(self) -> int:
-        match self.phase:
-            case Phase.OVER:
-                return TERMINAL
-            case Phase.SETUP_ROLL | Phase.SETUP_POOL:
-                return CHANCE
-            case _:
-                return self.player
+        phase = self.phase
+        if phase is Phase.OVER:
+            return TERMINAL
+        if phase is Phase.SETUP_ROLL or phase is Phase.SETUP_POOL:
+            return CHANCE
+        return self.player
+
+    # As the API's, without working out the player: asked before every action.
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def is_chance_node(self) -> bool:
+        phase = self.phase
+        return phase is Phase.SETUP_ROLL or phase is Phase.SETUP_POOL
 
     def legal_actions(self) -> list[Action]:
-        actions: list[Action] = []
-        for kind in self._kinds():
-            actions.extend(LISTERS[kind](self))
-        return actions
+        phase = self.phase
+        if phase is Phase.START:
+            return self._capture_actions() + self._powers()
+        if phase is Phase.CAPTURE:
+            return self._jumps()
+        if phase is Phase.STEPS:
+            return self._steps()
+        if phase is Phase.GRAN_BWA:
+            return self._gran_bwa()
+        if phase is Phase.SETUP_PLACE:
+            return self._places()
+        return []
 
     def _kinds(self) -> tuple[type[Action], ...]:
         match self.phase:
@@ -625,20 +743,7 @@ class VoodooState(GameState):
             case Phase.GRAN_BWA:
                 return (GranBwa,)
             case Phase.STEPS:
-                return (
-                    TakeOffering,
-                    ChangeFace,
-                    EffectOffering,
-                    EffectPoint,
-                    EffectChange,
-                    EffectProtection,
-                    Steal,
-                    Switch,
-                    ExtraTurn,
-                    PlaceCombo,
-                    *(() if self.power_used else POWER_ACTIONS),
-                    EndTurn,
-                )
+                return STEP_KINDS if self.power_used else STEP_KINDS_AND_POWERS
             case _:
                 return ()
 
@@ -676,9 +781,9 @@ class VoodooState(GameState):
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase is Phase.SETUP_ROLL:
-            return [(SetupFace(face), 1 / 6) for face in FACES]
+            return list(SETUP_OUTCOMES)
         if self.phase is Phase.SETUP_POOL:
-            return [(PoolFace(face), 1 / 6) for face in FACES]
+            return list(POOL_OUTCOMES)
         return []
 
     def returns(self) -> list[float]:
@@ -691,13 +796,28 @@ class VoodooState(GameState):
     def _places(self) -> list[Action]:
         dice = sorted(set(self.pool))
         empty = [i for i, s in enumerate(self.board) if not s and i != CENTRE]
-        return [
-            Place(CELLS[i], token(d)) for d in dice for i in empty if self.rules.colours[i] == d[0]
-        ]
+        colours = self.rules.colours
+        return [_place_action(i, d) for d in dice for i in empty if colours[i] == d[0]]
 
     def _jumps(self) -> list[Action]:
-        found = captures(self.board, self.colour_of(self.player), self.shielded())
-        return [between(Jump, a, b) for a, b in found]
+        return list(self._capture_actions())
+
+    def _capture_actions(self) -> list[Action]:
+        """captures(), as actions, worked out once between two actions: asked when a turn
+        starts and after a power at the start (BV-11), then listed. Not to be changed."""
+        found = self._captures
+        if found is None:
+            colour = LOA_COLOUR[self.loas[self.player]]
+            shielded = self.shielded() if True in self.protected else NONE_SHIELDED
+            board = self.board
+            found = self._captures = [
+                action
+                for i, stack in enumerate(board)
+                if stack and stack[-1][0] == colour
+                for over, to, action in JUMP_TABLE[i]
+                if board[over] and board[over][-1][0] not in shielded and len(board[to]) < MAX_STACK
+            ]
+        return found
 
     def _can_pay(self, loa: str) -> bool:
         # BV-7: one's own Loa is free, another costs 1 Offering; Baron Samedi makes all free.
@@ -707,37 +827,53 @@ class VoodooState(GameState):
             or (self.offerings[self.side_of(self.player)] >= 1)
         )
 
+    def _powers(self) -> list[Action]:
+        """The four Loas' powers, in BV-3 order, those the player can pay for."""
+        return self._mamy_wata() + self._gran_bwa() + self._papa_legba() + self._erzulie_freda()
+
     def _mamy_wata(self) -> list[Action]:
         if not self._can_pay("mamy_wata"):
             return []
-        board = self.board
         # Something moves only if an empty space lies before a stack.
-        return [
-            action for action, pairs in SLIDES if any(board[b] and not board[a] for a, b in pairs)
-        ]
+        occupied = bytes(map(bool, self.board))
+        found: list[Action] = []
+        for line, toward_first, toward_last in MAMY_LINES:
+            first, last = MAMY_MOVES[occupied[line]]
+            if first:
+                found.append(toward_first)
+            if last:
+                found.append(toward_last)
+        return found
 
     def _gran_bwa(self) -> list[Action]:
+        board = self.board
         if self.phase is Phase.GRAN_BWA:
             assert self.bwa_from is not None
-            frm = self.bwa_from
-            return [between(GranBwa, frm, t) for t in bwa_targets(self.board, frm)]
+            row = BWA_TABLE[self.bwa_from]
+            return [row[t] for t in bwa_targets(board, self.bwa_from)]
         if not self._can_pay("gran_bwa"):
             return []
-        # bwa_targets for each source: the same columns, less the source itself.
-        room = bwa_targets(self.board, -1)
-        return [
-            between(GranBwa, frm, t) for frm in bwa_sources(self.board) for t in room if t != frm
-        ]
+        # bwa_sources and bwa_targets for each source (the same columns, less the source).
+        heights = list(map(len, board))
+        room = [i for i, h in enumerate(heights) if 1 <= h < MAX_STACK]
+        space = sum(MAX_STACK - heights[i] for i in room)
+        found: list[Action] = []
+        for frm, h in enumerate(heights):
+            if h >= 2 and space - (MAX_STACK - h) >= h - 1:
+                row = BWA_TABLE[frm]
+                found += [row[t] for t in room if t != frm]
+        return found
 
     def _papa_legba(self) -> list[Action]:
         if not self._can_pay("papa_legba"):
             return []
-        board = self.board
+        occupied = bytes(map(bool, self.board))
         return [
-            between(PapaLegba, frm, to)
-            for frm, stack in enumerate(board)
-            if stack
-            for to in legba_targets(board, frm)
+            row[to]
+            for frm, row, line in LEGBA_ROWS
+            if occupied[frm]
+            for to in line
+            if not occupied[to]
         ]
 
     def _erzulie_freda(self) -> list[Action]:
@@ -746,50 +882,89 @@ class VoodooState(GameState):
         singles = [(i, s[0]) for i, s in enumerate(self.board) if len(s) == 1]
         # Two dice alike would swap to the same board: nothing to do or to see.
         return [
-            between(ErzulieFreda, a, b)
-            for (a, da), (b, db) in itertools.combinations(singles, 2)
-            if da != db
+            ERZULIE_TABLE[a][b]
+            for k, (a, da) in enumerate(singles)
+            for b, db in singles[k + 1 :]
+            if db != da
         ]
 
     def _side(self) -> int:
         return self.side_of(self.player)
 
+    def _steps(self) -> list[Action]:
+        """Steps 1 to 5, then the end power if none was used at the start, then the end (BV-7):
+        the listers of STEP_KINDS, written out, since they are asked after every step."""
+        captured = self.captured
+        assert captured is not None
+        step = self.step
+        side = self.side_of(self.player)
+        offerings = self.offerings[side]
+        found: list[Action] = []
+        if step < 1 and self.reserve > 0 and captured[0] == LOA_COLOUR[self.loas[self.player]]:
+            found.append(TAKE_OFFERING)
+        if step < 2 and offerings >= 1:
+            found += CHANGE_FACES[captured[1]]
+        if step < 3:
+            face = captured[1]
+            if face == "offering":
+                if self.reserve > 0:
+                    found.append(EFFECT_OFFERING)
+            elif face == "point":
+                found.append(EFFECT_POINT)
+            elif face == "change":
+                found += self._effect_change()
+            elif face == "protection":
+                found.append(EFFECT_PROTECTION)
+            elif face == "steal":
+                found += self._steal()
+            elif face == "switch":
+                found += self._switch()
+        if step < 4 and not self.extra_bought and offerings >= EXTRA_TURN_COST:
+            found.append(EXTRA_TURN)
+        found += self._place_combo()
+        if not self.power_used:
+            found += self._powers()
+        found.append(END_TURN)
+        return found
+
     def _take_offering(self) -> list[Action]:
         assert self.captured is not None
         own = self.captured[0] == self.colour_of(self.player)
-        return [TakeOffering()] if self.step < 1 and own and self.reserve > 0 else []
+        return [TAKE_OFFERING] if self.step < 1 and own and self.reserve > 0 else []
 
     def _change_face(self) -> list[Action]:
         assert self.captured is not None
         if self.step >= 2 or self.offerings[self._side()] < 1:
             return []
-        return [ChangeFace(f) for f in FACES if f != self.captured[1]]
+        return list(CHANGE_FACES[self.captured[1]])
 
     def _effect(self, face: str) -> bool:
         assert self.captured is not None
         return self.step < 3 and self.captured[1] == face
 
     def _effect_offering(self) -> list[Action]:
-        return [EffectOffering()] if self._effect("offering") and self.reserve > 0 else []
+        return [EFFECT_OFFERING] if self._effect("offering") and self.reserve > 0 else []
 
     def _effect_point(self) -> list[Action]:
-        return [EffectPoint()] if self._effect("point") else []
+        return [EFFECT_POINT] if self._effect("point") else []
 
     def _effect_change(self) -> list[Action]:
         if not self._effect("change"):
             return []
-        dice = sorted(set(self.zones[self._side()]))
-        return [EffectChange(token(d), f) for d in dice for f in FACES if f != d[1]]
+        found: list[Action] = []
+        for die in sorted(set(self.zones[self._side()])):
+            found += EFFECT_CHANGES[die]
+        return found
 
     def _effect_protection(self) -> list[Action]:
-        return [EffectProtection()] if self._effect("protection") else []
+        return [EFFECT_PROTECTION] if self._effect("protection") else []
 
     def _steal(self) -> list[Action]:
         if not self._effect("steal"):
             return []
         own = self._side()
         return [
-            Steal(side, token(d))
+            _steal_action(side, d)
             for side, spirit in enumerate(self.spirits)
             if side != own and not self.side_protected(side)
             for d in sorted(set(spirit))
@@ -803,79 +978,91 @@ class VoodooState(GameState):
         open_sides = [s for s in range(len(self.zones)) if s == own or not self.side_protected(s)]
         found: list[Action] = []
         for a, b in itertools.combinations(open_sides, 2):
+            dice_b = sorted(set(self.zones[b]))
             for da in sorted(set(self.zones[a])):
-                for db in sorted(set(self.zones[b])):
-                    if da != db:
-                        found.append(Switch(a, token(da), b, token(db)))
+                found += [_switch_action(a, da, b, db) for db in dice_b if da != db]
         return found
 
     def _extra_turn(self) -> list[Action]:
         affordable = self.offerings[self._side()] >= EXTRA_TURN_COST
-        return [ExtraTurn()] if self.step < 4 and not self.extra_bought and affordable else []
+        return [EXTRA_TURN] if self.step < 4 and not self.extra_bought and affordable else []
 
     def _place_combo(self) -> list[Action]:
-        max_size = max(self.rules.points)
-        return [PlaceCombo(combo_text(g)) for g in combos(self.zones[self._side()], max_size)]
+        return list(_combo_actions(tuple(sorted(self.zones[self._side()])), self._max_combo))
 
     # -- playing ------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
-        match action:
-            case SetupFace(face):
-                self._setup_roll(face)
-            case PoolFace(face):
-                self._setup_pool(face)
-            case Place(cell, die):
-                self._setup_place(INDEX[cell], parse_die(die))
-            case Jump(frm, to):
-                self._jump(INDEX[frm], INDEX[to])
-            case MamyWata() | GranBwa() | PapaLegba() | ErzulieFreda():
-                self._power(action)
-            case TakeOffering():
-                self._gain_offering()
-                self.step = 1
-            case ChangeFace(face):
-                self._pay(1)
-                self._retag(self._side(), self._captured(), face)
-                self.step = 2
-            case EffectOffering():
-                self._gain_offering()
-                self.step = 3
-            case EffectPoint():
-                self._score(1)
-                self.step = 3
-            case EffectChange(die, face):
-                self._retag(self._side(), parse_die(die), face)
-                self.step = 3
-            case EffectProtection():
-                self.protected[self.player] = True
-                self.step = 3
-            case Steal(side, die):
-                self.spirits[side].remove(parse_die(die))
-                self.zones[self._side()].append(parse_die(die))
-                self._update_samedi()
-                self.step = 3
-            case Switch(side_a, die_a, side_b, die_b):
-                a, b = parse_die(die_a), parse_die(die_b)
-                self.zones[side_a].remove(a)
-                self.zones[side_b].remove(b)
-                self.zones[side_a].append(b)
-                self.zones[side_b].append(a)
-                self.step = 3
-            case ExtraTurn():
-                self._pay(EXTRA_TURN_COST)
-                self.extra_bought = self.extra_pending = True
-                self.step = 4
-            case PlaceCombo(dice):
-                group = [parse_die(t) for t in dice.split("+")]
-                for one in group:
-                    self.zones[self._side()].remove(one)
-                self.spirits[self._side()].extend(group)
-                self._update_samedi()
-                self._score(self.rules.points[len(group)])
-                self.step = 5
-            case EndTurn():
-                self._end_turn()
+        self._captures = None
+        PLAYERS[type(action)](self, action)
+
+    def _play_setup_face(self, action: SetupFace) -> None:
+        self._setup_roll(action.face)
+
+    def _play_pool_face(self, action: PoolFace) -> None:
+        self._setup_pool(action.face)
+
+    def _play_place(self, action: Place) -> None:
+        self._setup_place(INDEX[action.cell], parse_die(action.die))
+
+    def _play_jump(self, action: Jump) -> None:
+        self._jump(INDEX[action.frm], INDEX[action.to])
+
+    def _play_take_offering(self, action: TakeOffering) -> None:
+        self._gain_offering()
+        self.step = 1
+
+    def _play_change_face(self, action: ChangeFace) -> None:
+        self._pay(1)
+        self._retag(self._side(), self._captured(), action.face)
+        self.step = 2
+
+    def _play_effect_offering(self, action: EffectOffering) -> None:
+        self._gain_offering()
+        self.step = 3
+
+    def _play_effect_point(self, action: EffectPoint) -> None:
+        self._score(1)
+        self.step = 3
+
+    def _play_effect_change(self, action: EffectChange) -> None:
+        self._retag(self._side(), parse_die(action.die), action.face)
+        self.step = 3
+
+    def _play_effect_protection(self, action: EffectProtection) -> None:
+        self.protected[self.player] = True
+        self.step = 3
+
+    def _play_steal(self, action: Steal) -> None:
+        self.spirits[action.side].remove(parse_die(action.die))
+        self.zones[self._side()].append(parse_die(action.die))
+        self._update_samedi()
+        self.step = 3
+
+    def _play_switch(self, action: Switch) -> None:
+        a, b = parse_die(action.die_a), parse_die(action.die_b)
+        self.zones[action.side_a].remove(a)
+        self.zones[action.side_b].remove(b)
+        self.zones[action.side_a].append(b)
+        self.zones[action.side_b].append(a)
+        self.step = 3
+
+    def _play_extra_turn(self, action: ExtraTurn) -> None:
+        self._pay(EXTRA_TURN_COST)
+        self.extra_bought = self.extra_pending = True
+        self.step = 4
+
+    def _play_place_combo(self, action: PlaceCombo) -> None:
+        group = [parse_die(t) for t in action.dice.split("+")]
+        for one in group:
+            self.zones[self._side()].remove(one)
+        self.spirits[self._side()].extend(group)
+        self._update_samedi()
+        self._score(self.rules.points[len(group)])
+        self.step = 5
+
+    def _play_end_turn(self, action: EndTurn) -> None:
+        self._end_turn()
 
     # -- set-up -------------------------------------------------------------------------
 
@@ -883,7 +1070,7 @@ class VoodooState(GameState):
         cell = self.setup_cell
         colour = self.rules.colours[cell]
         assert colour is not None
-        self.board[cell].append((colour, face))
+        self.board[cell] = [*self.board[cell], (colour, face)]
         self._advance_setup_cell()
         if self.setup_cell >= SIZE * SIZE:
             self._begin_play()
@@ -909,7 +1096,7 @@ class VoodooState(GameState):
             self.player = self.order[0]
 
     def _setup_place(self, cell: int, die: Die) -> None:
-        self.board[cell].append(die)
+        self.board[cell] = [*self.board[cell], die]
         self.pool.remove(die)
         if not self.pool:
             self._begin_play()
@@ -929,6 +1116,7 @@ class VoodooState(GameState):
         """Start the turn of self.player, skipping players who cannot capture (BV-11);
         `extra`: the turn is the extra one that the player bought (BV-7)."""
         while True:
+            self._captures = None
             self.turn += 1
             self.extra_turn, extra = extra, False
             self.protected[self.player] = False  # BV-8: until the start of the next turn
@@ -945,20 +1133,14 @@ class VoodooState(GameState):
 
     def can_play(self) -> bool:
         """BV-11: a capture is possible now, or after some power the player could use or pay."""
+        if self._capture_actions():
+            return True
         colour = self.colour_of(self.player)
         shielded = self.shielded()
-        if next(captures(self.board, colour, shielded), None) is not None:
-            return True
-        for action in self._start_powers():
-            if self._power_opens_capture(action, colour, shielded):
-                return True
-        return False
-
-    def _start_powers(self) -> list[Action]:
-        return self._mamy_wata() + self._gran_bwa() + self._papa_legba() + self._erzulie_freda()
+        return any(self._power_opens_capture(a, colour, shielded) for a in self._powers())
 
     def _power_opens_capture(self, action: Action, colour: str, shielded: frozenset[str]) -> bool:
-        board = [list(s) for s in self.board]
+        board = list(self.board)
         self._move(board, action)
         if isinstance(action, GranBwa):
             return self._bwa_opens_capture(board, INDEX[action.frm], colour, shielded)
@@ -970,8 +1152,8 @@ class VoodooState(GameState):
         if len(board[frm]) < 2:
             return next(captures(board, colour, shielded), None) is not None
         for to in bwa_targets(board, frm):
-            after = [list(s) for s in board]
-            after[to].append(after[frm].pop())
+            after = list(board)
+            _move_top(after, frm, to)
             if self._bwa_opens_capture(after, frm, colour, shielded):
                 return True
         return False
@@ -1002,8 +1184,10 @@ class VoodooState(GameState):
 
     def _jump(self, frm: int, to: int) -> None:
         over = (frm + to) // 2
-        taken = self.board[over].pop()
-        self.board[to].append(self.board[frm].pop())
+        board = self.board
+        taken = board[over][-1]
+        board[over] = board[over][:-1]
+        _move_top(board, frm, to)
         self.zones[self._side()].append(taken)
         self.captured = taken
         self.last_capture = (frm, over, to)
@@ -1024,7 +1208,7 @@ class VoodooState(GameState):
         self.bwa_from = None
         if self.phase is Phase.START or (self.phase is Phase.GRAN_BWA and self.bwa_at_start):
             self.phase = Phase.CAPTURE
-            if not self._jumps():
+            if not self._capture_actions():
                 # BV-11: after the start power, no capture is left and no power may follow.
                 self._trigger_end()
                 self._end_turn()
@@ -1037,7 +1221,7 @@ class VoodooState(GameState):
             case MamyWata(line, toward):
                 slide(board, line, toward)
             case GranBwa(frm, to) | PapaLegba(frm, to):
-                board[INDEX[to]].append(board[INDEX[frm]].pop())
+                _move_top(board, INDEX[frm], INDEX[to])
             case ErzulieFreda(first, second):
                 a, b = INDEX[first], INDEX[second]
                 board[a], board[b] = board[b], board[a]
@@ -1116,7 +1300,7 @@ class VoodooState(GameState):
         raise AssertionError("no side has the best score")
 
 
-# How each kind of decision is listed, in the order `_kinds` gives.
+# How each kind of decision is listed, in the order `_kinds` gives (`is_legal` lists one kind).
 LISTERS: dict[type[Action], Callable[[VoodooState], list[Action]]] = {
     Place: VoodooState._places,
     Jump: VoodooState._jumps,
@@ -1134,7 +1318,30 @@ LISTERS: dict[type[Action], Callable[[VoodooState], list[Action]]] = {
     Switch: VoodooState._switch,
     ExtraTurn: VoodooState._extra_turn,
     PlaceCombo: VoodooState._place_combo,
-    EndTurn: lambda state: [EndTurn()],
+    EndTurn: lambda state: [END_TURN],
+}
+
+# How each kind of action is played: one look-up rather than a match through every kind.
+PLAYERS: dict[type[Action], Callable[[VoodooState, Any], None]] = {
+    SetupFace: VoodooState._play_setup_face,
+    PoolFace: VoodooState._play_pool_face,
+    Place: VoodooState._play_place,
+    Jump: VoodooState._play_jump,
+    MamyWata: VoodooState._power,
+    GranBwa: VoodooState._power,
+    PapaLegba: VoodooState._power,
+    ErzulieFreda: VoodooState._power,
+    TakeOffering: VoodooState._play_take_offering,
+    ChangeFace: VoodooState._play_change_face,
+    EffectOffering: VoodooState._play_effect_offering,
+    EffectPoint: VoodooState._play_effect_point,
+    EffectChange: VoodooState._play_effect_change,
+    EffectProtection: VoodooState._play_effect_protection,
+    Steal: VoodooState._play_steal,
+    Switch: VoodooState._play_switch,
+    ExtraTurn: VoodooState._play_extra_turn,
+    PlaceCombo: VoodooState._play_place_combo,
+    EndTurn: VoodooState._play_end_turn,
 }
 
 
