@@ -14,26 +14,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.rules.api import Action, Game, GameState, Hidden
-from controller.search.mcts import Budget, Worlds, choices, search
+from controller.search.mcts import Budget, Worlds, choices, one_ply, search
 
 
 @dataclass(frozen=True)
 class Level:
     """A strength: playouts at most, think time at most (seconds), and the actions a playout
-    runs before the game's evaluation, where it has one, ends it."""
+    runs before the game's evaluation, where it has one, ends it; and whether the root's moves
+    are weighed one ply ahead first."""
 
     name: str
     iterations: int
     seconds: float
     playout: int = 40
+    prior: bool = True
 
 
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        Level("easy", iterations=60, seconds=0.5, playout=20),
+        Level("easy", iterations=60, seconds=0.5, playout=20, prior=False),
         Level("normal", iterations=600, seconds=1.5),
-        Level("strong", iterations=3000, seconds=4.0),
+        Level("strong", iterations=2500, seconds=3.0),
     )
 }
 DEFAULT_LEVEL = "normal"
@@ -99,7 +101,12 @@ def think(
         progress,
         stop,
     )
-    root, iterations, spent = search(Worlds(game, state, seat, hidden), rng, budget)
+    worlds = Worlds(game, state, seat, hidden)
+    # The moves in the order one look ahead likes them, which widening admits them in: with
+    # hundreds of moves, the likely ones are weighed first.
+    guesses = {action: one_ply(worlds, action, rng) for action in own} if level.prior else {}
+    order = sorted(own, key=lambda action: -guesses.get(action, 0.0))
+    root, iterations, spent = search(worlds, rng, budget, order)
     visited = max(1, sum(child.visits for child in root.children.values()))
     ranked = sorted(
         (

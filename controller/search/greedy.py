@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from controller.rules.api import Action, Game, GameState, Hidden
-from controller.search.mcts import MAX_PLAYOUT, Worlds, chance, choices, playout, step
+from controller.search.mcts import Worlds, choices, one_ply
 
 SAMPLES = 6
 """Worlds each move is tried in: chance and the others' cards differ from one to the next."""
@@ -27,23 +27,9 @@ def greedy_move(
     best: list[Action] = []
     best_value = -float("inf")
     for action in own:
-        value = sum(_sample(game, worlds, action, rng) for _ in range(SAMPLES))
+        value = sum(one_ply(worlds, action, rng) for _ in range(SAMPLES))
         if value > best_value + 1e-9:
             best, best_value = [action], value
         elif value > best_value - 1e-9:
             best.append(action)
     return rng.choice(best)
-
-
-def _sample(game: Game, worlds: Worlds, action: Action, rng: random.Random) -> float:
-    """The seat's return, as far as one world and the evaluation tell, after `action`."""
-    world, hidden = worlds.sample(rng)
-    step(world, hidden, action)
-    while world.is_chance_node():
-        step(world, hidden, chance(world, hidden, rng))
-    if world.is_terminal():
-        return world.returns()[worlds.seat]
-    guess = game.evaluate(world)
-    if guess is None:
-        guess = playout(game, world, hidden, rng, MAX_PLAYOUT)
-    return guess[worlds.seat]

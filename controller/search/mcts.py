@@ -28,6 +28,10 @@ EXPLORATION = 1.0
 MAX_PLAYOUT = 100_000
 """Actions at most in a playout of a game without an evaluation: a guard, never reached."""
 
+WIDENING = 2.0
+"""Progressive widening: a node visited n times has at most WIDENING * sqrt(n + 1) children,
+so that a move among hundreds is weighed over several playouts, not one."""
+
 CHECK_EVERY = 8
 """Iterations between looks at the caller's `stop` and reports of `progress`."""
 
@@ -115,12 +119,32 @@ def playout(
     return state.returns()
 
 
-def search(worlds: Worlds, rng: random.Random, budget: Budget) -> tuple[Node, int, float]:
-    """Grow a tree from `worlds.state`; the root, the iterations run and the seconds spent."""
+def one_ply(worlds: Worlds, action: Action, rng: random.Random) -> float:
+    """The seat's return after `action` in one world, as the evaluation guesses it once chance
+    has run to the next decision; a game without an evaluation plays the world out at random."""
+    game = worlds.game
+    world, hidden = worlds.sample(rng)
+    step(world, hidden, action)
+    while world.is_chance_node():
+        step(world, hidden, chance(world, hidden, rng))
+    if world.is_terminal():
+        return world.returns()[worlds.seat]
+    guess = game.evaluate(world)
+    if guess is None:
+        guess = playout(game, world, hidden, rng, MAX_PLAYOUT)
+    return guess[worlds.seat]
+
+
+def search(
+    worlds: Worlds, rng: random.Random, budget: Budget, order: list[Action]
+) -> tuple[Node, int, float]:
+    """Grow a tree from `worlds.state`, its moves tried in `order` first; the root, the
+    iterations run and the seconds spent."""
     game, players = worlds.game, worlds.state.num_players
     root = Node(players)
     start = time.perf_counter()
     iterations = 0
+    rank = {action: k for k, action in enumerate(order)}
     while iterations < budget.iterations:
         elapsed = time.perf_counter() - start
         if elapsed >= budget.seconds:
@@ -138,7 +162,8 @@ def search(worlds: Worlds, rng: random.Random, budget: Budget) -> tuple[Node, in
             if world.is_chance_node():
                 action = chance(world, hidden, rng)
             else:
-                action, expanded = _select(node, world.current_player(), world, hidden, rng)
+                prior = rank if node is root else None
+                action, expanded = _select(node, world.current_player(), world, hidden, rng, prior)
             child = node.children.get(action)
             if child is None:
                 child = node.children[action] = Node(players)
@@ -155,10 +180,16 @@ def search(worlds: Worlds, rng: random.Random, budget: Budget) -> tuple[Node, in
 
 
 def _select(
-    node: Node, player: int, world: GameState, hidden: Hidden | None, rng: random.Random
+    node: Node,
+    player: int,
+    world: GameState,
+    hidden: Hidden | None,
+    rng: random.Random,
+    prior: dict[Action, int] | None,
 ) -> tuple[Action, bool]:
-    """UCB among the children this world allows, or one not tried yet (then True: the tree
-    grows by it and the iteration plays out from there)."""
+    """UCB among the children this world allows; or, while the node's visits allow another
+    child (progressive widening), a move not tried yet: the first in `prior`'s order, else one
+    at random. True when the tree grows by it and the iteration plays out from there."""
     actions = choices(world, hidden)
     untried = []
     best: Action | None = None
@@ -174,7 +205,9 @@ def _select(
         )
         if score > best_score:
             best, best_score = action, score
-    if untried:
-        return rng.choice(untried), True
+    if untried and (best is None or len(node.children) < WIDENING * math.sqrt(node.visits + 1)):
+        if prior is None:
+            return rng.choice(untried), True
+        return min(untried, key=lambda action: prior.get(action, len(prior))), True
     assert best is not None, "a decision node with no action"
     return best, False
