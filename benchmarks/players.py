@@ -23,7 +23,7 @@ from controller.rules import GAMES
 from controller.rules.api import Action, Game, GameState, Hidden
 from controller.search import LEVELS, Level, level_named, think
 from controller.search.greedy import greedy_move
-from controller.search.mcts import chance, choices, step
+from controller.search.mcts import chance, step
 
 MAX_ACTIONS = 50_000
 """A game still going after this many actions counts as unfinished (none has been)."""
@@ -32,7 +32,8 @@ Opponent = Callable[[Game, GameState, random.Random, Hidden | None], Action]
 
 
 def random_move(game: Game, state: GameState, rng: random.Random, hidden: Hidden | None) -> Action:
-    return rng.choice(choices(state, hidden))
+    """The simulated table's bot: any decision its hand allows, uniformly."""
+    return rng.choice(state.legal_actions() if hidden is None else hidden.choices(state))
 
 
 OPPONENTS: dict[str, Opponent] = {"random": random_move, "greedy": greedy_move}

@@ -421,6 +421,11 @@ class Game(ABC):
         """Extra public facts for status displays; games add to it."""
         return {}
 
+    def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
+        """The decisions among `actions` that a search need weigh: one of each group that the
+        rules treat alike, such as a card laid in one free slot or another. All by default."""
+        return actions
+
     def evaluate(self, state: GameState) -> list[float] | None:
         """A guess at each player's return from the public `state`, each in -1..1, for a search
         that stops its playouts short; None: the game has no such guess, playouts run to the end."""

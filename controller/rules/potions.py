@@ -681,6 +681,15 @@ class PotionsGame(Game):
     def deal(self, state: GameState, rng: random.Random) -> PotionsHidden:
         return PotionsHidden(PotionsState.of(state), rng)
 
+    def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
+        """A card in the first free slot only: which slot of a zone a card lies in changes no
+        capture (MP-2)."""
+        s = PotionsState.of(state)
+        if s.phase is not Phase.PLACE:
+            return actions
+        first = s.empty_slots(s.to_move)[0]
+        return [a for a in actions if not isinstance(a, Place) or a.slot == first]
+
     def evaluate(self, state: GameState) -> list[float]:
         """For a search: the captures made (MP-4: five win, the most win when the pile runs
         out), a lead of two being a good one."""

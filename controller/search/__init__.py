@@ -91,7 +91,7 @@ def think(
     if seat < 0:
         raise ValueError(f"no move to think of: {state.player_name(seat)} is to move")
     rng = random.Random(seed)
-    own = choices(state, hidden)
+    own = choices(game, state, hidden)
     if len(own) == 1:
         return Thought(own[0], (Choice(own[0], 1.0, 0.0),), 0, 0.0)
     budget = Budget(
@@ -105,7 +105,8 @@ def think(
     # The moves in the order one look ahead likes them, which widening admits them in: with
     # hundreds of moves, the likely ones are weighed first.
     guesses = {action: one_ply(worlds, action, rng) for action in own} if level.prior else {}
-    order = sorted(own, key=lambda action: -guesses.get(action, 0.0))
+    order = rng.sample(own, len(own))  # moves the guesses tie on, in no fixed order
+    order.sort(key=lambda action: -guesses.get(action, 0.0))
     root, iterations, spent = search(worlds, rng, budget, order)
     visited = max(1, sum(child.visits for child in root.children.values()))
     ranked = sorted(

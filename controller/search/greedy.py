@@ -20,7 +20,7 @@ def greedy_move(
     game: Game, state: GameState, rng: random.Random, hidden: Hidden | None = None
 ) -> Action:
     seat = state.current_player()
-    own = choices(state, hidden)
+    own = choices(game, state, hidden)
     if len(own) == 1:
         return own[0]
     worlds = Worlds(game, state, seat, hidden)

@@ -77,9 +77,11 @@ class Worlds:
         return world, self.game.deal(world, rng)
 
 
-def choices(state: GameState, hidden: Hidden | None) -> list[Action]:
-    """The decisions the player to move can make in this world."""
-    return state.legal_actions() if hidden is None else hidden.choices(state)
+def choices(game: Game, state: GameState, hidden: Hidden | None) -> list[Action]:
+    """The decisions the player to move can make in this world, one of each kind that the
+    rules treat alike."""
+    actions = state.legal_actions() if hidden is None else hidden.choices(state)
+    return game.search_actions(state, actions)
 
 
 def step(state: GameState, hidden: Hidden | None, action: Action) -> None:
@@ -114,7 +116,7 @@ def playout(
         if state.is_chance_node():
             action = chance(state, hidden, rng)
         else:
-            action = rng.choice(choices(state, hidden))
+            action = rng.choice(choices(game, state, hidden))
         step(state, hidden, action)
     return state.returns()
 
@@ -163,7 +165,7 @@ def search(
                 action = chance(world, hidden, rng)
             else:
                 prior = rank if node is root else None
-                action, expanded = _select(node, world.current_player(), world, hidden, rng, prior)
+                action, expanded = _select(game, node, world, hidden, rng, prior)
             child = node.children.get(action)
             if child is None:
                 child = node.children[action] = Node(players)
@@ -180,8 +182,8 @@ def search(
 
 
 def _select(
+    game: Game,
     node: Node,
-    player: int,
     world: GameState,
     hidden: Hidden | None,
     rng: random.Random,
@@ -190,7 +192,8 @@ def _select(
     """UCB among the children this world allows; or, while the node's visits allow another
     child (progressive widening), a move not tried yet: the first in `prior`'s order, else one
     at random. True when the tree grows by it and the iteration plays out from there."""
-    actions = choices(world, hidden)
+    actions = choices(game, world, hidden)
+    player = world.current_player()
     untried = []
     best: Action | None = None
     best_score = -math.inf
