@@ -3,13 +3,14 @@ clock, so that every result is the same on every run."""
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
 import pytest
 
-from controller.rules import AKUMA, MIGHTYMANIA, POTIONS
-from controller.rules.api import CHANCE, TERMINAL, Action, Game, GameState, Hidden
+from controller.rules import AKUMA, MIGHTYMANIA, POTIONS, TAKEOVER, VOODOO
+from controller.rules.api import CHANCE, TERMINAL, Action, Game, GameState, Hidden, leads
 from controller.rules.mightymania import MightymaniaHidden
 from controller.rules.potions import Capture, EndTurn, Phase, Place, PotionsHidden, PotionsState
 from controller.search import DEFAULT_LEVEL, LEVELS, Level, level_named, think
@@ -209,3 +210,30 @@ def test_the_greedy_player_makes_the_capture_that_wins() -> None:
     move = greedy_move(POTIONS, state, random.Random(0), hidden)
     assert isinstance(move, Capture)
     assert state.child(move).returns()[state.to_move] == 1.0
+
+
+@pytest.mark.parametrize("game", [VOODOO, TAKEOVER, POTIONS, MIGHTYMANIA], ids=lambda g: g.name)
+def test_an_evaluation_gives_each_player_a_guess_in_range(game: Game) -> None:
+    rng = random.Random(1)
+    state = game.new_initial_state()
+    hidden = game.deal(state, rng)
+    for _ in range(120):
+        if state.is_terminal():
+            break
+        guess = game.evaluate(state)
+        assert guess is not None and len(guess) == state.num_players
+        assert all(-1.0 <= value <= 1.0 for value in guess)
+        assert sum(guess) == pytest.approx(0.0)  # two players: one's lead is the other's lag
+        if state.is_chance_node():
+            step(state, hidden, chance(state, hidden, rng))
+        else:
+            moves = state.legal_actions() if hidden is None else hidden.choices(state)
+            step(state, hidden, rng.choice(moves))
+    assert AKUMA.evaluate(AKUMA.new_initial_state()) is None  # its playouts are short
+
+
+def test_a_lead_is_measured_against_the_best_of_the_others() -> None:
+    values = leads([5.0, 2.0, 5.0, 0.0], 3.0)
+    assert values[0] == values[2] == 0.0  # level with the best other
+    assert values[1] == pytest.approx(math.tanh(-1.0))
+    assert values[3] < values[1] < 0.0
