@@ -10,6 +10,7 @@ time; with the same seed, a search that ends on its playout cap gives the same m
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -94,20 +95,22 @@ def think(
     own = choices(game, state, hidden)
     if len(own) == 1:
         return Thought(own[0], (Choice(own[0], 1.0, 0.0),), 0, 0.0)
-    budget = Budget(
-        level.iterations,
-        level.seconds if seconds is None else seconds,
-        level.playout,
-        progress,
-        stop,
-    )
+    start = time.perf_counter()
+    limit = level.seconds if seconds is None else seconds
+    budget = Budget(level.iterations, start, limit, level.playout, progress, stop)
     worlds = Worlds(game, state, seat, hidden)
     # The moves in the order one look ahead likes them, which widening admits them in: with
-    # hundreds of moves, the likely ones are weighed first.
-    guesses = {action: one_ply(worlds, action, rng) for action in own} if level.prior else {}
+    # hundreds of moves, the likely ones are weighed first. A quarter of the time at most goes
+    # to it; the moves left unweighed come after.
+    guesses: dict[Action, float] = {}
+    for action in own if level.prior else ():
+        if time.perf_counter() - start > limit / 4:
+            break
+        guesses[action] = one_ply(worlds, action, rng)
     order = rng.sample(own, len(own))  # moves the guesses tie on, in no fixed order
-    order.sort(key=lambda action: -guesses.get(action, 0.0))
-    root, iterations, spent = search(worlds, rng, budget, order)
+    order.sort(key=lambda action: -guesses.get(action, -2.0))
+    root, iterations = search(worlds, rng, budget, order)
+    spent = time.perf_counter() - start
     visited = max(1, sum(child.visits for child in root.children.values()))
     ranked = sorted(
         (

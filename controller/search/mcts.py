@@ -50,9 +50,11 @@ class Node:
 
 @dataclass(frozen=True)
 class Budget:
-    """When a search ends: after `iterations`, after `seconds`, or when `stop()` says so."""
+    """When a search ends: after `iterations`, `seconds` after `start`, or when `stop()` says
+    so; and how long its playouts run before an evaluation."""
 
     iterations: int
+    start: float  # on time.perf_counter()'s clock
     seconds: float
     playout: int
     progress: Callable[[float], None] | None = None
@@ -139,23 +141,23 @@ def one_ply(worlds: Worlds, action: Action, rng: random.Random) -> float:
 
 def search(
     worlds: Worlds, rng: random.Random, budget: Budget, order: list[Action]
-) -> tuple[Node, int, float]:
-    """Grow a tree from `worlds.state`, its moves tried in `order` first; the root, the
-    iterations run and the seconds spent."""
+) -> tuple[Node, int]:
+    """Grow a tree from `worlds.state`, its moves tried in `order` first; the root and the
+    iterations run."""
     game, players = worlds.game, worlds.state.num_players
     root = Node(players)
-    start = time.perf_counter()
+    start, seconds = budget.start, budget.seconds
     iterations = 0
     rank = {action: k for k, action in enumerate(order)}
     while iterations < budget.iterations:
         elapsed = time.perf_counter() - start
-        if elapsed >= budget.seconds:
+        if elapsed >= seconds:
             break
         if iterations % CHECK_EVERY == 0:
             if budget.stop is not None and budget.stop():
                 break
             if budget.progress is not None:
-                budget.progress(max(iterations / budget.iterations, elapsed / budget.seconds))
+                budget.progress(max(iterations / budget.iterations, elapsed / seconds))
         world, hidden = worlds.sample(rng)
         path = [root]
         node = root
@@ -178,7 +180,7 @@ def search(
             for player, value in enumerate(returns):
                 visited.total[player] += value
         iterations += 1
-    return root, iterations, time.perf_counter() - start
+    return root, iterations
 
 
 def _select(
