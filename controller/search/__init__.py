@@ -4,7 +4,8 @@
 returns its move with the alternatives it weighed. In a game with hidden cards it searches
 worlds dealt to fit the public state, keeping only the deciding seat's own secrets from what the
 table knows (`hidden`): it never reads another seat's. A level caps the playouts and the think
-time; with the same seed, a search that ends on its playout cap gives the same move.
+time; with the same seed, a search that ends on its playout cap, not on the clock, gives the same
+move.
 """
 
 from __future__ import annotations
