@@ -6,7 +6,7 @@ the games against a fair seat's 1/N, the median and p95 think time per move, and
 second. The computer sees only its own secrets; the opponents play from their real hands.
 
     python benchmarks/players.py [--json] [--games N] [--game NAME] [--level L]
-        [--opponent random|greedy] [--players N]
+        [--opponent random|greedy] [--players N] [--seed FIRST]
 """
 
 from __future__ import annotations
@@ -69,14 +69,14 @@ def play(
 
 
 def cell(
-    game: Game, level: Level, opponent: str, games: int, options: dict[str, Any]
+    game: Game, level: Level, opponent: str, games: int, options: dict[str, Any], first: int = 0
 ) -> dict[str, Any]:
     seats = game.new_initial_state(options).num_players
     wins = draws = playouts = 0
     seconds = 0.0
     times: list[float] = []
     start = time.perf_counter()
-    for g in range(games):
+    for g in range(first, first + games):
         result, moves, done, spent = play(game, level, OPPONENTS[opponent], g, g % seats, options)
         wins += result > 0
         draws += result == 0
@@ -90,6 +90,7 @@ def cell(
         "level": level.name,
         "opponent": opponent,
         "games": games,
+        "first_seed": first,
         "wins": wins,
         "draws": draws,
         "win_share": round(wins / games, 3),
@@ -110,6 +111,7 @@ def main() -> None:
     parser.add_argument("--level", choices=list(LEVELS), action="append", help="default: all")
     parser.add_argument("--opponent", choices=list(OPPONENTS), action="append")
     parser.add_argument("--players", type=int, help="seats, for games that take the option")
+    parser.add_argument("--seed", type=int, default=0, help="the first game's seed (default 0)")
     args = parser.parse_args()
     for name in args.game or list(GAMES):
         game = GAMES[name]
@@ -117,7 +119,8 @@ def main() -> None:
         options = {"players": args.players} if args.players and takes else {}
         for level_name in args.level or list(LEVELS):
             for opponent in args.opponent or list(OPPONENTS):
-                row = cell(game, level_named(level_name), opponent, args.games, options)
+                level = level_named(level_name)
+                row = cell(game, level, opponent, args.games, options, args.seed)
                 if args.json:
                     print(json.dumps(row), flush=True)
                 else:
