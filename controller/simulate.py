@@ -22,12 +22,12 @@ def random_step(state: GameState, rng: random.Random, hidden: Hidden | None = No
         if action is None:
             outcomes, weights = zip(*state.chance_outcomes(), strict=True)
             action = rng.choices(outcomes, weights)[0]
-            state._play(action)
+            state.play(action)
         else:
             state.apply(action)
     elif hidden is None:
         action = rng.choice(state.legal_actions())
-        state._play(action)
+        state.play(action)
     else:
         action = rng.choice(hidden.choices(state))
         state.apply(action)

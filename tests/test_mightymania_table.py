@@ -582,6 +582,9 @@ class CheckedSecrets(Hidden):
     def outcome(self, state: GameState) -> Action | None:
         return self.inner.outcome(state)
 
+    def redeal(self, state: GameState, rng: random.Random, seat: int) -> Hidden:
+        return self.inner.redeal(state, rng, seat)
+
     def observe(self, action: Action, state: GameState) -> None:
         match action:
             case Reveal(player, col, card):

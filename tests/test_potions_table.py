@@ -489,6 +489,9 @@ class CheckedHands(Hidden):
     def outcome(self, state: GameState) -> Action | None:
         return self.inner.outcome(state)
 
+    def redeal(self, state: GameState, rng: random.Random, seat: int) -> Hidden:
+        return self.inner.redeal(state, rng, seat)
+
     def observe(self, action: Action, state: GameState) -> None:
         if isinstance(action, Place):
             assert isinstance(state, PotionsState)

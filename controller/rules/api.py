@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import math
 import random
 import re
 import tomllib
@@ -216,12 +217,12 @@ class GameState(ABC):
         """A copy with `action` played, which must come from this state's own legal actions or
         chance outcomes: they are not checked again, since listing can cost more than playing."""
         after = self.clone()
-        after._play(action)
+        after.play(action)
         return after
 
-    def _play(self, action: Action) -> None:
-        """Play an action taken from this state's own legal actions or chance outcomes, without
-        checking it again: random playouts and search have just listed it."""
+    def play(self, action: Action) -> None:
+        """Play, in place and unchecked, an action from this state's own legal actions or
+        chance outcomes: for searches, which list before they play."""
         self._apply(action)
         self._history.append(action)
 
@@ -258,6 +259,16 @@ class GameState(ABC):
         return self.game.player_names[player]
 
 
+def leads(strengths: Sequence[float], scale: float) -> list[float]:
+    """An evaluation (`Game.evaluate`) from each player's strength: how far ahead of the best
+    of the others they are, squashed into -1..1, a lead of `scale` giving about 0.76."""
+    values = []
+    for player, strength in enumerate(strengths):
+        best_other = max(s for p, s in enumerate(strengths) if p != player)
+        values.append(math.tanh((strength - best_other) / scale))
+    return values
+
+
 class Hidden(ABC):
     """What the players know and the table cannot see: the cards in their hands, which card
     lies face down where, the power cards they lay.
@@ -279,6 +290,12 @@ class Hidden(ABC):
     @abstractmethod
     def observe(self, action: Action, state: GameState) -> None:
         """Keep in step: `action` has just been played, and `state` is the state after it."""
+
+    @abstractmethod
+    def redeal(self, state: GameState, rng: random.Random, seat: int) -> Hidden:
+        """Another deal that fits the public `state`, in which `seat`'s own secrets (its hand,
+        its face-down cards) are as here and everybody else's are dealt afresh at random: the
+        worlds that seat cannot tell apart, for a search that must not peek."""
 
 
 class Game(ABC):
@@ -404,6 +421,16 @@ class Game(ABC):
     def describe(self, state: GameState) -> JSON:
         """Extra public facts for status displays; games add to it."""
         return {}
+
+    def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
+        """The decisions among `actions` that a search need weigh: one of each group that the
+        rules treat alike, such as a card laid in one free slot or another. All by default."""
+        return actions
+
+    def evaluate(self, state: GameState) -> list[float] | None:
+        """A guess at each player's return from the public `state`, each in -1..1, for a search
+        that stops its playouts short; None: the game has no such guess, playouts run to the end."""
+        return None
 
     def pointing(self, state: GameState, action: Action) -> tuple[str, str | None] | None:
         """Where a player points to take `action` on a drawing of the board: the spot of the

@@ -45,6 +45,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    leads,
     read_toml,
 )
 from controller.rules.game_type import (
@@ -738,12 +739,23 @@ class MightymaniaHidden(Hidden):
     """Which card lies face down where, the cards still in hand at set-up, and the power of each
     face-down power card: dealt at random to fit the public state, then kept in step."""
 
-    def __init__(self, state: MightymaniaState, rng: random.Random) -> None:
+    def __init__(
+        self,
+        state: MightymaniaState,
+        rng: random.Random,
+        kept: tuple[int, MightymaniaHidden] | None = None,
+    ) -> None:
+        """`kept`: a seat and secrets whose part for that seat stays; the rest is dealt afresh."""
         self.rng = rng
         self.down: list[dict[int, str]] = []  # per player: column -> card
         self.hand: list[list[str]] = []
         self.laid: list[dict[int, str]] = []  # per player: round slot -> power
         for p in range(2):
+            if kept is not None and p == kept[0]:
+                self.down.append(dict(kept[1].down[p]))
+                self.hand.append(list(kept[1].hand[p]))
+                self.laid.append(dict(kept[1].laid[p]))
+                continue
             cards = state.unrevealed(p)
             rng.shuffle(cards)
             spots = [i for i, token in enumerate(state.rows[p]) if token == DOWN]
@@ -757,6 +769,11 @@ class MightymaniaHidden(Hidden):
             rng.shuffle(powers)
             slots = [k for k, token in enumerate(state.powers[p]) if token == DOWN]
             self.laid.append(dict(zip(slots, powers, strict=False)))
+
+    def redeal(self, state: GameState, rng: random.Random, seat: int) -> MightymaniaHidden:
+        """The opponent's face-down cards and power cards dealt afresh (within what MM-5 has
+        shown); `seat` keeps its own, which it laid and knows (rules 1 and 8)."""
+        return MightymaniaHidden(MightymaniaState.of(state), rng, (seat, self))
 
     def choices(self, state: GameState) -> list[Action]:
         """Every decision is public, but a face-down card may be defended only if it really is
@@ -1034,6 +1051,17 @@ class MightymaniaGame(Game):
 
     def deal(self, state: GameState, rng: random.Random) -> MightymaniaHidden:
         return MightymaniaHidden(MightymaniaState.of(state), rng)
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """For a search: the lives each side has left on the table (MM-6), the Leader's
+        counting three times since losing it loses the game."""
+        s = MightymaniaState.of(state)
+        strengths = [
+            sum(s.lives[c] for c in s.data.ids[p] if c not in s.removed)
+            + 2 * s.lives[s.data.leaders[p]]
+            for p in range(2)
+        ]
+        return leads(strengths, 3.0)
 
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """The first sensed card that breaks the rules, its spot named and lit."""

@@ -42,6 +42,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    leads,
     read_toml,
 )
 from controller.rules.game_type import (
@@ -445,15 +446,25 @@ def _place(card: str, slot: int) -> Place:
 class PotionsHidden(Hidden):
     """The real hands and the real order of the pile (top first)."""
 
-    def __init__(self, state: PotionsState, rng: random.Random) -> None:
+    def __init__(
+        self, state: PotionsState, rng: random.Random, kept: tuple[int, set[str]] | None = None
+    ) -> None:
+        """`kept`: a seat and its hand, which stays as it is; the rest is dealt around it."""
         self.hands: list[set[str]] = [set() for _ in range(SEATS)]
         self.pile: deque[str] = deque()
         # Each lot's cards shared out at random among the places the table counts for it; the
         # lots come in pile order, the never-seen cards on top.
         for lot in state.lots():
             cards = sorted(lot.cards)
+            held = list(lot.held)
+            if kept is not None:
+                seat, hand = kept
+                mine = sorted(lot.cards & hand)[: held[seat]]
+                self.hands[seat].update(mine)
+                cards = [card for card in cards if card not in mine]
+                held[seat] -= len(mine)  # none left unless the hand was out of step
             rng.shuffle(cards)
-            for player, count in enumerate(lot.held):
+            for player, count in enumerate(held):
                 self.hands[player].update(cards[:count])
                 cards = cards[count:]
             self.pile.extend(cards)
@@ -489,6 +500,12 @@ class PotionsHidden(Hidden):
             while len(self.hands[player]) < state.hands[player]:
                 self.hands[player].add(self.pile.popleft())
         self.mover = state.to_move
+
+    def redeal(self, state: GameState, rng: random.Random, seat: int) -> PotionsHidden:
+        """The other hand and the pile's order dealt afresh; `seat` keeps its hand, which is
+        all that a player knows of the hidden cards (the spent pairs' order under the pile is
+        nobody's to know, Étape 2)."""
+        return PotionsHidden(PotionsState.of(state), rng, (seat, self.hands[seat]))
 
 
 # -- the game on the table --------------------------------------------------------------------
@@ -663,6 +680,21 @@ class PotionsGame(Game):
 
     def deal(self, state: GameState, rng: random.Random) -> PotionsHidden:
         return PotionsHidden(PotionsState.of(state), rng)
+
+    def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
+        """A card in the first free slot only: which slot of a zone a card lies in changes no
+        capture (MP-2)."""
+        s = PotionsState.of(state)
+        if s.phase is not Phase.PLACE:
+            return actions
+        first = s.empty_slots(s.to_move)[0]
+        return [a for a in actions if not isinstance(a, Place) or a.slot == first]
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """For a search: the captures made (MP-4: five win, the most win when the pile runs
+        out), a lead of two being a good one."""
+        s = PotionsState.of(state)
+        return leads([len(t) for t in s.trophies], 2.0)
 
     def layout(self, state: GameState) -> Layout:
         s = PotionsState.of(state)

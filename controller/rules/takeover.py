@@ -33,6 +33,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    leads,
 )
 from controller.rules.game_type import (
     KIT,
@@ -1378,6 +1379,12 @@ class TakeoverGame(Game):
             summary["scores"] = {COLOURS[p]: n for p, n in enumerate(s.final_scores)}
             summary["last_remaining"] = COLOURS[s.alive()[0]]
         return summary
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """For a search: each player's buildings (HT-6) and lives, a life worth a small
+        building's point and a share of the last player's bonus."""
+        s = TakeoverState.of(state)
+        return leads([s.score(p) + 2.0 * s.lives[p] for p in range(s.players)], 6.0)
 
 
 MAP = ".map"  # the camera spot of a cell: what lies on it under the pawns

@@ -34,6 +34,7 @@ from controller.rules.api import (
     GameState,
     IllegalActionError,
     Layout,
+    leads,
     read_toml,
 )
 from controller.rules.game_type import Detail, GameType, IconDice, Look, Looks, Option, Role
@@ -1838,6 +1839,14 @@ class VoodooGame(Game):
             summary["end_bonus"] = {s.side_name(i): n for i, n in enumerate(s.end_bonus or [])}
             summary["ended_by"] = None if s.ender is None else s.player_name(s.ender)
         return summary
+
+    def evaluate(self, state: GameState) -> list[float]:
+        """For a search: each side's score, and half a point a die for its capture zone, which
+        scores at the end (BV-11); a lead of 6 is a good one."""
+        s = VoodooState.of(state)
+        sides = [score + len(zone) / 2 for score, zone in zip(s.scores, s.zones, strict=True)]
+        by_side = leads(sides, 6.0)
+        return [by_side[s.side_of(p)] for p in range(s.num_players)]
 
 
 GAME = VoodooGame()

@@ -1,47 +1,72 @@
-"""A stand-in for the table's search (issue 24), replaced by the search branch: UCB1 over the
-root's decisions with random playouts, chance drawn with its odds. It keeps the contract that
-the rest of the table codes against: `Level`, `LEVELS`, `DEFAULT_LEVEL`, `Choice`, `Thought` and
-`think`, reproducible with a seed when stopped by its iterations."""
+"""The table as a player: a search over the rules engine at three strengths (issue 24).
+
+`think` runs Monte Carlo tree search (mcts.py) from a decision node for the player to move and
+returns its move with the alternatives it weighed. In a game with hidden cards it searches
+worlds dealt to fit the public state, keeping only the deciding seat's own secrets from what the
+table knows (`hidden`): it never reads another seat's. A level caps the playouts and the think
+time; with the same seed, a search that ends on its playout cap, not on the clock, gives the same
+move.
+"""
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.rules.api import Action, Game, GameState, Hidden
-
-PLAYOUT_LIMIT = 20_000
-"""Steps a playout may take before it is scored a draw: every game ends long before."""
+from controller.search.mcts import Budget, Worlds, choices, one_ply, search
 
 
 @dataclass(frozen=True)
 class Level:
+    """A strength: playouts at most, think time at most (seconds), and the actions a playout
+    runs before the game's evaluation, where it has one, ends it; and whether the root's moves
+    are weighed one ply ahead first."""
+
     name: str
     iterations: int
     seconds: float
+    playout: int = 40
+    prior: bool = True
 
 
 LEVELS: dict[str, Level] = {
     level.name: level
-    for level in (Level("easy", 100, 1.0), Level("normal", 600, 2.0), Level("strong", 3000, 5.0))
+    for level in (
+        Level("easy", iterations=60, seconds=0.5, playout=20, prior=False),
+        Level("normal", iterations=600, seconds=1.5),
+        Level("strong", iterations=2500, seconds=3.0),
+    )
 }
 DEFAULT_LEVEL = "normal"
 
 
+def level_named(name: str) -> Level:
+    """The level called `name`; a ValueError names the known ones."""
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise ValueError(f"unknown level {name!r}; known levels: {', '.join(LEVELS)}") from None
+
+
 @dataclass(frozen=True)
 class Choice:
+    """One move weighed: its share of the root's playouts, and its mean return for the seat
+    (-1..1)."""
+
     action: Action
-    share: float  # of the root's visits
-    value: float  # mean return for the seat, -1..1
+    share: float
+    value: float
 
 
 @dataclass(frozen=True)
 class Thought:
+    """What a search found: the move to play, every move weighed (best first), and its cost."""
+
     best: Action
-    ranked: tuple[Choice, ...]  # best first
+    ranked: tuple[Choice, ...]
     iterations: int
     seconds: float
 
@@ -57,57 +82,44 @@ def think(
     progress: Callable[[float], None] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> Thought:
-    """The decision for the seat to move in `state`; `hidden` serves only for that seat's own
-    choices (the cards in its hand)."""
+    """The move of the player to move in `state`, a decision node.
+
+    `hidden`: the hidden cards as the table keeps them in step; only the deciding seat's own
+    secrets are used. None: nothing is known, every hidden card is dealt afresh each playout.
+    `seconds` replaces the level's think time; `progress(fraction)` hears how much of the budget
+    is spent; `stop()` returning True ends the search with the best move so far.
+    """
     seat = state.current_player()
     if seat < 0:
-        raise ValueError(f"no decision to think about: {state.player_name(seat)} to move")
-    actions = hidden.choices(state) if hidden is not None else state.legal_actions()
-    if not actions:
-        raise ValueError("no legal decision to think about")
+        raise ValueError(f"no move to think of: {state.player_name(seat)} is to move")
     rng = random.Random(seed)
+    own = choices(game, state, hidden)
+    if len(own) == 1:
+        return Thought(own[0], (Choice(own[0], 1.0, 0.0),), 0, 0.0)
+    start = time.perf_counter()
     limit = level.seconds if seconds is None else seconds
-    visits = [0] * len(actions)
-    totals = [0.0] * len(actions)
-    start = time.monotonic()
-    done = 0
-    while done < level.iterations:
-        if done and ((stop is not None and stop()) or time.monotonic() - start >= limit):
+    budget = Budget(level.iterations, start, limit, level.playout, progress, stop)
+    worlds = Worlds(game, state, seat, hidden)
+    # The moves in the order one look ahead likes them, which widening admits them in: with
+    # hundreds of moves, the likely ones are weighed first. A quarter of the time at most goes
+    # to it; the moves left unweighed come after.
+    guesses: dict[Action, float] = {}
+    for action in own if level.prior else ():
+        if time.perf_counter() - start > limit / 4:
             break
-        k = _pick(visits, totals, done, rng)
-        totals[k] += _playout(state.child(actions[k]), seat, rng)
-        visits[k] += 1
-        done += 1
-        if progress is not None and done % 16 == 0:
-            progress(min(1.0, max(done / level.iterations, (time.monotonic() - start) / limit)))
+        guesses[action] = one_ply(worlds, action, rng)
+    order = rng.sample(own, len(own))  # moves the guesses tie on, in no fixed order
+    order.sort(key=lambda action: -guesses.get(action, -2.0))
+    root, iterations = search(worlds, rng, budget, order)
+    spent = time.perf_counter() - start
+    visited = max(1, sum(child.visits for child in root.children.values()))
     ranked = sorted(
         (
-            Choice(action, visits[k] / done, totals[k] / visits[k] if visits[k] else 0.0)
-            for k, action in enumerate(actions)
+            Choice(action, child.visits / visited, child.total[seat] / child.visits)
+            for action, child in root.children.items()
         ),
         key=lambda choice: (-choice.share, -choice.value),
     )
-    return Thought(ranked[0].action, tuple(ranked), done, time.monotonic() - start)
-
-
-def _pick(visits: list[int], totals: list[float], done: int, rng: random.Random) -> int:
-    """UCB1: each decision once, then the best mean plus its doubt."""
-    untried = [k for k, n in enumerate(visits) if n == 0]
-    if untried:
-        return rng.choice(untried)
-    scores = [totals[k] / n + math.sqrt(2.0 * math.log(done) / n) for k, n in enumerate(visits)]
-    return max(range(len(scores)), key=scores.__getitem__)
-
-
-def _playout(state: GameState, seat: int, rng: random.Random) -> float:
-    """Random decisions and chance with its odds to the end: the seat's return."""
-    state = state.clone()
-    for _ in range(PLAYOUT_LIMIT):
-        if state.is_terminal():
-            return state.returns()[seat]
-        if state.is_chance_node():
-            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
-            state.apply(rng.choices(outcomes, weights)[0])
-        else:
-            state.apply(rng.choice(state.legal_actions()))
-    return 0.0
+    if not ranked:  # stopped before a single playout: any legal move will do
+        ranked = [Choice(action, 0.0, 0.0) for action in own]
+    return Thought(ranked[0].action, tuple(ranked), iterations, spent)

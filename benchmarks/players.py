@@ -1,0 +1,138 @@
+"""The computer players against the random bot and the one-ply greedy player (issue 24).
+
+Per game, level and opponent, seeded games with the computer in one seat, the seat rotating from
+game to game, every other seat the opponent. Prints the computer's wins (and draws), its share of
+the games against a fair seat's 1/N, the median and p95 think time per move, and playouts per
+second. The computer sees only its own secrets; the opponents play from their real hands.
+
+    python benchmarks/players.py [--json] [--games N] [--game NAME] [--level L]
+        [--opponent random|greedy] [--players N] [--seed FIRST]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller.rules import GAMES
+from controller.rules.api import Action, Game, GameState, Hidden
+from controller.search import LEVELS, Level, level_named, think
+from controller.search.greedy import greedy_move
+from controller.search.mcts import chance, step
+
+MAX_ACTIONS = 50_000
+"""A game still going after this many actions counts as unfinished (none has been)."""
+
+Opponent = Callable[[Game, GameState, random.Random, Hidden | None], Action]
+
+
+def random_move(game: Game, state: GameState, rng: random.Random, hidden: Hidden | None) -> Action:
+    """The simulated table's bot: any decision its hand allows, uniformly."""
+    return rng.choice(state.legal_actions() if hidden is None else hidden.choices(state))
+
+
+OPPONENTS: dict[str, Opponent] = {"random": random_move, "greedy": greedy_move}
+
+
+def play(
+    game: Game, level: Level, opponent: Opponent, seed: int, seat: int, options: dict[str, Any]
+) -> tuple[float, list[float], int, float]:
+    """One game: the computer's return, its think times, its playouts and their seconds."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(options)
+    hidden = game.deal(state, rng)
+    times: list[float] = []
+    playouts = 0
+    searching = 0.0
+    for move in range(MAX_ACTIONS):
+        if state.is_terminal():
+            return state.returns()[seat], times, playouts, searching
+        if state.is_chance_node():
+            action = chance(state, hidden, rng)
+        elif state.current_player() == seat:
+            start = time.perf_counter()
+            thought = think(game, state, level, seed * 100_003 + move, hidden=hidden)
+            action = thought.best
+            if thought.iterations:
+                times.append(time.perf_counter() - start)
+                playouts += thought.iterations
+                searching += thought.seconds
+        else:
+            action = opponent(game, state, rng, hidden)
+        step(state, hidden, action)
+    return 0.0, times, playouts, searching
+
+
+def cell(
+    game: Game, level: Level, opponent: str, games: int, options: dict[str, Any], first: int = 0
+) -> dict[str, Any]:
+    seats = game.new_initial_state(options).num_players
+    wins = draws = playouts = 0
+    seconds = 0.0
+    times: list[float] = []
+    start = time.perf_counter()
+    for g in range(first, first + games):
+        result, moves, done, spent = play(game, level, OPPONENTS[opponent], g, g % seats, options)
+        wins += result > 0
+        draws += result == 0
+        times += moves
+        playouts += done
+        seconds += spent
+    times.sort()
+    return {
+        "game": game.name,
+        "players": seats,
+        "level": level.name,
+        "opponent": opponent,
+        "games": games,
+        "first_seed": first,
+        "wins": wins,
+        "draws": draws,
+        "win_share": round(wins / games, 3),
+        "fair_share": round(1 / seats, 3),
+        "think_median_s": round(statistics.median(times), 3) if times else None,
+        "think_p95_s": round(times[int(0.95 * (len(times) - 1))], 3) if times else None,
+        "moves": len(times),
+        "playouts_per_s": round(playouts / seconds) if seconds else None,
+        "wall_s": round(time.perf_counter() - start, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument("--games", type=int, default=200, help="games per cell (default 200)")
+    parser.add_argument("--game", choices=sorted(GAMES), action="append", help="default: all")
+    parser.add_argument("--level", choices=list(LEVELS), action="append", help="default: all")
+    parser.add_argument("--opponent", choices=list(OPPONENTS), action="append")
+    parser.add_argument("--players", type=int, help="seats, for games that take the option")
+    parser.add_argument("--seed", type=int, default=0, help="the first game's seed (default 0)")
+    args = parser.parse_args()
+    for name in args.game or list(GAMES):
+        game = GAMES[name]
+        takes = any(option.name == "players" for option in game.info.options)
+        options = {"players": args.players} if args.players and takes else {}
+        for level_name in args.level or list(LEVELS):
+            for opponent in args.opponent or list(OPPONENTS):
+                level = level_named(level_name)
+                row = cell(game, level, opponent, args.games, options, args.seed)
+                if args.json:
+                    print(json.dumps(row), flush=True)
+                else:
+                    print(
+                        f"{row['game']:<12} {row['players']}p {row['level']:<7} "
+                        f"vs {row['opponent']:<7} {row['wins']:>4}/{row['games']} won "
+                        f"({row['win_share']:.0%}, fair {row['fair_share']:.0%}), "
+                        f"{row['draws']} drawn; think median {row['think_median_s']} s, "
+                        f"p95 {row['think_p95_s']} s; {row['playouts_per_s']} playouts/s",
+                        flush=True,
+                    )
+
+
+if __name__ == "__main__":
+    main()
