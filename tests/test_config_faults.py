@@ -14,6 +14,7 @@ import pytest
 
 from controller.cli import main
 from controller.cli.errors import EX_CONFIG, EX_USAGE
+from controller.config import load_config
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -156,7 +157,10 @@ def test_a_30_mb_palette_is_refused_unread(
 def test_a_palette_of_too_many_roles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     roles = "".join(f'role{i} = "#123456"\n' for i in range(300))
     status, path = run(tmp_path, "[palette]\n" + roles)
-    one_clear_line(capsys.readouterr().err, path, "[palette] has 339 roles; at most 256")
+    built_in = len(load_config(None).palette)  # the games' roles and the table's own
+    one_clear_line(
+        capsys.readouterr().err, path, f"[palette] has {300 + built_in} roles; at most 256"
+    )
     assert status == EX_CONFIG
 
 
