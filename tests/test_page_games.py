@@ -61,14 +61,16 @@ PLAYERS: dict[str, Choice] = {
     "voodoo": at_random,
 }
 # Baron Voodoo to a house target of 6 points (BV-11's rule data, tests/data/voodoo), Mightymania
-# with one life a card (MM-1's deck files, tests/data/mightymania): the same games and page, in
-# a third or a half of the moves.
+# with one life a card (MM-1's deck files, tests/data/mightymania), Multipli Potion with the
+# green monsters only (its `colours` option): the same games and page, in a third or a half of
+# the moves.
 SHORT_SQUADS = ",".join(
     str(DATA / "mightymania" / f"{n}-one-life.toml") for n in ("titans", "rogues")
 )
 OPTIONS = {
     "voodoo": ["--option", f"rules={DATA / 'voodoo' / 'short_game.toml'}"],
     "mightymania": ["--option", f"decks={SHORT_SQUADS}"],
+    "potions": ["--option", "colours=green"],
 }
 
 
