@@ -5,6 +5,8 @@ bad seats or levels refused. Dice Race (tests/dice_race.py) keeps the thinking s
 from __future__ import annotations
 
 import io
+import queue
+import random
 import time
 from pathlib import Path
 
@@ -19,7 +21,9 @@ from controller.daemon import Daemon
 from controller.journal import Journal
 from controller.operations import answer
 from controller.rules import get_game
-from controller.rules.api import Game
+from controller.rules.api import JSON, Game
+from controller.simulate import random_step
+from controller.thinker import Job, Thinker, thought_from_json
 
 SHOWN = {"shown_from", "shown_to", "shown_take"}
 
@@ -182,3 +186,37 @@ def test_waiting_for_the_table_names_its_seat(tmp_path: Path) -> None:
     session.on_dice([4], 0.0)  # the Akuma goes to square 4: the table shows it nowhere yet
     session.on_layout(start, 1.0)
     assert session.note == {"key": "wait_table", "player": "ladybug"}
+
+
+def test_a_hint_is_thought_in_the_worker_for_every_game() -> None:
+    """`hint` hands the worker the position as plain values (its game, options, history, the
+    hidden cards the table keeps in step) at the strong level for a few seconds: in each of the
+    five games, a few random steps in, it answers with a move the player could make, and the
+    alternatives ranked by their share of the thought."""
+    answers: queue.Queue[tuple[int, JSON | None, str | None]] = queue.Queue()
+    thinker = Thinker(lambda number, result, error: answers.put((number, result, error)))
+    seed = 5
+    rng = random.Random(seed)
+    try:
+        for name in ("akuma", "voodoo", "takeover", "potions", "mightymania"):
+            game = get_game(name)
+            state = game.new_initial_state()
+            hidden = game.deal(state, rng)
+            while state.is_terminal() or state.is_chance_node() or rng.random() < 0.9:
+                if state.is_terminal():  # a short game (an Akuma can end in two rolls): again
+                    state = game.new_initial_state()
+                    hidden = game.deal(state, rng)
+                random_step(state, rng, hidden)
+            job = Job(name, type(game).__module__, dict(state.options), state.history(),
+                      "strong", seed, hidden, seconds=0.3)  # fmt: skip
+            number = thinker.start(job)
+            done, result, error = answers.get(timeout=60)
+            assert (done, error) == (number, None) and result is not None
+            thought = thought_from_json(game, result)
+            could = state.legal_actions() if hidden is None else hidden.choices(state)
+            assert thought.best in could, name
+            assert {c.action for c in thought.ranked} <= set(state.legal_actions()), name
+            shares = [c.share for c in thought.ranked]
+            assert shares == sorted(shares, reverse=True) and sum(shares) <= 1.0001, name
+    finally:
+        thinker.close()
