@@ -76,6 +76,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/dice.py
 	$(BIN)/python benchmarks/icon_dice.py
 	$(BIN)/python benchmarks/web_latency.py
+	$(BIN)/python benchmarks/remote.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -825,7 +825,11 @@ class Daemon:
         )
 
     def _publish(self, now: float, view: View) -> None:
-        """Hand the dashboard a new snapshot when something it shows has changed."""
+        """Hand the dashboard a new snapshot when something it shows has changed, and the
+        room's spectators too (rate-limited)."""
+        room = self.room
+        if room is not None and room.up and room.spectators.due(now):
+            room.spectators.offer(self.snapshot(now, view), now)
         if self.web is None:
             return
         snapshot = self.snapshot(now, view)

@@ -29,6 +29,7 @@ from pathlib import Path
 from controller.broker import Broker, LinkAddress
 from controller.rules.api import JSON, Action, Game
 from controller.session import Session
+from controller.spectators import Spectators
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,11 @@ class Room:
             tls_ca,
             will=(presence, sign(self.secret, presence, {"online": False})),
         )
+        seated = "-".join(str(seat + 1) for seat in sorted(seats))
+        self.spectators = Spectators(
+            lambda topic, payload: self.broker.publish(topic, payload, retain=True),
+            f"{self.root}/snapshot/{seated}",
+        )
         self.up = False
         self.was_up = False
         self.synced = False
@@ -152,6 +158,7 @@ class Room:
             log.warning("link to %s lost (%s): reconnecting", self.address.where, why)
             return
         self.was_up = True
+        self.spectators.reset()
         self.broker.subscribe(f"{self.root}/state")
         self.broker.subscribe(f"{self.root}/sync/{self.table}")
         presence = f"{self.root}/table/{self.table}"

@@ -128,6 +128,8 @@ class Mosquitto:
     binary: str = "mosquitto"
     user: str = "table"
     password: str = "s3cret"
+    spectator: str = "spectator"  # may only read (the ACL of README "Two tables, one game")
+    spectator_password: str = "watch"
 
     @property
     def conf_head(self) -> str:
@@ -165,14 +167,22 @@ def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
     broker = Mosquitto(free_port(), free_port(), binary)
     passwords = folder / "passwords"
     subprocess.run([passwd, "-b", "-c", str(passwords), broker.user, broker.password], check=True)
+    add = [passwd, "-b", str(passwords), broker.spectator, broker.spectator_password]
+    subprocess.run(add, check=True)
     passwords.chmod(0o600)
+    acl = folder / "acl"
+    rules = (
+        f"user {broker.user}\ntopic readwrite #\nuser {broker.spectator}\ntopic read smartboard/#\n"
+    )
+    acl.write_text(rules)
+    acl.chmod(0o600)
     conf = folder / "mosquitto.conf"
     conf.write_text(
         "per_listener_settings true\n"
         + broker.conf_head
         + f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
         + f"listener {broker.auth_port} 127.0.0.1\nallow_anonymous false\n"
-        + f"password_file {passwords}\n"
+        + f"password_file {passwords}\nacl_file {acl}\n"
     )
     log = (folder / "mosquitto.log").open("w")
     process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)

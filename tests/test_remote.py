@@ -6,6 +6,7 @@ secret, garbage) is ignored; a broker out of reach, or refusing the table, stops
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -227,3 +228,49 @@ def test_a_broker_lost_mid_game_is_said_and_the_game_kept(
     finally:
         broker.terminate()
         broker.wait(timeout=10)
+
+
+def test_a_spectator_reads_the_table_s_snapshot_and_the_broker_refuses_what_it_sends(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The table publishes the dashboard's snapshot, retained, for the room's spectators, and
+    again when it changes; the broker's `spectator` user (read-only in its ACL) reads it, and
+    what it publishes, on the room's actions or on the snapshot, is refused by the broker."""
+    room = "watched"
+    user = f"{mosquitto.user}:{mosquitto.password}"
+    url = f"mqtt://{user}@127.0.0.1:{mosquitto.auth_port}/{room}"
+    config = fast_sim_config(link_url=url, link_seats=(1,), link_secret=SECRET)
+    seen: dict[str, bytes] = {}
+    acks: list[Any] = []
+    spectator = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    spectator.username_pw_set(mosquitto.spectator, mosquitto.spectator_password)
+    spectator.on_message = lambda client, data, message: seen.update(
+        {message.topic: bytes(message.payload)}
+    )
+    spectator.on_publish = lambda client, data, mid, reason, props: acks.append(reason)
+    topic = f"smartboard/{room}/snapshot/1"
+    with serving(config, options_in(tmp_path)) as daemon:
+        wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+        spectator.connect("127.0.0.1", mosquitto.auth_port)
+        spectator.subscribe(f"smartboard/{room}/#", qos=1)
+        spectator.loop_start()
+        try:
+            wait_for(lambda: topic in seen, what="the retained snapshot")
+            snapshot = json.loads(seen[topic])
+            assert snapshot["room"]["room"] == room and snapshot["game"] == "akuma"
+            assert call(daemon, op="roll", values=[3])["ok"]
+            played = call(daemon, op="status")["history"]
+            wait_for(lambda: len(json.loads(seen[topic])["log"]) == len(played))
+            game_id = call(daemon, op="status")["room"]["game_id"]
+            forged = {"game_id": game_id, "seq": len(played), "action": played[0], "prev": ""}
+            action_topic = f"smartboard/{room}/game/{game_id}/{len(played)}"
+            spectator.publish(action_topic, sign(b"guessed", action_topic, forged), qos=1)
+            spectator.publish(topic, b"{}", qos=1, retain=True)
+            wait_for(lambda: len(acks) == 2, what="the broker's answers")
+            assert all(reason.is_failure and "authori" in str(reason).lower() for reason in acks)
+            status = call(daemon, op="status")
+            assert status["history"] == played and status["room"]["refused"] == 0
+            assert json.loads(seen[topic])["game"] == "akuma"  # not the spectator's {}
+        finally:
+            spectator.disconnect()
+            spectator.loop_stop()

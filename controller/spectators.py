@@ -1,0 +1,47 @@
+"""Spectators of a linked table (issue 25): the table's snapshot, the one its dashboard reads
+(controller/snapshot.py), published retained on `smartboard/ROOM/snapshot/TABLE` when it
+changes, at most twice a second, so that a screen or a phone subscribed to the room sees the
+game without a seat in it. Plain JSON, not signed: a spectator has no room secret, and what
+keeps strangers from writing there is the broker's ACL (a `spectator` user that may only read,
+README "Two tables, one game")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from controller.rules.api import JSON
+
+MIN_INTERVAL_S = 0.5
+"""The least time between two snapshots published: a blinking table changes often."""
+
+Publish = Callable[[str, bytes], None]
+"""Sends a retained message: its topic and payload."""
+
+
+class Spectators:
+    """What this table last showed its spectators, and when."""
+
+    def __init__(self, publish: Publish, topic: str) -> None:
+        self.topic = topic
+        self._publish = publish
+        self._last: JSON | None = None
+        self._when: float | None = None
+        self.sent = 0
+
+    def due(self, now: float) -> bool:
+        """Whether a snapshot may be sent now: worth building only then."""
+        return self._when is None or now - self._when >= MIN_INTERVAL_S
+
+    def offer(self, snapshot: JSON, now: float) -> None:
+        """Publish `snapshot` (without its page's version number) if it changed."""
+        shown = {key: value for key, value in snapshot.items() if key != "version"}
+        if shown == self._last:
+            return
+        self._publish(self.topic, json.dumps(shown, separators=(",", ":")).encode())
+        self._last, self._when = shown, now
+        self.sent += 1
+
+    def reset(self) -> None:
+        """After a reconnection: the broker may have lost what it held, so send it again."""
+        self._last = None
