@@ -65,6 +65,7 @@ class Config:
     link_seats: tuple[int, ...] = ()
     link_secret: str = ""
     link_tls_ca: Path | None = None
+    link_home_assistant: bool = False
 
     def simulated(self) -> Config:
         return replace(
@@ -279,6 +280,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         link_seats=tuple(sorted(set(seats))),
         link_secret=text("link", "secret", 256),
         link_tls_ca=Path(tls_ca) if tls_ca else None,
+        link_home_assistant=get("link", "home_assistant", bool),
     )  # fmt: skip
 
 

@@ -166,6 +166,7 @@ class Daemon:
             self.options.state_dir,
             self.events.on_room,
             ca,
+            config.link_home_assistant,
         )
         room.elsewhere = frozenset(range(players)) - seats
         try:

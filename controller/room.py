@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from controller.broker import Broker, LinkAddress
+from controller.home_assistant import HomeAssistant
 from controller.rules.api import JSON, Action, Game
 from controller.session import Session
 from controller.spectators import Spectators
@@ -93,6 +94,7 @@ class Room:
         state_dir: Path,
         submit: Submit,
         tls_ca: str | None = None,
+        home_assistant: bool = False,
     ) -> None:
         self.address = address
         self.secret = secret.encode()
@@ -114,9 +116,13 @@ class Room:
             will=(presence, sign(self.secret, presence, {"online": False})),
         )
         seated = "-".join(str(seat + 1) for seat in sorted(seats))
+
+        def retained(topic: str, payload: bytes) -> None:
+            self.broker.publish(topic, payload, retain=True)
+
+        sensors = HomeAssistant(retained, self.root, address.room, seated)
         self.spectators = Spectators(
-            lambda topic, payload: self.broker.publish(topic, payload, retain=True),
-            f"{self.root}/snapshot/{seated}",
+            retained, f"{self.root}/snapshot/{seated}", sensors if home_assistant else None
         )
         self.up = False
         self.was_up = False

@@ -3,13 +3,15 @@
 changes, at most twice a second, so that a screen or a phone subscribed to the room sees the
 game without a seat in it. Plain JSON, not signed: a spectator has no room secret, and what
 keeps strangers from writing there is the broker's ACL (a `spectator` user that may only read,
-README "Two tables, one game")."""
+README "Two tables, one game"). Home Assistant's sensors,
+if on, are fed from the same snapshot (controller/home_assistant.py)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 
+from controller.home_assistant import HomeAssistant
 from controller.rules.api import JSON
 
 MIN_INTERVAL_S = 0.5
@@ -22,8 +24,11 @@ Publish = Callable[[str, bytes], None]
 class Spectators:
     """What this table last showed its spectators, and when."""
 
-    def __init__(self, publish: Publish, topic: str) -> None:
+    def __init__(
+        self, publish: Publish, topic: str, home_assistant: HomeAssistant | None = None
+    ) -> None:
         self.topic = topic
+        self.home_assistant = home_assistant
         self._publish = publish
         self._last: JSON | None = None
         self._when: float | None = None
@@ -41,7 +46,11 @@ class Spectators:
         self._publish(self.topic, json.dumps(shown, separators=(",", ":")).encode())
         self._last, self._when = shown, now
         self.sent += 1
+        if self.home_assistant is not None:
+            self.home_assistant.offer(shown)
 
     def reset(self) -> None:
         """After a reconnection: the broker may have lost what it held, so send it again."""
         self._last = None
+        if self.home_assistant is not None:
+            self.home_assistant.reset()

@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -235,11 +236,15 @@ def test_a_spectator_reads_the_table_s_snapshot_and_the_broker_refuses_what_it_s
 ) -> None:
     """The table publishes the dashboard's snapshot, retained, for the room's spectators, and
     again when it changes; the broker's `spectator` user (read-only in its ACL) reads it, and
-    what it publishes, on the room's actions or on the snapshot, is refused by the broker."""
+    what it publishes, on the room's actions or on the snapshot, is refused by the broker.
+    Home Assistant's sensors, turned on, have their state beside the snapshot."""
     room = "watched"
     user = f"{mosquitto.user}:{mosquitto.password}"
     url = f"mqtt://{user}@127.0.0.1:{mosquitto.auth_port}/{room}"
-    config = fast_sim_config(link_url=url, link_seats=(1,), link_secret=SECRET)
+    config = replace(
+        fast_sim_config(link_url=url, link_seats=(1,), link_secret=SECRET),
+        link_home_assistant=True,
+    )
     seen: dict[str, bytes] = {}
     acks: list[Any] = []
     spectator = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
@@ -258,6 +263,12 @@ def test_a_spectator_reads_the_table_s_snapshot_and_the_broker_refuses_what_it_s
             wait_for(lambda: topic in seen, what="the retained snapshot")
             snapshot = json.loads(seen[topic])
             assert snapshot["room"]["room"] == room and snapshot["game"] == "akuma"
+            # Home Assistant's sensors, turned on: their state beside the snapshot.
+            sensors = f"smartboard/{room}/home_assistant/1"
+            wait_for(
+                lambda: sensors in seen and json.loads(seen[sensors])["table"] == "playing",
+                what="the sensors' state",
+            )
             assert call(daemon, op="roll", values=[3])["ok"]
             played = call(daemon, op="status")["history"]
             wait_for(lambda: len(json.loads(seen[topic])["log"]) == len(played))
