@@ -1,16 +1,19 @@
 """Linked tables (issue 25): an action published on one table, received and lit on the other.
 
-Two simulated tables (two daemons in this process, bots on their own seats carrying out the
-other table's moves as hands) play Capture the Akuma through a throw-away Mosquitto on a free
-port of the loopback, its files in a temporary folder (Debian's `mosquitto` must be installed).
-A third client of the broker's duplicates and reorders the game's messages: every third one is
-held back and sent again twice, after the next, out of order.
+Two simulated tables (two daemons, each in a process of its own, bots on their own seats
+carrying out the other table's moves as hands) play Capture the Akuma through a throw-away
+Mosquitto on a free port of the loopback, its files in a temporary folder (Debian's `mosquitto`
+must be installed). A third client of the broker's (in this process) duplicates and reorders the
+game's messages: every third one is held back and sent again twice, after the next, out of
+order.
 
 Figures, over the actions each table received from the other:
 - relayed: published on one table -> at a third client of the broker's (the transport alone);
 - received: published on one table -> handled by the other's loop (room.py has it in order);
 - lit: published -> the other table's LED frame drawn (and written to the strip) with the move
   lit for a hand to carry out, or with a roll or an unseen decision applied;
+- lit_ready: the same, for the actions that came once the other table had applied the one
+  before (not waiting behind a move for a hand to carry out first);
 - lost / duplicated: actions of the room missing from a table's journal, or applied there more
   than once (target 0/0), and the duplicates the tables saw and dropped.
 
@@ -21,15 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import socket
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field, replace
+from multiprocessing import Queue
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +53,7 @@ PARTS = {
     "relayed": "through the broker (to a third client)",
     "received": "handled by the other table's loop",
     "lit": "lit on the other table",
+    "lit_ready": "lit, if the other table had applied the action before",
 }
 
 
@@ -66,7 +71,9 @@ def start_broker(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     conf = folder / "mosquitto.conf"
     user = f"user {os.environ.get('USER', 'root')}\n" if os.geteuid() == 0 else ""
-    conf.write_text(user + f"listener {port} 127.0.0.1\nallow_anonymous true\n")
+    conf.write_text(
+        user + f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+    )
     broker = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 10
     while True:
@@ -126,7 +133,7 @@ class Table:
     actions: dict[int, JSON] = field(default_factory=dict)
     received: dict[int, float] = field(default_factory=dict)
     lit: dict[int, float] = field(default_factory=dict)
-    thread: threading.Thread | None = None
+    waiting: set[int] = field(default_factory=set)  # came before the table had the one before
 
 
 def open_table(folder: Path, url: str, seat: int, seed: int) -> Table:
@@ -168,8 +175,11 @@ def open_table(folder: Path, url: str, seat: int, seed: int) -> Table:
         before = len(room.known)
         on_event(event, session)
         now = time.monotonic()
+        applied = len(session.state.actions())
         for seq in range(before, len(room.known)):
             table.received.setdefault(seq, now)
+            if applied < seq:
+                table.waiting.add(seq)
 
     def timed_show(now: float) -> None:
         """The frame drawn (and written, if it changed): lit, once the session has applied the
@@ -188,59 +198,87 @@ def open_table(folder: Path, url: str, seat: int, seed: int) -> Table:
     return table
 
 
+def run_table(folder: Path, url: str, seat: int, seed: int, results: Queue[JSON]) -> None:
+    """In a process of its own, as on a Pi of its own: one table's game to its end, and what
+    its room published, received and lit, when."""
+    table = open_table(folder, url, seat, seed)
+    try:
+        table.daemon.run()
+    finally:
+        table.daemon.close()
+    room = table.daemon.room
+    assert room is not None
+    results.put(
+        {
+            "seat": seat,
+            "published": table.published,
+            "actions": table.actions,
+            "received": table.received,
+            "lit": table.lit,
+            "waiting": table.waiting,
+            "duplicates": room.counts["duplicates"],
+            "disagree": room.disagree is not None,
+            "game_id": room.game_id,
+        }
+    )
+
+
 def play(folder: Path, port: int, room: str, seed: int) -> dict[str, Any]:
     """One linked game to its end; what each table's journal and room say of it."""
     shuffler = Shuffler(port, room)
     url = f"mqtt://127.0.0.1:{port}/{room}"
-    tables = [open_table(folder / f"table{seat}", url, seat, seed + seat) for seat in (1, 2)]
+    context = multiprocessing.get_context("fork")
+    results: Queue[JSON] = context.Queue()
+    processes = [
+        context.Process(
+            target=run_table, args=(folder / f"table{seat}", url, seat, seed + seat, results)
+        )
+        for seat in (1, 2)
+    ]
     try:
-        for table in tables:
-            table.thread = threading.Thread(target=table.daemon.run)
-            table.thread.start()
-        for table in tables:
-            assert table.thread is not None
-            table.thread.join(timeout=300)
-            if table.thread.is_alive():
-                raise SystemExit("a linked game did not end in 300 s")
+        for process in processes:
+            process.start()
+        tables = sorted((results.get(timeout=300) for _ in processes), key=lambda t: t["seat"])
     finally:
-        for table in tables:
-            table.daemon.stop()
-            if table.thread is not None:
-                table.thread.join()
-            table.daemon.close()
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
         shuffler.close()
-    room_actions = tables[0].actions | tables[1].actions
+    room_actions = tables[0]["actions"] | tables[1]["actions"]
     reference = [room_actions[seq] for seq in sorted(room_actions)]
     lost = duplicated = 0
     for table in tables:
-        history = Journal(table.daemon.options.state_dir).read().history()
+        history = Journal(folder / f"table{table['seat']}").read().history()
         common = next(
             (n for n, (a, b) in enumerate(zip(history, reference, strict=False)) if a != b),
             min(len(history), len(reference)),
         )
         lost += len(reference) - common
         duplicated += max(0, len(history) - len(reference))
-    rooms = [table.daemon.room for table in tables]
-    game_id = rooms[0].game_id if rooms[0] else None
-    received, lit, relayed = [], [], []
+    game_id = tables[0]["game_id"]
+    received, lit, relayed, ready = [], [], [], []
     for sender, receiver in (tables, tables[::-1]):
-        for seq, sent in sender.published.items():
+        for seq, sent in sender["published"].items():
             came = shuffler.first.get(f"smartboard/{room}/game/{game_id}/{seq}")
             if came is not None:
                 relayed.append((came - sent) * 1000)
-            if seq in receiver.received and seq not in receiver.published:
-                received.append((receiver.received[seq] - sent) * 1000)
-                if seq in receiver.lit:
-                    lit.append((receiver.lit[seq] - sent) * 1000)
+            if seq in receiver["received"] and seq not in receiver["published"]:
+                received.append((receiver["received"][seq] - sent) * 1000)
+                if seq in receiver["lit"]:
+                    lit.append((receiver["lit"][seq] - sent) * 1000)
+                    if seq not in receiver["waiting"]:
+                        ready.append(lit[-1])
     return {
         "actions": len(reference),
         "relayed": relayed,
         "received": received,
         "lit": lit,
+        "lit_ready": ready,
         "lost": lost,
         "duplicated": duplicated,
-        "duplicates_dropped": sum(room.counts["duplicates"] for room in rooms if room),
-        "disagree": any(room.disagree is not None for room in rooms if room),
+        "duplicates_dropped": sum(table["duplicates"] for table in tables),
+        "disagree": any(table["disagree"] for table in tables),
         "resent": shuffler.sent,
     }
 
@@ -258,25 +296,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         broker, port = start_broker(folder)
-        totals: dict[str, Any] = {
-            "games": 0,
-            "actions": 0,
-            "relayed": [],
-            "received": [],
-            "lit": [],
-        }
+        totals: dict[str, Any] = {"games": 0, "actions": 0, "disagree": False}
+        totals |= {part: [] for part in PARTS}
         for key in ("lost", "duplicated", "duplicates_dropped", "resent"):
             totals[key] = 0
-        totals["disagree"] = False
         try:
             while totals["actions"] < args.actions:
                 games = totals["games"]
                 game = play(folder / f"game{games}", port, f"bench{games}", seed=10 * games)
                 totals["games"] += 1
-                for key in ("actions", "relayed", "received", "lit", "lost", "duplicated"):
+                for key in ("actions", *PARTS, "lost", "duplicated", "duplicates_dropped"):
                     totals[key] += game[key]
-                for key in ("duplicates_dropped", "resent"):
-                    totals[key] += game[key]
+                totals["resent"] += game["resent"]
                 totals["disagree"] |= game["disagree"]
         finally:
             broker.terminate()
@@ -289,6 +320,7 @@ def main() -> None:
             "p99": round(percentile(values, 0.99), 2),
         }
     figures["unlit"] = len(times["received"]) - len(times["lit"])
+    figures["waited"] = len(times["lit"]) - len(times["lit_ready"])
     if args.json:
         print(json.dumps(figures, indent=2))
         return

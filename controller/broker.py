@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +112,7 @@ class Broker:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_socket_open = self._on_socket_open
 
     def connect(self, timeout: float = CONNECT_S) -> None:
         """Connect, and wait for the broker to accept: a BrokerError says why not."""
@@ -158,6 +160,12 @@ class Broker:
         self, client: mqtt.Client, userdata: object, flags: object, reason: object, props: object
     ) -> None:
         self._connected(False, str(reason))
+
+    def _on_socket_open(self, client: mqtt.Client, userdata: object, sock: object) -> None:
+        """Small messages sent at once: with Nagle's algorithm, one sent while the last is not
+        yet acknowledged waits for the peer's delayed ACK (up to 40 ms)."""
+        if isinstance(sock, socket.socket):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         self._received(message.topic, bytes(message.payload))

@@ -7,6 +7,7 @@ secret, garbage) is ignored; a broker out of reach, or refusing the table, stops
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -256,6 +257,10 @@ def test_a_spectator_reads_the_table_s_snapshot_and_the_broker_refuses_what_it_s
     topic = f"smartboard/{room}/snapshot/1"
     with serving(config, options_in(tmp_path)) as daemon:
         wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+        assert daemon.room is not None  # small messages sent at once (no Nagle's algorithm)
+        sock = daemon.room.broker.client.socket()
+        assert isinstance(sock, socket.socket)
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
         spectator.connect("127.0.0.1", mosquitto.auth_port)
         spectator.subscribe(f"smartboard/{room}/#", qos=1)
         spectator.loop_start()
