@@ -829,11 +829,16 @@ class Daemon:
         """Hand the dashboard a new snapshot when something it shows has changed, and the
         room's spectators too (rate-limited)."""
         room = self.room
-        if room is not None and room.up and room.spectators.due(now):
-            room.spectators.offer(self.snapshot(now, view), now)
-        if self.web is None:
+        spectators = room.spectators if room is not None and room.up else None
+        if spectators is not None and not spectators.due(now):
+            spectators = None
+        if self.web is None and spectators is None:
             return
         snapshot = self.snapshot(now, view)
+        if spectators is not None:
+            spectators.offer(snapshot, now)
+        if self.web is None:
+            return
         del snapshot["version"]
         if snapshot != self._published:
             self._published = snapshot

@@ -1,10 +1,10 @@
 """Spectators of a linked table (issue 25): the table's snapshot, the one its dashboard reads
-(controller/snapshot.py), published retained on `smartboard/ROOM/snapshot/TABLE` when it
+(controller/snapshot.py), published retained on `smartboard/ROOM/snapshot/SEATS` when it
 changes, at most twice a second, so that a screen or a phone subscribed to the room sees the
 game without a seat in it. Plain JSON, not signed: a spectator has no room secret, and what
 keeps strangers from writing there is the broker's ACL (a `spectator` user that may only read,
-README "Two tables, one game"). Home Assistant's sensors,
-if on, are fed from the same snapshot (controller/home_assistant.py)."""
+README "Two tables, one game"). Home Assistant's sensors, if on, are fed from the same
+snapshot (controller/home_assistant.py)."""
 
 from __future__ import annotations
 
@@ -32,20 +32,19 @@ class Spectators:
         self._publish = publish
         self._last: JSON | None = None
         self._when: float | None = None
-        self.sent = 0
 
     def due(self, now: float) -> bool:
-        """Whether a snapshot may be sent now: worth building only then."""
+        """Whether a snapshot may be offered now: worth building only then."""
         return self._when is None or now - self._when >= MIN_INTERVAL_S
 
     def offer(self, snapshot: JSON, now: float) -> None:
         """Publish `snapshot` (without its page's version number) if it changed."""
+        self._when = now
         shown = {key: value for key, value in snapshot.items() if key != "version"}
         if shown == self._last:
             return
         self._publish(self.topic, json.dumps(shown, separators=(",", ":")).encode())
-        self._last, self._when = shown, now
-        self.sent += 1
+        self._last = shown
         if self.home_assistant is not None:
             self.home_assistant.offer(shown)
 
