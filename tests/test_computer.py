@@ -116,6 +116,7 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         wait_for(lambda: len(_snap(daemon)["log"]) == log + 1, what="the table's move taken")
         assert _snap(daemon)["log"][-1] == shown
         # A new game from the page's form: blue the table's at the strong level, hints off.
+        page.select_option("#new-game", race.name)
         page.select_option('#new-seats select[data-seat="2"]', "strong")
         page.locator("#new-hints").uncheck()
         page.once("dialog", lambda dialog: dialog.accept())
