@@ -76,11 +76,15 @@ def words(game: Game) -> JSON:
     return {**catalogue(game), "fields": action_fields(game)}
 
 
-@functools.cache  # the same for as long as the daemon runs
 def games_offered() -> JSON:
     """The games the table plays, with their titles and default options."""
+    return _offered(tuple(GAMES.values()))
+
+
+@functools.cache  # the same while the games registered stay the same
+def _offered(games: tuple[Game, ...]) -> JSON:
     return {
-        name: {
+        game.name: {
             "title": game.title,
             "titles": {"en": game.info.title, "fr": game.info.title_fr},
             "options": dict(game.default_options),
@@ -94,7 +98,7 @@ def games_offered() -> JSON:
                 language: words.get("players", {}) for language, words in catalogue(game).items()
             },
         }
-        for name, game in sorted(GAMES.items())
+        for game in sorted(games, key=lambda game: game.name)
     }
 
 

@@ -1700,21 +1700,8 @@ class VoodooGame(Game):
         PoolFace,
         Place,
         Jump,
-        MamyWata,
-        GranBwa,
-        PapaLegba,
-        ErzulieFreda,
-        TakeOffering,
-        ChangeFace,
-        EffectOffering,
-        EffectPoint,
-        EffectChange,
-        EffectProtection,
-        Steal,
-        Switch,
-        ExtraTurn,
-        PlaceCombo,
-        EndTurn,
+        *POWER_ACTIONS,
+        *STEP_KINDS,
     )
 
     def _new_state(self, options: Mapping[str, Any]) -> VoodooState:
