@@ -201,9 +201,9 @@ class Session:
             self._rolled_elsewhere = False
             if self.elsewhere and self.state.is_chance_node():
                 seat = self._last_decider()
-                self._rolled_elsewhere = (roller(self.state) if seat is None else seat) in (
-                    self.elsewhere
-                )
+                owner = roller(self.state) if seat is None else seat
+                # One no turn tells (a set-up laid in turn) is rolled by the first seat's table.
+                self._rolled_elsewhere = (0 if owner is None else owner) in self.elsewhere
         return self._rolled_elsewhere
 
     def _last_decider(self) -> int | None:

@@ -491,8 +491,11 @@ class PotionsHidden(Hidden):
         if isinstance(action, Deal):
             self.pile.remove(action.card)
         elif isinstance(action, Place):
-            for hand in self.hands:
-                hand.discard(action.card)
+            if action.card not in self.hands[self.mover]:
+                # Laid from a real hand this deal did not give (another table, a person): the
+                # caller deals afresh to fit, or the card could come again from this pile.
+                raise ValueError(f"{action.card} laid from a hand this deal did not hold")
+            self.hands[self.mover].discard(action.card)
         elif isinstance(action, Capture):
             self.pile.extend((action.potion_a, action.potion_b))
         # Draws as the table counted them: the rewarded opponent (MP-3) before the player.
