@@ -74,8 +74,9 @@ class Bots:
             return
         self.next_step = now + self.pace
         state, game = session.state, session.game
-        if session.rolled_elsewhere():
-            # Rolled at another table (controller/room.py): the hands lay what comes from it.
+        if session.chance_not_read():
+            # Rolled at another table or in software (controller/room.py): the hands lay what
+            # comes.
             self.next_step = now + max(self.pace, CAMERA_WAIT_S)
             return
         if state.is_chance_node():
@@ -107,7 +108,7 @@ class Bots:
             self._place(layout)
             self._placed = action
             return
-        if wanted is not None:
+        if wanted is not None and not session.chance_drawn:
             reading = self.dice.roll(wanted.faces, wanted.count)
             if self._dice_tell(action, reading):
                 # The dice thrown tell the choice (AK-3, or the one building a pawn can claim);

@@ -17,6 +17,10 @@ from hardware.profile import ProfileError, profile_path
 from hardware.toml_files import read_toml, shown
 from vision.choices import SOURCES, VIEWS
 
+LINK_DICE = ("table", "software")
+"""Where a linked game's chance is rolled: on the table of the seat that rolls, read from its
+dice or board, or drawn in software there (controller/room.py)."""
+
 
 class ConfigError(ValueError):
     """A config that cannot run the table, with the file and key at fault."""
@@ -66,6 +70,7 @@ class Config:
     link_secret: str = ""
     link_tls_ca: Path | None = None
     link_home_assistant: bool = False
+    link_dice: str = "table"  # where chance is rolled: "table" (dice, cards) or "software"
 
     def simulated(self) -> Config:
         return replace(
@@ -281,6 +286,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         link_secret=text("link", "secret", 256),
         link_tls_ca=Path(tls_ca) if tls_ca else None,
         link_home_assistant=get("link", "home_assistant", bool),
+        link_dice=choice("link", "dice", LINK_DICE),
     )  # fmt: skip
 
 

@@ -167,6 +167,9 @@ class Daemon:
             self.events.on_room,
             ca,
             config.link_home_assistant,
+            config.link_dice,
+            self.options.page_only,
+            self.options.seed,
         )
         room.elsewhere = frozenset(range(players)) - seats
         try:
@@ -313,6 +316,7 @@ class Daemon:
         )
         if self.room is not None:
             self.session.elsewhere = self.room.elsewhere
+            self.session.chance_drawn = self.room.dice == "software"
         self.session.table_seats = frozenset(computer.seats) | self.session.elsewhere
         if self.bots is not None:
             self.bots.told = lambda state: computer.told(self.session)
@@ -389,6 +393,8 @@ class Daemon:
                 shown = room is not None and not self.halted and room.step(self.session, roles, now)
                 if shown and self.bots is not None:
                     self.bots.next_step = min(self.bots.next_step, now)  # to carry it out
+                if shown and self.options.page_only:
+                    self.hands_follow(reeds=True)  # no hands: the board as the game has it
                 if self.bots is not None and not self.halted:
                     self.bots.step(now, self._table_busy())
             self._want_dice()
@@ -730,7 +736,7 @@ class Daemon:
         said = None if link is None else link.trouble_said()
         if said is not None:
             alert(said[0], said[1], **said[2])
-        room = None if self.room is None else self.room.trouble()
+        room = None if self.room is None else self.room.trouble(self.game.name)
         if room is not None:
             alert(room[0], room[1], **room[2])
         unsure = self.board_unsure

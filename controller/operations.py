@@ -288,6 +288,8 @@ def _undo(daemon: Daemon, request: JSON, now: float) -> JSON:
     reroll = request.get("reroll")
     if reroll is not None and not isinstance(reroll, bool):
         return {"ok": False, "error": f'"reroll" is true or false, not {reroll!r}'}
+    if daemon.room is not None:
+        return refused(LINKED_UNDO, "linked_undo")
     session = daemon.session
     planned = session.take_back_plan()
     player = None if planned is None else session.state.player_name(planned.player)
@@ -304,6 +306,13 @@ def _undo(daemon: Daemon, request: JSON, now: float) -> JSON:
         "roll": daemon.game.dice_wanted(state) is not None,
         "restoring": session.restoring,
     }
+
+
+LINKED_UNDO = (
+    "no take-back while the tables are linked: the other tables have this move too, and taking "
+    "it back here alone would make the tables disagree; play on, or start a new game on every "
+    "table"
+)
 
 
 def _faces(values: object) -> tuple[Face, ...]:

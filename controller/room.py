@@ -6,36 +6,50 @@ of the history before it, on a retained topic of its own (`smartboard/ROOM/game/
 A table that (re)connects is handed every action of the game by the broker, and the room's
 retained state (game, options, length, digest). The other tables' actions are followed as a
 computer seat's are (controller/computer.py): a decision lit for a hand to carry out, checked by
-the sensors and blinking until it is; a chance outcome applied as rolled there. An action comes
-once per sequence number: one seen again is a duplicate; one that does not follow this table's
-history stops the exchange, "tables disagree", naming the last action both have.
+the sensors and blinking until it is (on a dashboard-only participant, `page_only`, applied at
+once: there are no hands); a chance outcome applied as rolled there. With the room's option
+`dice = "software"`, the table of the seat that rolls draws each chance outcome in software and
+publishes it as any. An action comes once per sequence number: one seen again is a duplicate;
+one that does not follow this table's history stops the exchange, "tables disagree", naming the
+last action both have.
 
 Every message is signed with the room's secret (HMAC-SHA256 over topic and body): a stranger on
 the broker cannot act in the game; what fails the check, or cannot be read, is logged and
-ignored. The table of seat 1 opens the room's game; the others join it. This module runs in the
-daemon's loop alone; the broker's thread only queues what it receives (controller/broker.py).
+ignored. The table of seat 1 opens the room's game; the others join it if it is their game,
+with their option for chance (controller/room_peers.py says what the players are told when a
+table keeps out of it). A new game on a table leaves the room's game; the table of seat 1 opens
+the next. This module runs in the daemon's loop alone; the broker's thread only queues what it
+receives (controller/broker.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
+import random
 import secrets
 from collections.abc import Callable
 from pathlib import Path
 
 from controller.broker import Broker, LinkAddress
 from controller.home_assistant import HomeAssistant
+from controller.room_peers import (
+    Alert,
+    Peer,
+    disagree_alert,
+    misfit,
+    moved_on_alert,
+    peers_alert,
+    reconnecting_alert,
+    refusal_alert,
+)
+from controller.room_signing import chain, sign, verify
 from controller.rules.api import JSON, Action, Game
 from controller.session import Session
 from controller.spectators import Spectators
 
 log = logging.getLogger(__name__)
 
-MAX_PAYLOAD = 65536
-"""Bytes a message may have: an action or the room's state is far smaller."""
 MAX_AHEAD = 4096
 """Actions held that came before those they follow (retained ones come in any order)."""
 BINDING = "room.json"
@@ -45,42 +59,6 @@ Roles = Callable[[Session, Action], dict[str, str]]
 """The lights of a move shown for a hand to carry out (`Computer.roles`)."""
 Submit = Callable[..., None]
 """Puts a room event on the daemon's queue (`Events.on_room`)."""
-
-
-def sign(secret: bytes, topic: str, body: JSON) -> bytes:
-    """A message: its body and the HMAC of topic and body with the room's secret."""
-    text = json.dumps(body, separators=(",", ":"), sort_keys=True)
-    mac = hmac.new(secret, f"{topic}\n{text}".encode(), hashlib.sha256).hexdigest()
-    return json.dumps({"body": text, "hmac": mac}).encode()
-
-
-def verify(secret: bytes, topic: str, payload: bytes) -> JSON:
-    """The body of a message signed with `secret` for `topic`; a ValueError says why not."""
-    if len(payload) > MAX_PAYLOAD:
-        raise ValueError(f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
-    try:
-        envelope = json.loads(payload)
-    except (ValueError, RecursionError):
-        raise ValueError("not JSON") from None
-    if not isinstance(envelope, dict) or not isinstance(envelope.get("body"), str):
-        raise ValueError("no body")
-    mac = envelope.get("hmac")
-    good = hmac.new(secret, f"{topic}\n{envelope['body']}".encode(), hashlib.sha256).hexdigest()
-    if not isinstance(mac, str) or not hmac.compare_digest(mac, good):
-        raise ValueError("missing or wrong HMAC: not signed with this room's secret")
-    try:
-        body = json.loads(envelope["body"])
-    except (ValueError, RecursionError):
-        raise ValueError("a body that is not JSON") from None
-    if not isinstance(body, dict):
-        raise ValueError("a body that is not an object")
-    return body
-
-
-def chain(before: str, action: JSON) -> str:
-    """The digest of a history: that of the history before its last action, and the action."""
-    text = json.dumps(action, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(f"{before}\n{text}".encode()).hexdigest()[:32]
 
 
 class Room:
@@ -95,8 +73,14 @@ class Room:
         submit: Submit,
         tls_ca: str | None = None,
         home_assistant: bool = False,
+        dice: str = "table",
+        page_only: bool = False,
+        seed: int | None = None,
     ) -> None:
         self.address = address
+        self.dice = dice  # where chance is rolled: "table", or "software"
+        self.page_only = page_only  # no table: the others' moves are applied at once
+        self._rng = random.Random(None if seed is None else f"room dice {seed}")
         self.secret = secret.encode()
         self.seats = seats  # seat indexes this table owns
         self.elsewhere: frozenset[int] = frozenset()  # set once the game's seats are known
@@ -137,6 +121,10 @@ class Room:
         self._verified = 0
         self.room_state: JSON | None = None
         self.disagree: JSON | None = None
+        self.refusal: JSON | None = None  # why this table keeps out of the room's game
+        self.moved_on = False  # the table of seat 1 opened another game than the one played
+        self._left: list[str] = []  # the room's games this table left for new ones
+        self.peers: dict[str, Peer] = {}  # the other tables, by id
         self.counts = dict.fromkeys(("published", "received", "duplicates", "refused"), 0)
         self._game: Game | None = None  # the game played, for naming its actions
 
@@ -145,6 +133,7 @@ class Room:
         self.broker.connect()
 
     def close(self) -> None:
+        self._announce(online=False)  # the last will says so only of a table lost
         self.broker.close()
 
     # -- the loop: what came --------------------------------------------------------------
@@ -167,12 +156,27 @@ class Room:
         self.spectators.reset()
         self.broker.subscribe(f"{self.root}/state")
         self.broker.subscribe(f"{self.root}/sync/{self.table}")
-        presence = f"{self.root}/table/{self.table}"
-        online = {"online": True, "seats": sorted(self.seats)}
-        self.broker.publish(presence, sign(self.secret, presence, online), retain=True)
+        self.broker.subscribe(f"{self.root}/table/+")
+        self._announce()
         if self.game_id is not None:
             self.broker.subscribe(f"{self.root}/game/{self.game_id}/+")
         self._send_marker()
+
+    def _announce(self, online: bool = True) -> None:
+        """This table's presence: its seats, the room's game it plays, its option for chance,
+        why it keeps out of the room's game, the game it left."""
+        if not self.up:
+            return  # said again once the link is up
+        presence = f"{self.root}/table/{self.table}"
+        body = {
+            "online": online,
+            "seats": sorted(self.seats),
+            "game_id": self.game_id,
+            "dice": self.dice,
+            "refused": None if self.refusal is None else self.refusal["why"],
+            "left": self._left[-1] if self._left else None,
+        }
+        self.broker.publish(presence, sign(self.secret, presence, body), retain=True)
 
     def _send_marker(self) -> None:
         """Once this comes back, the broker has handed over every retained message before it."""
@@ -190,6 +194,10 @@ class Room:
                 self._state(body, session)
             elif topic.startswith(f"{self.root}/game/"):
                 self._action(topic, body)
+            elif topic.startswith(f"{self.root}/table/"):
+                table = topic.rpartition("/")[2]
+                if table != self.table:
+                    self.peers[table] = Peer.of(body)
         except (ValueError, KeyError, TypeError) as error:
             self.counts["refused"] += 1
             log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)
@@ -197,21 +205,37 @@ class Room:
     def _state(self, body: JSON, session: Session) -> None:
         if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):
             raise ValueError("a room state with no game id or length")
+        if body.get("by") == self.table:
+            return
         self.room_state = body
-        if self.game_id is None and self._fits(body, session) and 0 not in self.seats:
-            self._bind(body["game_id"], session)
+        if self.game_id is not None and body["game_id"] != self.game_id:
+            # The table of seat 1 opened another game: this one is left to this table.
+            self.moved_on = self.moved_on or body.get("opener") is True
+        elif 0 not in self.seats or self.game_id is not None:
+            self._consider(body, session)
 
-    def _fits(self, state: JSON, session: Session) -> bool:
-        return bool(
-            state.get("game") == session.game.name
-            and state.get("options") == dict(session.state.options)
-        )
+    def _consider(self, state: JSON, session: Session) -> None:
+        """Join the room's game that `state` names, or its game already joined, if this table
+        can play it; else keep out of it, saying why."""
+        if state["game_id"] in self._left:
+            return  # the game this table left for a new one
+        game, options = session.game.name, dict(session.state.options)
+        refusal = misfit(state, game, options, self.dice)
+        if refusal != self.refusal:
+            self.refusal = refusal
+            if refusal is not None:
+                log.error("room %s: %s", self.address.room, refusal_alert(refusal, game)[0])
+            self._announce()
+        if refusal is None and self.game_id is None:
+            self._bind(state["game_id"], session)
 
     def _marker_back(self, session: Session) -> None:
         if self.game_id is None:
             if 0 in self.seats:
                 # The table of seat 1 opens the room's game.
                 self._bind(secrets.token_hex(6), session)
+            elif self.room_state is not None:
+                self._consider(self.room_state, session)  # it came before: a game left since
             return  # the others wait for the room's state to name it
         self.synced = True
         # What this table published that the broker never handed back (sent as the link fell).
@@ -227,6 +251,7 @@ class Room:
         log.info("room %s: playing game %s", self.address.room, game_id)
         self.broker.subscribe(f"{self.root}/game/{game_id}/+")
         self._publish_state(session)
+        self._announce()
         self._send_marker()
 
     def _action(self, topic: str, body: JSON) -> None:
@@ -270,7 +295,7 @@ class Room:
         if self.game_id is not None and session.journal.started != self._bound_started:
             log.warning("room %s: a new game here leaves the room's game", self.address.room)
             self._leave()
-        if self.disagree is not None:
+        if self.disagree is not None or self.refusal is not None or self.moved_on:
             return False
         self._mirror(session)
         common = min(len(self._local), len(self.known))
@@ -289,7 +314,17 @@ class Room:
             return False
         if len(self._local) < len(self.known):
             return self._follow(session, roles, now)
-        return False
+        return self._draw(session, now)
+
+    def _draw(self, session: Session, now: float) -> bool:
+        """With chance in software, a roll of a seat this table plays: drawn from the rules'
+        outcomes at their odds, applied, and published at the next step."""
+        state = session.state
+        if self.dice != "software" or not state.is_chance_node() or session.rolled_elsewhere():
+            return False
+        outcomes, odds = zip(*state.chance_outcomes(), strict=True)
+        session.apply_elsewhere(self._rng.choices(outcomes, odds)[0], now, drawn=True)
+        return True
 
     def _mirror(self, session: Session) -> None:
         """The local history and its digests, kept up with the session's."""
@@ -328,6 +363,13 @@ class Room:
             return self._refuse(seq, f"{action.id} played for {player}, who plays here")
         if action not in session.legal_actions():
             return self._refuse(seq, f"{action.id} is not legal here")
+        if self.page_only:
+            # No hands to carry it out: the page shows the board as the game has it.
+            session.show(action, {}, only=True)
+            session.act(action.id, now)
+            said = f"{player} (another table) played {action.id}"
+            session.say(said, "remote_played", player=player, actions=[action.id])
+            return True
         if session.shown == action:
             return False
         session.show(action, roles(session, action), only=True)
@@ -357,11 +399,14 @@ class Room:
         log.error("room %s: the tables disagree at action %d: %s", self.address.room, seq, self)
 
     def _leave(self) -> None:
-        self.game_id = None
+        if self.game_id is not None:
+            self._left.append(self.game_id)
+        self.game_id, self.refusal, self.moved_on = None, None, False
         self.known, self._known_digests, self._ahead = [], [""], {}
         self.echoed, self._verified, self.disagree = set(), 0, None
         self._local, self._local_digests = [], [""]
         if self.up:
+            self._announce()
             self._send_marker()
 
     def _publish(self, seq: int) -> None:
@@ -384,6 +429,8 @@ class Room:
             "options": dict(session.state.options),
             "length": len(self.known),
             "digest": self._known_digests[-1],
+            "dice": self.dice,
+            "opener": 0 in self.seats,
             "by": self.table,
         }
         self.broker.publish(topic, sign(self.secret, topic, body), retain=True)
@@ -404,6 +451,10 @@ class Room:
     def status(self) -> str:
         if self.disagree is not None:
             return "disagree"
+        if self.refusal is not None:
+            return "refused"
+        if self.moved_on:
+            return "moved_on"
         if not self.up:
             return "reconnecting" if self.was_up else "connecting"
         if self.game_id is None:
@@ -422,27 +473,25 @@ class Room:
             "length": len(self.known),
             **self.counts,
             "disagree": self.disagree,
+            "refusal": self.refusal,
+            "moved_on": self.moved_on,
+            "dice": self.dice,
+            "page_only": self.page_only,
+            "tables": [peer.to_json() for peer in self.peers.values() if peer.online],
         }
 
-    def trouble(self) -> tuple[str, str, dict[str, object]] | None:
-        """An alert: the tables disagree, or the broker is out of reach."""
+    def trouble(self, game: str) -> Alert | None:
+        """An alert: the tables disagree, the broker is out of reach, or the tables do not play
+        the same game of the room (`game`: this table's)."""
         if self.disagree is not None:
-            last = self.disagree["last_common"] or "the start of the game"
-            theirs = self.disagree["theirs"]
-            return (
-                f"the tables disagree: the room's action {self.disagree['seq'] + 1} ({theirs}) "
-                f"does not follow this table's game; the last action both have is {last}",
-                "tables_disagree",
-                {"seq": self.disagree["seq"] + 1, "last": last, "theirs": theirs},
-            )
+            return disagree_alert(self.disagree)
         if self.status == "reconnecting":
-            return (
-                f"the link to the other tables is down (broker {self.address.where}): "
-                "reconnecting; the game here is kept",
-                "room_reconnecting",
-                {"broker": self.address.where},
-            )
-        return None
+            return reconnecting_alert(self.address.where)
+        if self.refusal is not None:
+            return refusal_alert(self.refusal, game)
+        if self.moved_on:
+            return moved_on_alert()
+        return peers_alert(self.peers, self.game_id)
 
     def __str__(self) -> str:
         return json.dumps(self.disagree)

@@ -90,6 +90,9 @@ class Session:
         # there; the table lights the moves for a hand to carry out, as a computer seat's.
         self.elsewhere: frozenset[int] = frozenset()
         self._rolled_elsewhere: bool | None = None
+        # Chance drawn in software by the room's option (`--link-dice software`): no die nor
+        # board is read for it, on any table.
+        self.chance_drawn = False
         self._last_seat: tuple[int | None] | None = None  # who made the last action, once known
 
     # -- what the table says -------------------------------------------------------------
@@ -131,6 +134,11 @@ class Session:
         `source`: how the roll came (`ROLL_SOURCES`), journalled with it for the dice's record."""
         if self.rolled_elsewhere():
             raise IllegalActionError("this roll is made at another table: wait for it")
+        if self.chance_drawn:
+            raise IllegalActionError(
+                "the linked tables roll chance in software (--link-dice software): no dice are "
+                "entered, the roll comes once the move before it is made"
+            )
         if self.table_moves() and not self.state.is_chance_node():
             # Dice that would tell a seat's choice (AK-3) while the table chooses for it.
             player = self.state.player_name(self.state.current_player())
@@ -187,11 +195,19 @@ class Session:
             f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
         )
 
-    def apply_elsewhere(self, action: Action, now: float) -> None:
-        """A chance outcome rolled at another table (controller/room.py), applied as it came:
-        the hands lay out what the lights then ask for."""
+    def apply_elsewhere(self, action: Action, now: float, drawn: bool = False) -> None:
+        """A chance outcome rolled at another table (controller/room.py), or `drawn` here in
+        software, applied as it came: the hands lay out what the lights then ask for."""
         self._apply([action], now)
-        self.say(f"{action.id} (another table)", "remote_roll", actions=[action.id])
+        if drawn:
+            self.say(f"{action.id} (rolled in software)", "drawn", actions=[action.id])
+        else:
+            self.say(f"{action.id} (another table)", "remote_roll", actions=[action.id])
+
+    def chance_not_read(self) -> bool:
+        """A chance node whose outcome is not read on this table: rolled at another, or drawn
+        in software."""
+        return self.rolled_elsewhere() or (self.chance_drawn and self.state.is_chance_node())
 
     def rolled_elsewhere(self) -> bool:
         """A chance node rolled by a seat played at another table: not read here. A roll that
@@ -551,7 +567,7 @@ class Session:
                 # The moves taken back still on the table must not be read again.
                 self._mismatch_since = now
                 return
-            outcome = None if self.rolled_elsewhere() else self.outcome_shown(self.sensed)
+            outcome = None if self.chance_not_read() else self.outcome_shown(self.sensed)
             if outcome is not None:
                 self._commit([outcome])
                 self.say(f"{outcome.id} (seen on the table)", "seen", actions=[outcome.id])

@@ -46,6 +46,7 @@ class RunOptions:
     game: str | None = None
     options: dict[str, Any] = field(default_factory=dict)  # game options for a new game
     bots: bool = False
+    page_only: bool = False  # seats in a linked game played from the dashboard, no table
     pace: float = 0.5
     until_end: bool = False
     new_game: bool = False

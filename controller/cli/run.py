@@ -26,7 +26,7 @@ from controller.cli.errors import (
     CommandError,
     failing,
 )
-from controller.config import Config, ConfigError
+from controller.config import LINK_DICE, Config, ConfigError
 from controller.journal import JournalError, JournalWriteError, StateDirInUseError
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
@@ -138,6 +138,20 @@ def add_commands(commands: Commands) -> None:
         help="with --link: the room's shared secret, that signs every message",
     )
     run.add_argument(
+        "--link-dice",
+        choices=LINK_DICE,
+        help="with --link: where chance is rolled, on the table of the seat that rolls (read "
+        "from its dice or cards, as ever) or drawn there in software (seeded by --seed); every "
+        "table of the room must give the same (default: [link] dice of the config, table)",
+    )
+    run.add_argument(
+        "--page-only",
+        action="store_true",
+        help="with --link: take the --seats in the room with no table, from the dashboard "
+        "alone (--web): the moves are played and rolls entered on the page, the other tables' "
+        "applied at once; the backends are simulated, with nobody's hands on them",
+    )
+    run.add_argument(
         "--show",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -159,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
     from controller.daemon import Daemon, install_signal_handlers
 
     config = read_config(args.config)
-    if args.sim:
+    if args.sim or args.page_only:
         config = config.simulated()
     if args.no_camera:
         if args.camera_folder is not None:
@@ -176,6 +190,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.web is not None:
         config = replace(config, web_listen=args.web)
     config = _linked(config, args)
+    if args.page_only:
+        _check_page_only(config, args)
     if config.web_listen:
         _check_listen(config.web_listen, "--web" if args.web is not None else config.source)
     options = game_options(args.game or config.game, args)
@@ -199,6 +215,7 @@ def _run(args: argparse.Namespace) -> int:
         game=args.game,
         options=options,
         bots=args.bots,
+        page_only=args.page_only,
         pace=args.pace,
         until_end=args.until_end,
         new_game=args.new_game,
@@ -253,9 +270,11 @@ def _linked(config: Config, args: argparse.Namespace) -> Config:
         config = replace(config, link_seats=args.seats)
     if args.link_secret is not None:
         config = replace(config, link_secret=args.link_secret)
+    if args.link_dice is not None:
+        config = replace(config, link_dice=args.link_dice)
     if not config.link_url:
-        if args.seats is not None or args.link_secret is not None:
-            raise CommandError("--seats and --link-secret go with --link", EX_USAGE)
+        if args.seats is not None or args.link_secret is not None or args.link_dice is not None:
+            raise CommandError("--seats, --link-secret and --link-dice go with --link", EX_USAGE)
         return config
     if not config.link_seats:
         raise CommandError("a linked table needs --seats: the seats it plays, as 1,3", EX_USAGE)
@@ -264,6 +283,27 @@ def _linked(config: Config, args: argparse.Namespace) -> Config:
             "a linked table needs the room's secret: --link-secret or [link] secret", EX_USAGE
         )
     return config
+
+
+def _check_page_only(config: Config, args: argparse.Namespace) -> None:
+    """A dashboard-only participant takes seats in a linked game, played on its page. Alone, it
+    would be the simulated table (--sim) under another name: refused, saying so."""
+    if not config.link_url:
+        raise CommandError(
+            "--page-only takes seats in a game linked with other tables: add --link "
+            "mqtt://HOST/ROOM --seats N --link-secret S (to play a game on the page alone, "
+            "run the simulated table: --sim --web HOST:PORT)",
+            EX_USAGE,
+        )
+    if args.bots or args.camera_folder is not None or args.no_camera:
+        raise CommandError(
+            "--page-only has no table: no --bots, --camera-folder or --no-camera", EX_USAGE
+        )
+    if not config.web_listen:
+        raise CommandError(
+            "--page-only is played on the dashboard: give --web HOST:PORT (or [web] listen)",
+            EX_USAGE,
+        )
 
 
 def _check_listen(listen: str, given_by: str) -> None:

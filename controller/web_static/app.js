@@ -465,6 +465,7 @@ function render() {
   drawPast(); // while a past game is replayed, snap is its position (past.js)
   drawDiceRecord(); // in the page's language (dicestats.js)
   drawAlerts();
+  drawRoom(); // linked tables (room.js)
   drawTurn();
   drawBoard();
   drawLegend();

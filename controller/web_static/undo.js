@@ -17,10 +17,12 @@ function drawUndo() {
   const said = (ids) => ids.map(actionText).join(" ; ");
   const box = document.getElementById("undo-box");
   const button = document.getElementById("undo");
-  button.disabled = !taken;
-  box.classList.toggle("offer", Boolean(taken?.shown));
-  document.getElementById("undo-what").textContent = !taken ? t("undo_nothing")
-    : taken.shown ? t("undo_offer") : what(taken);
+  // Linked tables (room.js): taken back here alone, a move would leave the tables disagreeing.
+  const linked = Boolean(snap.room);
+  button.disabled = !taken || linked;
+  box.classList.toggle("offer", Boolean(taken?.shown) && !linked);
+  document.getElementById("undo-what").textContent = linked ? t("undo_linked")
+    : !taken ? t("undo_nothing") : taken.shown ? t("undo_offer") : what(taken);
   button.title = taken ? said(taken.actions) : t("undo_nothing");
   const rolled = taken?.rolled ?? [];
   const reroll = document.getElementById("undo-reroll");
