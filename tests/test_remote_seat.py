@@ -1,0 +1,184 @@
+"""Linked tables (issue 25) as their players meet them, through a real Mosquitto (the `mosquitto`
+fixture), on Dice Race (tests/dice_race.py): a dashboard-only participant (`--page-only`) plays
+its seat from the page, the other table's moves applied at once; chance drawn in software by the
+room's option (`--link-dice software`), a table with the other option refused with a clear
+message on both; no take-back while linked; a new game on one table said on both, until the
+other starts one too and joins it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Mosquitto, fast_sim_config, options_in, wait_for
+from daemon_run import call, serving
+from playwright.sync_api import Page, expect
+
+from controller.cli import main
+from controller.config import Config
+from controller.daemon import Daemon
+from controller.rules.api import Game
+
+SECRET = "room secret"
+
+
+def _linked(race: Game, mosquitto: Mosquitto, room: str, seat: int, **changes: Any) -> Config:
+    config = fast_sim_config(
+        game=race.name, link_url=mosquitto.url(room), link_seats=(seat,), link_secret=SECRET
+    )
+    return replace(config, **changes)
+
+
+@contextmanager
+def _tables(*tables: tuple[Config, Path, bool]) -> Iterator[list[Daemon]]:
+    """Daemons serving in-process, each (config, state folder, page_only), all playing."""
+    with ExitStack() as stack:
+        daemons = [
+            stack.enter_context(serving(config, options_in(folder, page_only=page_only, seed=7)))
+            for config, folder, page_only in tables
+        ]
+        yield daemons
+
+
+def _status(daemon: Daemon) -> dict[str, Any]:
+    return call(daemon, op="status")
+
+
+def _history(daemon: Daemon) -> list[dict[str, Any]]:
+    return _status(daemon)["history"]
+
+
+def _alert_keys(daemon: Daemon) -> list[str]:
+    return [alert["key"] for alert in call(daemon, op="snapshot")["alerts"]]
+
+
+def test_a_page_only_participant_plays_its_seat_from_the_page(
+    mosquitto: Mosquitto, tmp_path: Path, page: Page
+) -> None:
+    """Hawk Moth sits at a (simulated) table; Ladybug plays from the page alone. Hawk Moth's
+    move and roll are applied at once on the page, its board as the game has it; Ladybug's
+    choice and roll are made on the page and reach the table. The page says who plays where;
+    a take-back is refused there, saying why."""
+    link = {"link_url": mosquitto.url("page"), "link_secret": SECRET, "game": "akuma"}
+    table = fast_sim_config(link_seats=(1,), **link)
+    web = fast_sim_config(link_seats=(2,), web_listen="127.0.0.1:0", **link)
+    with _tables((table, tmp_path / "table", False), (web, tmp_path / "page", True)) as (
+        hawkmoth,
+        ladybug,
+    ):
+        wait_for(lambda: _status(ladybug)["room"]["state"] == "playing", what="the page joins")
+        assert ladybug.web is not None
+        page.goto(ladybug.web.url(with_token=True))
+        room = page.locator("#room")
+        expect(room).to_contain_text("Played on this page: Ladybug (seat 2).")
+        expect(room).to_contain_text("At other tables: Hawk Moth (seat 1).")
+        expect(room).to_contain_text("Chance is rolled on the table of the seat that rolls.")
+        expect(room).to_have_attribute("data-state", "playing")
+        # Hawk Moth's one die (AK-3), read at its table: applied at once on the page, with the
+        # akuma it puts on square 3 where the game has it.
+        assert call(hawkmoth, op="roll", values=[3])["ok"]
+        wait_for(lambda: len(_history(ladybug)) == 2, what="Hawk Moth's roll on the page")
+        assert _status(ladybug)["expected"]["3.akuma"] == "piece"
+        settled = lambda: (status := _status(ladybug))["sensed"] == status["expected"]  # noqa: E731
+        wait_for(settled, what="the page's simulated board laid out as the game has it")
+        assert call(ladybug, op="snapshot")["note"]["key"] == "remote_roll"
+        expect(page.locator("#message")).to_contain_text("Rolled at another table")
+        # Ladybug's choice and roll, made on the page, reach the table.
+        page.locator('#actions [data-action="choose_dice:1"]').click()
+        page.locator("#dice-wanted button.die").first.click()
+        expect(page.locator("#log li")).to_have_count(4)
+        played = _history(ladybug)[:4]
+        wait_for(lambda: _history(hawkmoth)[:4] == played, what="Ladybug's roll at the table")
+        # A take-back would leave the tables apart.
+        expect(page.locator("#undo")).to_be_disabled()
+        expect(page.locator("#undo-what")).to_contain_text("No take-back while the tables")
+        refused = call(ladybug, op="undo")
+        assert refused["key"] == "linked_undo" and "disagree" in refused["error"]
+        assert _history(ladybug)[:4] == played
+
+
+def test_chance_rolled_in_software_and_a_table_with_the_other_option_refused(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """With `--link-dice software` the table of the seat that rolls draws the roll and publishes
+    it; no dice are entered. A table that comes with dice on the table keeps out of the room's
+    game, and both tables say so."""
+    red_config = _linked(race, mosquitto, "soft", 1, link_dice="software")
+    blue_config = _linked(race, mosquitto, "soft", 2, link_dice="software")
+    tables = ((red_config, tmp_path / "red", False), (blue_config, tmp_path / "blue", True))
+    with _tables(*tables) as (red, blue):
+        # Red's roll is drawn at red's table at once, and followed by blue's page.
+        wait_for(lambda: len(_history(blue)) == 1, what="red's roll drawn")
+        roll = _history(red)[0]
+        assert roll["type"] == "Roll" and 1 <= roll["value"] <= 6
+        assert call(red, op="snapshot")["note"]["key"] == "drawn"
+        refused = call(red, op="roll", values=[3])
+        assert not refused["ok"] and "in software" in refused["error"]
+        assert call(red, op="act", id=f"advance:{roll['value']}")["ok"]
+        # Blue's roll is drawn on blue's page, once red's move has come.
+        wait_for(lambda: len(_history(red)) == 3, what="blue's roll drawn, at red's table")
+        assert _history(blue) == _history(red)
+        assert _status(red)["room"]["dice"] == "software"
+        # A table rolling dice on the table: it does not join, and says why; so does red.
+        late = _linked(race, mosquitto, "soft", 2)
+        with serving(late, options_in(tmp_path / "late")) as other:
+            wait_for(lambda: _status(other)["room"]["state"] == "refused", what="refused")
+            alert = _status(other)["alerts"][0]
+            assert "cannot join the room's game" in alert and "--link-dice software" in alert
+            assert _history(other) == []
+            wait_for(lambda: "peer_dice_differ" in _alert_keys(red), what="red told")
+        assert _history(blue) == _history(red)
+
+
+def test_a_new_game_on_one_table_is_said_on_both_until_the_other_joins_it(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """Blue's table starts a new game: red's says blue left, and blue waits for red's next
+    game; red starts one, and blue joins it. Then red starts another: blue is told the room
+    moved on, and red that blue still plays the previous one, until blue starts one too."""
+    red_config = _linked(race, mosquitto, "new", 1)
+    blue_config = _linked(race, mosquitto, "new", 2)
+    tables = ((red_config, tmp_path / "red", False), (blue_config, tmp_path / "blue", True))
+    with _tables(*tables) as (red, blue):
+        wait_for(lambda: _status(blue)["room"]["state"] == "playing", what="blue joins")
+        assert call(red, op="roll", values=[2])["ok"]
+        wait_for(lambda: len(_history(blue)) == 1, what="red's roll on the page")
+        assert call(blue, op="new", abandon=True)["ok"]
+        wait_for(lambda: "peer_left" in _alert_keys(red), what="red told blue left")
+        assert _status(blue)["room"]["state"] == "waiting"
+        assert call(red, op="new", abandon=True)["ok"]
+        wait_for(lambda: _status(blue)["room"]["state"] == "playing", what="blue joins again")
+        game = _status(red)["room"]["game_id"]
+        assert _status(blue)["room"]["game_id"] == game
+        wait_for(lambda: _alert_keys(red) == _alert_keys(blue) == [], what="no alert")
+        # Red starts another game first.
+        assert call(red, op="new", abandon=True)["ok"]
+        wait_for(lambda: _status(blue)["room"]["state"] == "moved_on", what="blue told")
+        assert _alert_keys(blue) == ["room_moved_on"]
+        assert "start a new game here too" in _status(blue)["alerts"][0]
+        wait_for(lambda: _alert_keys(red) == ["peer_behind"], what="red told")
+        assert call(blue, op="new", abandon=True)["ok"]
+        wait_for(lambda: _status(blue)["room"]["state"] == "playing", what="blue joins")
+        assert _status(blue)["room"]["game_id"] == _status(red)["room"]["game_id"] != game
+        wait_for(lambda: _alert_keys(red) == [], what="red's alert gone")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--page-only", "--web", "127.0.0.1:0"], "--page-only takes seats in a game linked"),
+        (["--page-only", "--link", "mqtt://127.0.0.1/r", "--seats", "2", "--link-secret", "S"],
+         "--page-only is played on the dashboard: give --web"),
+        (["--link-dice", "software"], "--link-dice go with --link"),
+    ],
+)  # fmt: skip
+def test_page_only_and_link_dice_are_refused_without_what_they_need(
+    args: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--no-show", "--state-dir", str(tmp_path), *args]) == 2
+    assert re.search(re.escape(said), capsys.readouterr().err)
