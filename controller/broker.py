@@ -8,6 +8,7 @@ import logging
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -22,6 +23,8 @@ CONNECT_S = 5.0
 """How long start-up waits for the broker to accept the connection."""
 KEEPALIVE_S = 15
 """How often an idle connection is checked: a dropped one is noticed within 1.5 times this."""
+CLOSE_S = 3.0
+"""How long closing waits for the broker to acknowledge what was sent."""
 
 
 class BrokerError(RuntimeError):
@@ -101,6 +104,7 @@ class Broker:
         self._connected = connected
         self._first: threading.Event = threading.Event()
         self._refused: str | None = None
+        self._sent: list[mqtt.MQTTMessageInfo] = []  # publications the broker may not have yet
         client = self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
         if address.username is not None:
             client.username_pw_set(address.username, address.password)
@@ -136,9 +140,21 @@ class Broker:
 
     def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
         """Sent at QoS 1: paho keeps it until the broker has it, across a reconnection."""
-        self.client.publish(topic, payload, qos=1, retain=retain)
+        self._sent = [info for info in self._sent if not info.is_published()]
+        self._sent.append(self.client.publish(topic, payload, qos=1, retain=retain))
 
     def close(self) -> None:
+        """Disconnect once the broker has what was sent (a game's last move), or in a few
+        seconds if it is out of reach."""
+        deadline = time.monotonic() + CLOSE_S
+        for info in self._sent:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.client.is_connected():
+                break
+            try:
+                info.wait_for_publish(left)
+            except (RuntimeError, ValueError):
+                break  # never to be sent: the connection is gone
         self.client.disconnect()
         self.client.loop_stop()
 

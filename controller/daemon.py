@@ -463,6 +463,8 @@ class Daemon:
         and every sensor, the camera too, has settled on it."""
         if not self.session.state.is_terminal():
             return False
+        if self.room is not None and self.room.owes(self.session):
+            return False  # the last move, sent to the other tables first
         if self.bots is None:
             return True
         return not self._table_busy() and self.session.sensed == self.session.expected
@@ -480,6 +482,8 @@ class Daemon:
             deadlines.append(self._journal_retry)
         if self.computer.asked is not None:
             deadlines.append(now + PROGRESS_S)  # the progress shown
+        if self.room is not None and not self.halted and self.room.due(self.session):
+            deadlines.append(now)  # one step at a time: the next at once
         if self.bots is not None and not self._table_busy():
             # While busy, the bots wait for the table: its events and deadlines wake the loop.
             deadlines.append(self.bots.next_step)

@@ -316,6 +316,22 @@ class Room:
             return self._follow(session, roles, now)
         return self._draw(session, now)
 
+    def due(self, session: Session) -> bool:
+        """The next step has work at once: an action of this table's to publish, one of the
+        room's to follow that is not lit waiting for hands, or a roll to draw."""
+        if not self.synced or self.disagree is not None or self.refusal is not None:
+            return False
+        played, known = len(session.state.actions()), len(self.known)
+        if self.moved_on or (played < known and session.shown is not None):
+            return False
+        state = session.state
+        drawn = self.dice == "software" and state.is_chance_node()
+        return played != known or (drawn and not session.rolled_elsewhere())
+
+    def owes(self, session: Session) -> bool:
+        """Actions applied here that the room has not been sent yet."""
+        return self.game_id is not None and len(session.state.actions()) > len(self.known)
+
     def _draw(self, session: Session, now: float) -> bool:
         """With chance in software, a roll of a seat this table plays: drawn from the rules'
         outcomes at their odds, applied, and published at the next step."""
