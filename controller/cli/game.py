@@ -44,6 +44,7 @@ _SAID: dict[str, Callable[[JSON], str]] = {
     "confirm": _confirmed,
     "pause": lambda reply: "game paused: the table ignores the pieces",
     "resume": lambda reply: "game resumed",
+    "hints": lambda reply: f"hints are now {'on' if reply['hints'] else 'off'} for this game",
 }
 
 
@@ -195,7 +196,8 @@ def _hint(args: argparse.Namespace) -> int:
     best = hint["choices"][0]
     print(f"hint for {hint['player']}: {best['words']} ({best['id']})")
     for choice in hint["choices"]:
-        print(f"  {choice['share']:>4.0%}  {choice['words']} ({choice['id']})")
+        lit = "*" if choice["id"] == hint.get("lit") else " "
+        print(f" {lit}{choice['share']:>4.0%}  {choice['words']} ({choice['id']})")
     return 0
 
 
@@ -355,7 +357,7 @@ def _status(args: argparse.Namespace) -> int:
                 raise CommandError(f"no game recorded yet: {error}") from None
             game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
-        summary = describe_state(game, state)
+        summary = describe_state(game, state) | {"taken_back": record.take_backs().to_json()}
         # The daemon keeps damaged records aside when it starts; until then, they are there.
         summary["alerts"] = [record.damage.sentence()] if record.damage is not None else []
     if args.json:
@@ -383,9 +385,18 @@ def _status(args: argparse.Namespace) -> int:
                     print(f"    {_row_text(row)}")
             else:
                 print(f"  {name}: {_detail_text(value)}")
+        for mark in summary.get("taken_back", []):
+            print(f"  {_taken_back_text(mark)}")
         for line in _table_lines(summary):
             print(f"  {line}")
     return 0
+
+
+def _taken_back_text(mark: JSON) -> str:
+    """Where moves were taken back, as the page's log marks it."""
+    count, at = mark["count"], mark["at"]
+    moves = "1 move" if count == 1 else f"{count} moves"
+    return f"\u21b6 {moves} taken back " + (f"after move {at}" if at else "from the start")
 
 
 def _live_status(state_dir: Path | None) -> JSON | None:
