@@ -65,7 +65,7 @@ def test_hints_switched_during_a_game_and_the_taken_back_marks_across_a_restart(
 ) -> None:
     config = fast_sim_config(game=race.name)
     state_dir = ["--state-dir", str(tmp_path)]
-    with serving(config, run_options(seed=3)) as daemon:
+    with serving(config, run_options(seed=3, names=("Ana",))) as daemon:
         assert main(["hints", "off", *state_dir]) == 0
         assert capsys.readouterr().out == "hints are now off for this game\n"
         assert call(daemon, op="roll", values=[4])["ok"]
@@ -79,7 +79,10 @@ def test_hints_switched_during_a_game_and_the_taken_back_marks_across_a_restart(
         assert call(daemon, op="status")["taken_back"] == [{"at": 1, "count": 1}]
     capsys.readouterr()
     assert main(["status", *state_dir]) == 0  # no daemon: from the journal
-    assert "  \u21b6 1 move taken back after move 1\n" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    # Red by the name chosen for it, and its move taken back.
+    assert said.startswith("dice_race, turn 1, 1 actions; to move: Ana\n")
+    assert "  \u21b6 1 move taken back after move 1\n" in said
     with serving(config, run_options(seed=3)) as daemon:
         snap = call(daemon, op="snapshot")
         assert snap["hints"] is False and snap["taken_back"] == [{"at": 1, "count": 1}]

@@ -271,7 +271,7 @@ def test_undo_through_the_op_and_the_command_and_after_a_kill(
     capsys.readouterr()
     assert main(["undo", "--state-dir", str(tmp_path)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith("took back hawkmoth's move: Roll both dice\n")
+    assert said.startswith("took back Hawk Moth's move: Roll both dice\n")
     # Killed right after a take-back: the journal on disk is all a restart has.
     assert call(running, op="act", id="choose_dice:2")["ok"]
     assert call(running, op="roll", values=[3, 5])["ok"]
