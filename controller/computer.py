@@ -89,6 +89,7 @@ class Computer:
         self.think_s = think_s
         self.asked: Asked | None = None
         self.hint: tuple[tuple[Action, ...], int, Thought] | None = None
+        self.lit: Action | None = None  # the hint's move lit: its best, or one tapped
         self._failures: tuple[tuple[Action, ...], int] = ((), 0)
         self._rolled: tuple[Action, ...] | None = None
         self._virtual: SimHands | None = None  # a real table's own seats' hands
@@ -106,7 +107,7 @@ class Computer:
         if asked is not None and (halted or asked.key != key):
             self.cancel()
         if self.hint is not None and self.hint[0] != key:
-            self.hint = None
+            self.hint = self.lit = None
         if halted or state.is_terminal():
             return
         if state.is_chance_node():
@@ -142,7 +143,7 @@ class Computer:
             self._failed(session, asked, player, f"it chose {best.id}, which is not legal")
             return
         if asked.hint:
-            self.hint = (asked.key, asked.seat, thought)
+            self.hint, self.lit = (asked.key, asked.seat, thought), best
             session.show(best, self.roles(session, best), only=False)
             session.say(f"hint for {player}: {best.id}", "hint", player=player, actions=[best.id])
             return
@@ -229,9 +230,10 @@ class Computer:
 
     # -- hints ----------------------------------------------------------------------------
 
-    def ask_hint(self, session: Session) -> JSON:
+    def ask_hint(self, session: Session, chosen: object = None) -> JSON:
         """The hint for the player to move: at once if thought about already, else thought
-        about now (`pending`), its result in the snapshot and in this op asked again."""
+        about now (`pending`), its result in the snapshot and in this op asked again. `chosen`:
+        the id of one of the hint's moves, to light that one instead."""
         state = session.state
         if not self.hints:
             raise Refused("hints are switched off for this game", "hints_off")
@@ -246,6 +248,8 @@ class Computer:
                 f"{player} is played by the table: no hint", "hint_computer", player=player
             )
         key = tuple(state.actions())
+        if chosen is not None:
+            self._light(session, key, chosen)
         if self.hint is not None and self.hint[0] == key:
             return {"ok": True, "pending": False, "hint": self.hint_json(session)}
         asked = self.asked
@@ -255,6 +259,51 @@ class Computer:
             session.say(f"thinking of a hint for {player}", "hint_thinking", player=player)
         return {"ok": True, "pending": True, "seconds": self._hint_seconds()}
 
+    def _light(self, session: Session, key: tuple[Action, ...], chosen: object) -> None:
+        """Light another of the hint's moves, as the best was: any is a legal move of this
+        position, whose lights `roles` finds as for the best."""
+        if self.hint is None or self.hint[0] != key:
+            raise Refused("there is no hint to choose from: ask for one first", "hint_none")
+        listed = self.hint[2].ranked[:HINT_CHOICES]
+        action = next((c.action for c in listed if c.action.id == chosen), None)
+        if action is None:
+            raise Refused(
+                f"{chosen!r} is not one of the hint's moves", "hint_not_listed", move=str(chosen)
+            )
+        self.lit = action
+        session.show(action, self.roles(session, action), only=False)
+        player = session.state.player_name(self.hint[1])
+        session.say(f"hint for {player}: {action.id}", "hint", player=player, actions=[action.id])
+
+    def switch_hints(self, session: Session, on: bool) -> None:
+        """Hints switched on or off during the game, journalled first: a restart keeps them so.
+        Off, a hint thought about or lit goes."""
+        state = session.state
+        if state.is_terminal():
+            raise Refused(
+                "the game is over: hints for the next game are chosen with it (`smartboard new "
+                "--hints`)",
+                "hints_over",
+            )
+        word = "on" if on else "off"
+        if on == self.hints:
+            raise Refused(f"hints are already {word} for this game", f"hints_already_{word}")
+        if on and all(seat in session.table_seats for seat in range(state.num_players)):
+            raise Refused(
+                "every seat is played by a table: there is no player to give hints to",
+                "hints_nobody",
+            )
+        session.journal.append_hints(on)
+        self.hints = on
+        if on:
+            return
+        if self.asked is not None and self.asked.hint:
+            self.cancel()
+        if self.hint is not None:
+            # The hint's lights go: the same move shown with no lights is none shown.
+            session.show(self.hint[2].best, {}, only=False)
+            self.hint = self.lit = None
+
     def hint_json(self, session: Session) -> JSON | None:
         if self.hint is None:
             return None
@@ -262,6 +311,7 @@ class Computer:
         return {
             "player": session.state.player_name(seat),
             "best": thought.best.id,
+            "lit": (self.lit or thought.best).id,
             "choices": [
                 {
                     "id": choice.action.id,

@@ -706,6 +706,7 @@ class Daemon:
             "computer": {session.state.player_name(s): v for s, v in self.computer.seats.items()},
             "thinking": self.computer.thinking(session, self.thinker),
             "hint": self.computer.hint_json(session),
+            "taken_back": self.journal.take_backs.to_json(),
         }
         link = self._parts.link_state()
         out["link"] = None if link is None else link.to_json()

@@ -74,6 +74,36 @@ class Damage:
 
 
 @dataclass
+class TakeBacks:
+    """Where the game's line was taken back, for its log: after its first `at` actions, `count`
+    were taken back. Moves taken back again from that point or before it fold into one mark,
+    counting all of them; a mark past the line's end (a misread roll retracted) goes."""
+
+    length: int = 0
+    """The actions in the game's line now."""
+    marks: dict[int, int] = field(default_factory=dict)
+
+    def applied(self, count: int, retract: int = 0) -> None:
+        self.length -= retract
+        self.marks = {at: n for at, n in self.marks.items() if at <= self.length}
+        self.length += count
+
+    def taken_back(self, count: int) -> None:
+        self.length -= count
+        folded = sum(n for at, n in self.marks.items() if at >= self.length)
+        self.marks = {at: n for at, n in self.marks.items() if at < self.length}
+        self.marks[self.length] = count + folded
+
+    def to_json(self, upto: int | None = None) -> list[JSON]:
+        """The marks in line order (those within its first `upto` actions)."""
+        return [
+            {"at": at, "count": n}
+            for at, n in sorted(self.marks.items())
+            if upto is None or at <= upto
+        ]
+
+
+@dataclass
 class Record:
     """What a journal holds: the game, its options and its entries in order."""
 
@@ -86,7 +116,7 @@ class Record:
     names: list[str | None] = field(default_factory=list)  # chosen per seat; none before names
     started: float | None = None  # when the game started (time.time()), if the journal says
     computer: dict[int, str] = field(default_factory=dict)  # the seats the table plays: level
-    hints: bool = True  # whether the players may ask the table for hints
+    hints: bool = True  # whether the players may ask the table for hints, as last switched
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -105,12 +135,18 @@ class Record:
         """The applied actions, after the retractions of misread dice and the take-backs."""
         return self._walk()[0]
 
-    def _walk(self) -> tuple[list[JSON], dict[str, list[JSON]]]:
+    def take_backs(self) -> TakeBacks:
+        """Where the line was taken back (`smartboard undo`), for the game's log."""
+        return self._walk()[2]
+
+    def _walk(self) -> tuple[list[JSON], dict[str, list[JSON]], TakeBacks]:
         actions: list[JSON] = []
         taken: dict[str, list[JSON]] = {}
+        marks = TakeBacks()
         for entry in self.entries:
             if "action" in entry:
                 actions.append(entry["action"])
+                marks.applied(1)
                 continue
             # A misread roll retracted, or moves taken back: both leave the game as it was
             # before them; only a take-back's rolls stay in the dice's record (dice_stats.py).
@@ -125,7 +161,11 @@ class Record:
             if key == "take_back" and isinstance(request, str):
                 taken[request] = actions[len(actions) - count :]
             del actions[len(actions) - count :]
-        return actions, taken
+            if key == "take_back":
+                marks.taken_back(count)
+            else:
+                marks.applied(0, retract=count)
+        return actions, taken, marks
 
 
 def _encode(body: Mapping[str, Any]) -> bytes:
@@ -195,6 +235,12 @@ def read_journal(path: Path) -> tuple[Record, int]:
     when = float(started) if isinstance(started, int | float) else None
     record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
     record.computer, record.hints = _players(head, path)
+    for body in bodies[1:]:
+        # Hints switched on or off during the game (`smartboard hints`): the last switch holds.
+        if "hints" in body:
+            if not isinstance(body["hints"], bool):
+                raise JournalError(f"{path}: a record switches hints to {body['hints']!r}")
+            record.hints = body["hints"]
     return record, good_length
 
 
@@ -241,6 +287,8 @@ class Journal:
         """The seats the table plays in the game journalled, and at which level."""
         self.hints = True
         """Whether the players of the game journalled may ask for hints."""
+        self.take_backs = TakeBacks()
+        """Where the game journalled was taken back, for its log."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
@@ -284,6 +332,7 @@ class Journal:
         self.names = list(record.names)
         self.started = record.started
         self.computer, self.hints = dict(record.computer), record.hints
+        self.take_backs = record.take_backs()
         return record
 
     def _keep_aside(self, good_length: int) -> Path:
@@ -344,6 +393,7 @@ class Journal:
         self.names = list(names)
         self.started = now
         self.computer, self.hints = dict(computer or {}), hints
+        self.take_backs = TakeBacks()
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])
@@ -360,12 +410,20 @@ class Journal:
         if dice is not None:
             bodies.append({"dice": dice})
         self._write(b"".join(_encode(body) for body in bodies))
+        self.take_backs.applied(len(actions), retract)
 
     def append_take_back(self, count: int) -> None:
         """Record the last `count` actions taken back (`Session.take_back`): the journal keeps
         them, and a restart resumes from before them."""
         tag: JSON = {} if self.request is None else {"request": self.request}
         self._write(_encode({"take_back": count} | tag))
+        self.take_backs.taken_back(count)
+
+    def append_hints(self, on: bool) -> None:
+        """Record hints switched on or off during the game: a restart keeps them so."""
+        tag: JSON = {} if self.request is None else {"request": self.request}
+        self._write(_encode({"hints": on} | tag))
+        self.hints = on
 
     def probe(self) -> None:
         """Whether a record could be written now: a block written, fsynced and removed beside

@@ -416,11 +416,26 @@ def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
     "hint",
     "the best move for the player to move, lit on the board, and the alternatives: the table "
     "thinks at its strongest level for a few seconds (`pending` until then: ask again)",
+    Argument("id", "text", "light this one of the moves the hint lists instead of its best"),
     refused_paused=True,
     dashboard="post",
 )
 def _hint(daemon: Daemon, request: JSON, now: float) -> JSON:
-    return daemon.computer.ask_hint(daemon.session)
+    return daemon.computer.ask_hint(daemon.session, request.get("id"))
+
+
+@operation(
+    "hints",
+    "switch hints on or off for the rest of the game (a new game chooses its own)",
+    Argument("hints", "text", "on or off", required=True, choices=("on", "off")),
+    dashboard="post",
+)
+def _hints(daemon: Daemon, request: JSON, now: float) -> JSON:
+    on = request.get("hints")
+    if on not in ("on", "off"):
+        return {"ok": False, "error": f'hints are "on" or "off", not {on!r}'}
+    daemon.computer.switch_hints(daemon.session, on == "on")
+    return {"ok": True, "hints": on == "on"}
 
 
 @operation(

@@ -219,4 +219,5 @@ def _still(record: Record, state: GameState) -> dict[str, Any]:
         "dice_seen": [],
         "dice_unsure": None,
         "names": per_seat(record.names, state.num_players),
+        "taken_back": record.take_backs().to_json(upto=len(state.actions())),
     }

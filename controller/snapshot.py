@@ -155,6 +155,8 @@ def table_snapshot(
         if wanted is None
         else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
         "log": [a.id for a in state.actions()],
+        # Where moves were taken back: the log marks them ("↶ 2 moves taken back").
+        "taken_back": session.journal.take_backs.to_json(),
         "correctable": session.correctable,
         "take_back": _take_back(session) if decisions else None,
         "result": game.result(state),

@@ -57,7 +57,7 @@ def test_a_game_of_akuma_from_the_command_line_alone(
     cli(table, capsys, "roll", "cataclysm")  # the last trap destroyed: Ladybug wins (AK-9)
     assert cli(table, capsys, "remove", "5.trap") == "5.trap: lifted\n"
     settled(table, 6)
-    assert "over: ladybug won" in cli(table, capsys, "status")
+    assert "over: Ladybug won" in cli(table, capsys, "status")
 
 
 @pytest.mark.parametrize("table", ["potions", "mightymania"], indirect=True)

@@ -271,7 +271,7 @@ def test_undo_through_the_op_and_the_command_and_after_a_kill(
     capsys.readouterr()
     assert main(["undo", "--state-dir", str(tmp_path)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith("took back hawkmoth's move: Roll both dice\n")
+    assert said.startswith("took back Hawk Moth's move: Roll both dice\n")
     # Killed right after a take-back: the journal on disk is all a restart has.
     assert call(running, op="act", id="choose_dice:2")["ok"]
     assert call(running, op="roll", values=[3, 5])["ok"]
@@ -326,14 +326,25 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         expect(page.locator("#undo-reroll-label")).to_have_text("and roll again (Rolled 4)")
         page.locator("#undo-reroll").check()
         page.locator("#undo").click()
-        expect(page.locator("#log li")).to_have_count(1)
+        # The log keeps one move, then marks the two taken back after it.
+        expect(page.locator("#log li")).to_have_text(["Roll one die", "↶ 2 moves taken back"])
         expect(page.locator("#roll-form")).to_be_visible()  # the roll is thrown again
         expect(page.locator("#message")).to_contain_text("Taken back: Rolled 4 ; Roll one die")
+        # Hints switched off for the rest of the game, beside the Hint button.
+        assert fetch(f"{table.url}api/roll", {"values": [4]}, table.key).json()["ok"]
+        expect(page.locator("#hint")).to_be_visible()  # Ladybug to move
+        expect(page.locator("#hints-on")).to_be_checked()
+        page.locator("#hints-on").uncheck()
+        expect(page.locator("#hint")).to_be_hidden()
+        expect(page.locator("#hints-on")).not_to_be_checked()
         page.locator("#lang").select_option("fr")
         expect(page.locator("#undo")).to_have_text("↶ Reprendre")
         expect(page.locator("#undo-what")).to_have_text(
-            "Reprend le coup de Papillombre : Lancer un dé"
+            "Reprend le coup de Papillombre : Lancer un dé, et l\u2019étape qui a suivi"
         )
+        expect(page.locator("#log li.taken")).to_have_text("↶ 2 coups repris")
+        expect(page.locator("#hints-switch")).to_have_text("Conseils")
+        assert Journal(table.state_dir).read().hints is False
 
 
 def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:

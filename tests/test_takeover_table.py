@@ -643,7 +643,7 @@ def test_status_prints_one_line_per_building(
     journal.close()
     assert cli.main(["status", "--state-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("takeover, turn 3, ") and lines[0].endswith("to move: red")
+    assert lines[0].startswith("takeover, turn 3, ") and lines[0].endswith("to move: Red")
     assert "  lives: red 3; blue 3" in lines
     assert "  scores: red 0; blue 0" in lines
     at = lines.index("  buildings:")

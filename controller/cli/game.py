@@ -20,6 +20,7 @@ from controller.operations import OPERATIONS, Argument
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
 from controller.rules.api import JSON, HistoryError
+from controller.rules.words import catalogue
 from controller.seats import split_names
 from controller.session import describe_state
 
@@ -44,6 +45,7 @@ _SAID: dict[str, Callable[[JSON], str]] = {
     "confirm": _confirmed,
     "pause": lambda reply: "game paused: the table ignores the pieces",
     "resume": lambda reply: "game resumed",
+    "hints": lambda reply: f"hints are now {'on' if reply['hints'] else 'off'} for this game",
 }
 
 
@@ -193,9 +195,10 @@ def _hint(args: argparse.Namespace) -> int:
         print(json.dumps(hint))
         return 0
     best = hint["choices"][0]
-    print(f"hint for {hint['player']}: {best['words']} ({best['id']})")
+    print(f"hint for {_called(args.state_dir)(hint['player'])}: {best['words']} ({best['id']})")
     for choice in hint["choices"]:
-        print(f"  {choice['share']:>4.0%}  {choice['words']} ({choice['id']})")
+        lit = "*" if choice["id"] == hint.get("lit") else " "
+        print(f" {lit}{choice['share']:>4.0%}  {choice['words']} ({choice['id']})")
     return 0
 
 
@@ -209,12 +212,12 @@ def _undo(args: argparse.Namespace) -> int:
     reply = _call(args, _message(args))
     # A reply repeated from before a restart names the actions by their ids alone.
     said = "; ".join(reply.get("said") or reply["taken_back"])
-    player = reply.get("player")
-    print(f"took back {player}'s move: {said}" if player else f"took back: {said}")
+    player, called = reply.get("player"), _called(args.state_dir)
+    print(f"took back {called(player)}'s move: {said}" if player else f"took back: {said}")
     if reply.get("roll"):
         print("the dice are to be rolled again")
     elif reply.get("to_move"):
-        print(f"to move: {reply['to_move']}")
+        print(f"to move: {called(reply['to_move'])}")
     if reply.get("restoring"):
         print("put the pieces back where the table blinks")
     return 0
@@ -355,17 +358,18 @@ def _status(args: argparse.Namespace) -> int:
                 raise CommandError(f"no game recorded yet: {error}") from None
             game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
-        summary = describe_state(game, state)
+        summary = describe_state(game, state) | {"taken_back": record.take_backs().to_json()}
         # The daemon keeps damaged records aside when it starts; until then, they are there.
         summary["alerts"] = [record.damage.sentence()] if record.damage is not None else []
     if args.json:
         print(json.dumps(summary))
     else:
         result = summary["result"]
+        called = _called(args.state_dir)
         where = (
-            "over: " + (", ".join(result["winners"]) or "nobody") + " won"
+            "over: " + (", ".join(map(called, result["winners"])) or "nobody") + " won"
             if result
-            else f"to move: {summary['to_move']}"
+            else f"to move: {called(summary['to_move'])}"
         )
         if result and "scores" in result:
             where += " (" + ", ".join(f"{p} {n}" for p, n in result["scores"].items()) + ")"
@@ -383,9 +387,31 @@ def _status(args: argparse.Namespace) -> int:
                     print(f"    {_row_text(row)}")
             else:
                 print(f"  {name}: {_detail_text(value)}")
-        for line in _table_lines(summary):
+        for mark in summary.get("taken_back", []):
+            print(f"  {_taken_back_text(mark)}")
+        for line in _table_lines(summary, called):
             print(f"  {line}")
     return 0
+
+
+def _taken_back_text(mark: JSON) -> str:
+    """Where moves were taken back, as the page's log marks it."""
+    count, at = mark["count"], mark["at"]
+    moves = "1 move" if count == 1 else f"{count} moves"
+    return f"\u21b6 {moves} taken back " + (f"after move {at}" if at else "from the start")
+
+
+def _called(state_dir: Path | None) -> Callable[[str], str]:
+    """A seat of the game journalled by the name its players know it by: the one chosen for it,
+    else the game's own ("mamy_wata" is Mamy Wata); any other word as it is."""
+    try:
+        record = Journal(state_dir or default_state_dir()).read()
+        seats = get_game(record.game).player_names
+    except (JournalError, ValueError):
+        return lambda seat: seat
+    own = catalogue(get_game(record.game)).get("en", {}).get("players", {})
+    chosen = {seat: name for seat, name in zip(seats, record.names, strict=False) if name}
+    return lambda seat: chosen.get(seat) or own.get(seat) or seat
 
 
 def _live_status(state_dir: Path | None) -> JSON | None:
@@ -399,7 +425,7 @@ def _live_status(state_dir: Path | None) -> JSON | None:
     return reply
 
 
-def _table_lines(summary: JSON) -> list[str]:
+def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
     """What the running table adds: its camera, the dice it sees, and its message."""
     lines = []
     camera = summary.get("camera")
@@ -429,10 +455,12 @@ def _table_lines(summary: JSON) -> list[str]:
         lines.append(_link_text(link))
     seats = summary.get("computer")
     if seats:
-        lines.append("the table plays: " + ", ".join(f"{p} ({v})" for p, v in seats.items()))
+        played = ", ".join(f"{called(p)} ({v})" for p, v in seats.items())
+        lines.append(f"the table plays: {played}")
     thinking = summary.get("thinking")
     if thinking:
-        whose = f"a hint for {thinking['player']}" if thinking["hint"] else thinking["player"]
+        player = called(thinking["player"])
+        whose = f"a hint for {player}" if thinking["hint"] else player
         lines.append(f"thinking: {whose} ({thinking['level']}), {thinking['fraction']:.0%}")
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")

@@ -26,7 +26,10 @@ function el(tag, attrs = {}, ...children) {
 // What the table said, in the player's language when it names it (a refusal's or an alert's
 // `key` and `params`: operations.refused, Daemon.alerts), else as the table wrote it.
 function tableText(text, key, params) {
-  return key && STRINGS[lang][`table_${key}`] ? t(`table_${key}`, params ?? {}) : text;
+  if (!key || !STRINGS[lang][`table_${key}`]) return text;
+  // A seat it names by its id ("mamy_wata"), by the name the players know it by (words.js).
+  const named = Object.entries(params ?? {}).map(([name, value]) => [name, isSeat(value) ? playerName(value) : value]);
+  return t(`table_${key}`, Object.fromEntries(named));
 }
 
 function showError(text, reply = {}) {
@@ -386,8 +389,24 @@ function drawCamera() {
   $("camera-status").textContent = [snap.camera.state, snap.camera.reason].filter(Boolean).join(": ");
 }
 
+// The moves in order, numbered as played; where moves were taken back (`taken_back`: after
+// the first `at`), a mark says how many, so that the log tells what happened.
 function drawLog() {
-  $("log").replaceChildren(...snap.log.map((id) => el("li", { "data-action": id, text: actionText(id) })));
+  const marks = new Map((snap.taken_back ?? []).map(({ at, count }) => [at, count]));
+  const items = [];
+  for (let i = 0; i <= snap.log.length; i++) {
+    const count = marks.get(i);
+    if (count) {
+      items.push(el("li", {
+        class: "taken", "data-taken": String(count),
+        text: t(count === 1 ? "taken_back_one" : "taken_back_more", { count }),
+      }));
+    }
+    if (i < snap.log.length) {
+      items.push(el("li", { "data-action": snap.log[i], value: String(i + 1), text: actionText(snap.log[i]) }));
+    }
+  }
+  $("log").replaceChildren(...items);
   $("log").scrollTop = $("log").scrollHeight;
 }
 

@@ -13,8 +13,10 @@ function tableTurn() {
   const level = snap.computer?.[snap.players.indexOf(snap.to_move)];
   if (!level || snap.result || snap.note?.key === "computer_failed") return null;
   const thinking = Boolean(snap.thinking) && !snap.thinking.hint;
-  const move = !thinking && snap.actions.length === 1 ? actionText(snap.actions[0].id) : null;
-  return { player: playerName(snap.to_move), level: levelName(level), thinking, move };
+  const id = !thinking && snap.actions.length === 1 ? snap.actions[0].id : null;
+  // Its player named once, where the move's words begin with the name (words.js).
+  const own = id ? ownMove(snap.to_move, id) : null;
+  return { player: playerName(snap.to_move), level: levelName(level), thinking, move: id && actionText(id), own };
 }
 
 // What to do now while the table's seat is to move (help.js shows it instead of the phase's
@@ -22,7 +24,8 @@ function tableTurn() {
 function tableTurnHelp() {
   const turn = tableTurn();
   if (!turn) return null;
-  return turn.move ? t("now_table_move", turn) : t("now_table_thinking", turn);
+  if (!turn.move) return t("now_table_thinking", turn);
+  return turn.own ? t("now_table_move_own", turn) : t("now_table_move", turn);
 }
 
 function drawComputer() {
@@ -37,18 +40,27 @@ function drawComputer() {
   if (thinking) $("thinking-progress").value = thinking.fraction;
   $("thinking-text").textContent = thinking?.hint ? t("thinking_hint", { player: playerName(thinking.player) })
     : !turn ? t("table_seats", { players: seats.join(", ") }) : turn.thinking ? t("thinking", turn)
-      : turn.move ? t("table_plays", turn) : t("table_seat", turn);
+      : turn.own ? t("table_plays_own", turn.own) : turn.move ? t("table_plays", turn) : t("table_seat", turn);
   // A hint for the player to move: not while the table plays a seat, nor when switched off.
   const seat = snap.players.indexOf(snap.to_move);
   const human = seat >= 0 && !snap.computer?.[seat];
   $("hint").hidden = !snap.hints || !human || Boolean(snap.result);
   $("hint").disabled = Boolean(thinking);
+  // Hints switched on or off for the rest of the game, while some seat is a person's.
+  const people = snap.players.some((_, i) => !snap.computer?.[i]);
+  $("hints-switch").hidden = !people || Boolean(snap.result) || snap.hints === undefined;
+  $("hints-on").checked = Boolean(snap.hints);
   const hint = snap.hint;
   $("hint-box").hidden = !hint;
   if (!hint) return;
   $("hint-title").textContent = t("hint_for", { player: playerName(hint.player) });
+  // Each move tapped is lit on the board in turn, as the best was first.
   $("hint-choices").replaceChildren(...hint.choices.map((choice, i) => el("li", {
-    "data-action": choice.id, class: i === 0 ? "best" : null,
+    "data-action": choice.id,
+    class: [i === 0 ? "best" : "", choice.id === hint.lit ? "lit" : ""].join(" ").trim() || null,
+    role: "button", tabindex: "0", "aria-pressed": String(choice.id === hint.lit),
+    onclick: () => post("hint", { id: choice.id }),
+    onkeydown: (event) => { if (event.key === "Enter" || event.key === " ") post("hint", { id: choice.id }); },
   }, el("span", { class: "share", text: `${Math.round(choice.share * 100)} %` }), " ",
   actionText(choice.id))));
 }
@@ -97,3 +109,8 @@ function chosenComputer() {
 }
 
 document.getElementById("hint").addEventListener("click", () => post("hint"));
+document.getElementById("hints-on").addEventListener("change", async (event) => {
+  const box = event.target;
+  const reply = await post("hints", { hints: box.checked ? "on" : "off" });
+  if (!reply.ok) box.checked = !box.checked; // refused: as it was
+});

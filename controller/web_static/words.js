@@ -240,6 +240,16 @@ function headerText(snap) {
   return snap.dice_wanted ? t("to_roll", { dice: diceText(snap.dice_wanted) }) : t("to_lay_out");
 }
 
+// A seat's move whose words begin with that seat's name ("Gran Bwa: top die of r0c0 onto
+// r0c1", "Player 1 lays a power card"): the name and the rest, for a sentence that names the
+// player once ("Gran Bwa (the table): top die…"); null for a move that names it otherwise.
+function ownMove(seat, id) {
+  const player = playerName(seat);
+  const move = actionText(id);
+  const rest = move.slice(player.length);
+  return move.startsWith(player) && /^[\s:]/.test(rest) ? { player, rest, move } : null;
+}
+
 // The table's message: from its key and values when it has one, else as it came.
 function messageText(snap) {
   const note = snap.note;
@@ -250,6 +260,8 @@ function messageText(snap) {
   }
   const key = `note_${note.key}`;
   if (!(key in STRINGS.en)) return snap.message || "";
+  const own = note.player && note.actions?.length === 1 ? ownMove(note.player, note.actions[0]) : null;
+  if (own && `${key}_own` in STRINGS.en) return t(`${key}_own`, own);
   const vars = {};
   for (const [name, value] of Object.entries(note)) {
     vars[name] = name === "actions" ? value.map(actionText).join(" ; ") : shown(value, "");
