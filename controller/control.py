@@ -2,7 +2,7 @@
 
 Each request is one JSON object with an "op" (and a "request_id": controller/requests.py); each
 reply one JSON object with "ok". The ops, their arguments and replies are declared in
-`controller/operations.py`. Requests are handed to the daemon's loop, which alone touches the
+`controller/operations/`. Requests are handed to the daemon's loop, which alone touches the
 session. The socket is served by one asyncio thread: a line is read within its limit (a longer
 one is refused without being held), connections are capped and closed when idle.
 """

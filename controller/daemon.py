@@ -5,7 +5,7 @@ gpiozero callbacks, camera frames, the control socket and the bots only put even
 settle time, a blink, a watchdog ping). What the session senses is the debounced reeds and the
 camera's settled board. The game comes from the journal (controller/startup.py), the table's
 hardware from the config (controller/backends.py); control requests are answered by their
-operations (controller/operations.py), and the LEDs drawn by controller/lights.py.
+operations (controller/operations/), and the LEDs drawn by controller/lights.py.
 """
 
 from __future__ import annotations

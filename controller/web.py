@@ -14,11 +14,11 @@ every new snapshot, pushed to the open pages with server-sent events.
   GET  /api/words.json?game=NAME  a game's words in English and French (rules/words.py)
   GET  /api/card/GAME/CARD.png, /api/card/back.png
                           a card side as printed (small), for the page's card spots
-  GET  /api/<op>?ARG=...  a reading control request (the ops of controller/operations.py that
+  GET  /api/<op>?ARG=...  a reading control request (the ops of controller/operations/ that
                           the dashboard may GET: past games, a past game's position, how to
                           play: /api/guide?game=NAME&lang=fr)
   POST /api/<op>          a changing control request, its JSON body the request's arguments
-                          (the ops of controller/operations.py that the dashboard may POST)
+                          (the ops of controller/operations/ that the dashboard may POST)
 
 A GET never changes the game. Every request needs the token, on loopback too (any local user can
 reach 127.0.0.1): `?token=` (which sets an HttpOnly, SameSite=Strict cookie), the cookie or an

@@ -1,5 +1,5 @@
 """The commands that talk to the running daemon, each one of its control operations: their help
-and arguments come from the registry (controller/operations.py). `status` reads the journal when
+and arguments come from the registry (controller/operations/). `status` reads the journal when
 no daemon answers."""
 
 from __future__ import annotations

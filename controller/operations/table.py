@@ -1,0 +1,344 @@
+"""Operations of the table and its builder: placing simulated pieces, checking the table, the
+light test, the camera's calibration and learning dice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+from controller.check_lights import WHITE
+from controller.check_report import PARTS
+from controller.operations.registry import Argument, operation, refused
+from controller.refusals import Refused
+from controller.rules import icon_dice
+from controller.rules.api import (
+    CAMERA,
+    JSON,
+    PRESENT,
+    REED,
+    UNSENSED,
+    Action,
+)
+from hardware.leds import SimStrip, limit_frame
+from hardware.reeds import ReedBank
+from vision.board_camera import HIDDEN
+
+if TYPE_CHECKING:
+    from controller.daemon import Daemon
+    from controller.dice_learning import DiceLearning
+    from vision.frame_sources import Image
+    from vision.table_camera import TableCamera
+
+Handler = Callable[["Daemon", JSON, float], JSON]
+
+Kind = Literal["text", "flag", "faces", "object", "words"]
+"""What an argument holds: a string, true or false, die faces (numbers or names), a JSON object,
+a list of strings (comma-separated on the command line)."""
+
+
+@operation(
+    "place",
+    "lay a piece or card on a spot of the simulated table, or lift it; on a table without a "
+    "camera, enter what the camera would read",
+    Argument("spot", "text", "the spot, e.g. 5.trap (`smartboard place --list` names them)"),
+    Argument(
+        "token",
+        "text",
+        f"what to lay: {PRESENT!r} on a reed spot; on a camera spot what the camera would read "
+        "there, a card, a die (default: the next it may show)",
+    ),
+    Argument("lift", "flag", "empty the spot"),
+    Argument("list", "flag", "list the spots instead: what each shows and may hold next"),
+    refused_paused=True,
+    dashboard="post",
+    placing=True,
+)
+def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
+    """A reed spot's piece is laid or lifted: as told, else the other of what it is (a click).
+    A camera spot takes "token", else the next of what the game would see there
+    (`_next_token`)."""
+    if request.get("list"):
+        return {"ok": True, "spots": _spots(daemon)}
+    spot, token, lift = request.get("spot"), request.get("token"), bool(request.get("lift"))
+    if not isinstance(spot, str) or spot not in daemon.game.spots():
+        return {"ok": False, "error": f"no spot {spot!r} on the {daemon.game.name} table"}
+    if token is not None and not isinstance(token, str):
+        return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
+    if lift and token is not None:
+        return {"ok": False, "error": f"lift {spot} or lay {token!r} on it, not both"}
+    if token == HIDDEN:
+        return {"ok": False, "error": f"{HIDDEN!r} is what a camera says of a covered piece"}
+    reeds = daemon.reeds
+    if daemon.game.spots()[spot] in {REED, CAMERA} - daemon.placeable:
+        return refused("on a real table the pieces are placed by hand", "real_table")
+    if isinstance(reeds, ReedBank) and spot in reeds.channels:
+        if token not in (None, PRESENT):
+            return {"ok": False, "error": f"a reed feels a {PRESENT}, never which: not {token!r}"}
+        occupied = not lift and (token == PRESENT or not reeds.read()[spot])
+        reeds.drive(spot, occupied)
+        return {"ok": True, "spot": spot, "occupied": occupied}
+    camera = daemon.sim_camera
+    if camera is None or spot not in camera.spots:
+        return {"ok": False, "error": f"spot {spot!r} senses nothing: the table cannot see it"}
+    board = camera.truth
+    laid = (
+        None if lift else token if token is not None else _next_token(daemon, spot, board.get(spot))
+    )
+    if laid is None:
+        board.pop(spot, None)
+    else:
+        board[spot] = laid
+    camera.show(board)
+    return {"ok": True, "spot": spot, "token": laid}
+
+
+def _next_steps(daemon: Daemon) -> list[Action]:
+    """What may come next on the board: a legal move the seat can make (from the cards the
+    simulated hands hold), or a card or piece the board reads as a chance outcome (a deal; the
+    card the simulated deal really turns up)."""
+    session, hands = daemon.session, daemon.hands
+    state = session.state
+    if state.is_chance_node() and daemon.game.dice_wanted(state) is None:
+        dealt = None if hands is None else hands.outcome(state)
+        return [dealt] if dealt is not None else [o for o, _ in state.chance_outcomes()]
+    if state.is_terminal() or state.is_chance_node():
+        return []
+    choices = None if hands is None else hands.choices(state)
+    return session.legal_actions() if choices is None else choices
+
+
+def _spots(daemon: Daemon) -> JSON:
+    """Each sensed spot: its sensor, what the table shows there and what the game expects, and
+    what the next step of the game may leave there other than those two (None: it empties the
+    spot)."""
+    session = daemon.session
+    afters = [session.layout_after(step) for step in _next_steps(daemon)]
+    listed: JSON = {}
+    for spot, sensor in sorted(daemon.game.spots().items()):
+        if sensor == UNSENSED:
+            continue
+        expected, shows = session.expected.get(spot), session.sensed.get(spot)
+        following = {after.get(spot) for after in afters} - {expected, shows}
+        listed[spot] = {
+            "sensor": sensor,
+            "shows": shows,
+            "expected": expected,
+            "next": sorted(following, key=lambda token: (token is not None, token or "")),
+        }
+    return listed
+
+
+def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
+    """What a click lays on a camera spot: what the game expects there if it shows something
+    else; else what the next step would leave there (an Akuma card turned, say); else nothing."""
+    session = daemon.session
+    expected = session.expected.get(spot)
+    if shown != expected:
+        return expected
+    for step in _next_steps(daemon):
+        after = session.layout_after(step).get(spot)
+        if after != shown:
+            return after
+    return None
+
+
+@operation(
+    "check",
+    "test the table while its game is paused or over: each LED, the reeds (walked by simulated "
+    "hands on the simulated table), the Pico's link, the camera's latest frame; the report is "
+    "also kept in the state directory (check-report.json)",
+    Argument("only", "words", f"the parts to run (default: all): {', '.join(PARTS)}"),
+    dashboard="post",
+)
+def _check(daemon: Daemon, request: JSON, now: float) -> JSON:
+    if not daemon.paused and not daemon.session.state.is_terminal():
+        return refused(
+            "the table test runs while the game is paused or over: pause it first",
+            "check_playing",
+        )
+    # The check drives the camera's frames through OpenCV: loaded when a check is asked for.
+    from controller.check_table import CheckOptions, Table, run_check
+
+    only = request.get("only") or list(PARTS)
+    if not isinstance(only, list) or not set(only) <= set(PARTS):
+        return {"ok": False, "error": f'"only" must list parts among {", ".join(PARTS)}'}
+    parts, strip, reeds = daemon.backends, daemon.strip, daemon.reeds
+    hands = reeds.drive if daemon.simulated and isinstance(reeds, ReedBank) else None
+    camera = daemon.table_camera
+    table = Table(
+        daemon.profile,
+        daemon.config,
+        daemon.simulated,
+        strip=strip,
+        reeds=reeds,
+        link=parts.serial_link,
+        hands=hands,
+        shown=(lambda: strip.last) if isinstance(strip, SimStrip) else None,
+        camera_frame=None if camera is None else lambda: _latest_image(camera),
+        calibration=parts.calibration,
+    )
+    try:
+        report = run_check(table, CheckOptions(parts=tuple(only)))
+    finally:
+        daemon.redraw()
+    path = report.write(daemon.options.state_dir)
+    return {"ok": True, "report": report.to_json(), "report_file": str(path)}
+
+
+def _latest_image(camera: TableCamera) -> Image | None:
+    latest = camera.latest
+    return None if latest is None else latest[0]
+
+
+@operation(
+    "light_test",
+    "light one spot's LEDs, or one LED, white and the others dark, while the game is paused or "
+    "over (the table test); with neither, the game's own lights again",
+    Argument("spot", "text", "a spot of the board profile, e.g. r3c5"),
+    Argument("led", "text", "an LED's index on the strip, from 0"),
+    dashboard="post",
+    builder=True,
+)
+def _light_test(daemon: Daemon, request: JSON, now: float) -> JSON:
+    profile = daemon.profile
+    count = profile.led_count
+    spot, led = request.get("spot"), request.get("led")
+    if spot is None and led is None:
+        daemon.lit = None
+        return {"ok": True, "leds": [], "spots": [], "count": count}
+    if spot is not None:
+        found = profile.spots.get(str(spot))
+        if found is None:
+            return {"ok": False, "error": f"no spot {spot!r} in board profile {profile.name}"}
+        leds = list(found.leds)
+    elif isinstance(led, int | str) and not isinstance(led, bool) and str(led).isdigit():
+        leds = [int(led)]
+    else:
+        leds = [-1]
+    if not all(0 <= i < count for i in leds):
+        return {"ok": False, "error": f"no LED {led!r}: the strip has LEDs 0 to {count - 1}"}
+    on = set(leds)
+    frame = [WHITE if i in on else (0, 0, 0) for i in range(count)]
+    config = daemon.config
+    daemon.lit = limit_frame(frame, config.brightness_cap, config.power_budget_ma)
+    owners = sorted(s.id for s in profile.spots.values() if on & set(s.leds))
+    return {"ok": True, "leds": leds, "spots": owners, "count": count}
+
+
+# -- the builder's tools: the camera's picture, calibration, dice learned (issue 23) ------
+
+
+@operation(
+    "camera_state",
+    "the camera as the builder sees it: where its frames come from, their rate and exposure, "
+    "the markers wanted, the calibration saved and the one taken, the dice being learned",
+    dashboard="get",
+)
+def _camera_state(daemon: Daemon, request: JSON, now: float) -> JSON:
+    learning = daemon.learning
+    return {
+        "ok": True,
+        **daemon.desk.to_json(),
+        "learnable": sorted(icon_dice()),
+        "learning": None if learning is None else learning.to_json(),
+    }
+
+
+@operation(
+    "calibrate_take",
+    "find the markers in the camera's frame now and calibrate from them, as `smartboard "
+    "calibrate` does from a photo: the error in mm, to be saved with calibrate_save",
+    dashboard="post",
+    builder=True,
+)
+def _calibrate_take(daemon: Daemon, request: JSON, now: float) -> JSON:
+    taken = daemon.desk.take()
+    return {"ok": True, "error_mm": round(taken.error_mm, 3), "markers": list(taken.marker_ids)}
+
+
+@operation(
+    "calibrate_save",
+    "save the calibration taken last where the table reads it; the camera reads through it",
+    dashboard="post",
+    builder=True,
+)
+def _calibrate_save(daemon: Daemon, request: JSON, now: float) -> JSON:
+    path = daemon.desk.save()
+    daemon.reopen_camera(now)
+    return {"ok": True, "path": str(path)}
+
+
+@operation(
+    "learn_dice",
+    "learn icon dice from the camera, each face in turn laid in the tray (learn_take)",
+    Argument("kind", "text", "the kind of dice", required=True, choices=tuple(sorted(icon_dice()))),
+    dashboard="post",
+    builder=True,
+)
+def _learn_dice(daemon: Daemon, request: JSON, now: float) -> JSON:
+    dice = icon_dice().get(str(request.get("kind")))
+    if dice is None:
+        return {
+            "ok": False,
+            "error": f"no icon dice {request.get('kind')!r}: {sorted(icon_dice())}",
+        }
+    desk = daemon.desk
+    if desk.source() is None:
+        raise Refused("no camera picture on this table: nothing to learn from", "no_camera")
+    if desk.profile.dice_tray is None:
+        raise Refused(
+            f"board profile {desk.profile.name} has no dice tray: learn from photos with "
+            "`smartboard dice learn`",
+            "no_tray",
+        )
+    if desk.calibration() is None:
+        raise Refused(
+            "calibrate the camera first: the dice are looked for in the tray", "uncalibrated"
+        )
+    if daemon.learning is not None:
+        daemon.learning.cancel()
+    # Here, not at the top: learning needs OpenCV, which the command line does not load.
+    from controller.dice_learning import DiceLearning
+
+    sim = desk.sim
+    daemon.learning = DiceLearning(dice, desk.tray_frame, None if sim is None else sim.show_dice)
+    return {"ok": True, "learning": daemon.learning.to_json()}
+
+
+def _learning(daemon: Daemon) -> DiceLearning:
+    if daemon.learning is None or daemon.learning.state == "cancelled":
+        raise Refused("no dice are being learned: start with learn_dice", "learning_none")
+    return daemon.learning
+
+
+@operation(
+    "learn_take",
+    "take the frames of the face asked for next, or of FACE again",
+    Argument("face", "text", "a face to take again (default: the next without its frames)"),
+    dashboard="post",
+    builder=True,
+)
+def _learn_take(daemon: Daemon, request: JSON, now: float) -> JSON:
+    face = request.get("face")
+    step = _learning(daemon).take(None if face is None else str(face))
+    return {"ok": True, "step": step}
+
+
+@operation("learn_cancel", "stop learning dice; nothing is saved", dashboard="post")
+def _learn_cancel(daemon: Daemon, request: JSON, now: float) -> JSON:
+    _learning(daemon).cancel()
+    return {"ok": True}
+
+
+@operation(
+    "learn_save",
+    "save the dice model learned where `smartboard dice learn` saves it; the camera reads with it",
+    dashboard="post",
+    builder=True,
+)
+def _learn_save(daemon: Daemon, request: JSON, now: float) -> JSON:
+    learning = _learning(daemon)
+    folder = daemon.config.dice_models or daemon.options.state_dir
+    path = learning.save(folder)
+    daemon.reopen_camera(now)
+    return {"ok": True, "path": str(path)}
