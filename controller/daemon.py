@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from controller import report
 from controller.backends import TableBackends, close_all
 from controller.bots import Bots
 from controller.broker import BrokerError, parse_link
@@ -47,11 +48,10 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
-from controller.seats import check_computer, check_names, per_seat
-from controller.session import Session, View, describe_state
-from controller.snapshot import table_snapshot
+from controller.seats import check_computer, check_names
+from controller.session import Session, View
 from controller.startup import RunOptions, StartupError, board_profile, resume
-from controller.terminal import draw, role_marks
+from controller.terminal import draw
 from controller.thinker import Thinker
 from hardware.leds import Frame
 from hardware.profile import BoardProfile
@@ -396,7 +396,7 @@ class Daemon:
                 if shown and self.options.page_only:
                     self.hands_follow(reeds=True)  # no hands: the board as the game has it
                 if self.bots is not None and not self.halted:
-                    self.bots.step(now, self._table_busy())
+                    self.bots.step(now, self.table_busy())
             self._want_dice()
             self._show(now)
         log.info("stopping")
@@ -444,7 +444,7 @@ class Daemon:
                 seen[spot] = self.camera_board[spot]
         return seen
 
-    def _table_busy(self) -> bool:
+    def table_busy(self) -> bool:
         """Pieces are still on their way to the session: edges, debouncing or camera settling."""
         # Not the camera's steady frames, nor a page asking for the snapshot.
         if self.events.pending("edge", "roll", "dice"):
@@ -467,7 +467,7 @@ class Daemon:
             return False  # the last move, sent to the other tables first
         if self.bots is None:
             return True
-        return not self._table_busy() and self.session.sensed == self.session.expected
+        return not self.table_busy() and self.session.sensed == self.session.expected
 
     def _timeout(self, now: float, next_ping: float | None) -> float:
         deadlines = [now + 1.0]
@@ -476,7 +476,7 @@ class Daemon:
                 deadlines.append(deadline)
         if self.session.fixes(now) or self.board_unsure is not None:
             deadlines.append(now + 0.5 / self.config.blink_hz)
-        if self._trouble() is not None:
+        if self.trouble() is not None:
             deadlines.append(next_flash_edge(now))
         if self.journal_fault is not None:
             deadlines.append(self._journal_retry)
@@ -484,7 +484,7 @@ class Daemon:
             deadlines.append(now + PROGRESS_S)  # the progress shown
         if self.room is not None and not self.halted and self.room.due(self.session):
             deadlines.append(now)  # one step at a time: the next at once
-        if self.bots is not None and not self._table_busy():
+        if self.bots is not None and not self.table_busy():
             # While busy, the bots wait for the table: its events and deadlines wake the loop.
             deadlines.append(self.bots.next_step)
         return max(0.0, min(deadlines) - now)
@@ -694,73 +694,11 @@ class Daemon:
             ) from again
 
     def status(self, now: float) -> JSON:
-        session = self.session
-        out: JSON = {
-            **describe_state(self.game, session.state),
-            "sensed": dict(sorted(session.sensed.items())),
-            "expected": dict(sorted(session.expected.items())),
-            "fix": sorted(session.fixes(now)),
-            "candidates": [a.id for a in session.candidates()],
-            "message": session.message,
-            "paused": self.paused,
-            "computer": {session.state.player_name(s): v for s, v in self.computer.seats.items()},
-            "thinking": self.computer.thinking(session, self.thinker),
-            "hint": self.computer.hint_json(session),
-            "taken_back": self.journal.take_backs.to_json(),
-        }
-        link = self._parts.link_state()
-        out["link"] = None if link is None else link.to_json()
-        out["room"] = None if self.room is None else self.room.to_json()
-        alerts = [alert["text"] for alert in self.alerts()]
-        return out | self._parts.camera_status(now, self.unsure) | {"alerts": alerts}
+        return report.status(self, now)
 
     def alerts(self) -> list[JSON]:
-        """The table's own trouble, for `status` and atop the dashboard: what a player must know
-        even when the game itself is fine. Each in a sentence (`text`), and as a `key` and its
-        `params` for the page to say in the player's language."""
-        alerts: list[JSON] = []
-
-        def alert(text: str, key: str, **params: object) -> None:
-            alerts.append({"text": text, "key": key, "params": params})
-
-        camera = self.table_camera
-        status = None if camera is None else camera.status
-        if status is not None and status.state == "retrying":
-            alert(
-                f"the camera is not answering: {status.reason} "
-                f"(attempt {status.attempt}; failures in all: {status.failures})",
-                "camera",
-                reason=status.reason,
-                attempt=status.attempt,
-                failures=status.failures,
-            )
-        uncalibrated = self._parts.uncalibrated
-        if uncalibrated is not None:
-            alert(uncalibrated, "board_uncalibrated")
-        link = self._parts.link_state()
-        said = None if link is None else link.trouble_said()
-        if said is not None:
-            alert(said[0], said[1], **said[2])
-        room = None if self.room is None else self.room.trouble(self.game.name)
-        if room is not None:
-            alert(room[0], room[1], **room[2])
-        unsure = self.board_unsure
-        if unsure is not None:
-            spots = ", ".join(unsure.doubtful)
-            why = "; ".join(unsure.problems) or "pieces half seen or out of place"
-            alert(
-                f"the camera cannot read the board at {spots}: {why}",
-                "board_unsure",
-                spots=spots,
-                why=why,
-            )
-        if self.journal_fault is not None:
-            alert(self.journal_fault, "journal", reason=self.journal_fault)
-        damage = self.journal.damage
-        if damage is not None:
-            where = str(damage.kept) if damage.kept is not None else damage.reason
-            alert(damage.sentence(), "journal_damage", records=damage.records, where=where)
-        return alerts
+        """The table's own trouble (`report.alerts`)."""
+        return report.alerts(self)
 
     # -- a journal that cannot be written -------------------------------------------------
 
@@ -800,41 +738,11 @@ class Daemon:
                 self.session.on_layout(self.sensed(), now)
 
     def snapshot(self, now: float, view: View | None = None) -> JSON:
-        """What the dashboard shows: the game, the table's lights and sensors, the camera.
-        `view`: the table's view at `now`, if already at hand."""
-        if view is None:
-            view = self.view(now)
-        choices = self.computer.choices(self.session)
-        if choices is None and self.hands is not None:
-            choices = self.hands.choices(self.session.state)
-        out = table_snapshot(
-            self.game, self.session, view, self.profile, self.config.palette, choices
-        )
-        out["version"] = self._version
-        out["paused"] = self.paused
-        out["sim"] = self.simulated
-        out["placeable"] = sorted(self.placeable)
-        # The reeds closed now, paused or not (the session reads none while paused): the table
-        # test's live map.
-        out["reeds_closed"] = sorted(self.debouncer.occupied())
-        out["trouble"] = self._trouble()
-        # Pieces on their way to the session (edges, debouncing, the camera settling): what the
-        # page shows of the sensors may still change on its own.
-        out["settling"] = self._table_busy()
-        out["alerts"] = self.alerts()
-        out["marks"] = role_marks()
-        out["names"] = per_seat(self.journal.names, self.session.state.num_players)
-        out["started"] = self.journal.started
-        out |= self.computer.to_json(self.session, self.thinker)
-        link = self._parts.link_state()
-        # Whole seconds: the dashboard is sent a snapshot whenever one changes.
-        out["link"] = None if link is None else link.to_json(digits=0)
-        out["room"] = None if self.room is None else self.room.to_json()
-        return (
-            out
-            | {"camera": None, "dice_seen": [], "dice_unsure": None}
-            | self._parts.camera_status(now, self.unsure)
-        )
+        """What the dashboard shows (`report.snapshot`); `view`: the table's view at `now`, if
+        already at hand."""
+        return report.snapshot(self, now, self.view(now) if view is None else view) | {
+            "version": self._version
+        }
 
     def _publish(self, now: float, view: View) -> None:
         """Hand the dashboard a new snapshot when something it shows has changed, and the
@@ -890,7 +798,7 @@ class Daemon:
             return None
         return held.picture(self._parts.roll_picture)
 
-    def _trouble(self) -> str | None:
+    def trouble(self) -> str | None:
         """The table's own trouble, flashed over the game's lights: a failing camera (the
         palette's `camera_fault`), or a roll read but unsure (`unsure`)."""
         if self.table_camera is not None and self.table_camera.status.state == "retrying":
@@ -912,7 +820,7 @@ class Daemon:
         if self.lit is not None and not self.paused and not self.session.state.is_terminal():
             self.lit = None  # the game goes on: its own lights again
         frame = (
-            table_frame(view, self.profile, self.config, now, self._trouble(), self.halted)
+            table_frame(view, self.profile, self.config, now, self.trouble(), self.halted)
             if self.lit is None
             else self.lit
         )

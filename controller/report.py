@@ -1,0 +1,122 @@
+"""What the daemon says of the table: `status` for the command line, the alerts a player must
+know even when the game is fine, and the snapshot the dashboard (and a room's spectators) read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.rules.api import JSON
+from controller.seats import per_seat
+from controller.session import View, describe_state
+from controller.snapshot import table_snapshot
+from controller.terminal import role_marks
+
+if TYPE_CHECKING:
+    from controller.daemon import Daemon
+
+
+def status(daemon: Daemon, now: float) -> JSON:
+    """`smartboard status`: the game, the sensors against what the game expects, the table's
+    players, its link and room, the camera and its alerts."""
+    session = daemon.session
+    out: JSON = {
+        **describe_state(daemon.game, session.state),
+        "sensed": dict(sorted(session.sensed.items())),
+        "expected": dict(sorted(session.expected.items())),
+        "fix": sorted(session.fixes(now)),
+        "candidates": [a.id for a in session.candidates()],
+        "message": session.message,
+        "paused": daemon.paused,
+        "computer": {session.state.player_name(s): v for s, v in daemon.computer.seats.items()},
+        "thinking": daemon.computer.thinking(session, daemon.thinker),
+        "hint": daemon.computer.hint_json(session),
+        "taken_back": daemon.journal.take_backs.to_json(),
+    }
+    link = daemon.backends.link_state()
+    out["link"] = None if link is None else link.to_json()
+    out["room"] = None if daemon.room is None else daemon.room.to_json()
+    said = [alert["text"] for alert in alerts(daemon)]
+    return out | daemon.backends.camera_status(now, daemon.unsure) | {"alerts": said}
+
+
+def alerts(daemon: Daemon) -> list[JSON]:
+    """The table's own trouble, for `status` and atop the dashboard: what a player must know
+    even when the game itself is fine. Each in a sentence (`text`), and as a `key` and its
+    `params` for the page to say in the player's language."""
+    alerts: list[JSON] = []
+
+    def alert(text: str, key: str, **params: object) -> None:
+        alerts.append({"text": text, "key": key, "params": params})
+
+    camera = daemon.table_camera
+    status = None if camera is None else camera.status
+    if status is not None and status.state == "retrying":
+        alert(
+            f"the camera is not answering: {status.reason} "
+            f"(attempt {status.attempt}; failures in all: {status.failures})",
+            "camera",
+            reason=status.reason,
+            attempt=status.attempt,
+            failures=status.failures,
+        )
+    uncalibrated = daemon.backends.uncalibrated
+    if uncalibrated is not None:
+        alert(uncalibrated, "board_uncalibrated")
+    link = daemon.backends.link_state()
+    said = None if link is None else link.trouble_said()
+    if said is not None:
+        alert(said[0], said[1], **said[2])
+    room = None if daemon.room is None else daemon.room.trouble(daemon.game.name)
+    if room is not None:
+        alert(room[0], room[1], **room[2])
+    unsure = daemon.board_unsure
+    if unsure is not None:
+        spots = ", ".join(unsure.doubtful)
+        why = "; ".join(unsure.problems) or "pieces half seen or out of place"
+        alert(
+            f"the camera cannot read the board at {spots}: {why}",
+            "board_unsure",
+            spots=spots,
+            why=why,
+        )
+    if daemon.journal_fault is not None:
+        alert(daemon.journal_fault, "journal", reason=daemon.journal_fault)
+    damage = daemon.journal.damage
+    if damage is not None:
+        where = str(damage.kept) if damage.kept is not None else damage.reason
+        alert(damage.sentence(), "journal_damage", records=damage.records, where=where)
+    return alerts
+
+
+def snapshot(daemon: Daemon, now: float, view: View) -> JSON:
+    """What the dashboard shows: the game, the table's lights (`view`) and sensors, the camera."""
+    choices = daemon.computer.choices(daemon.session)
+    if choices is None and daemon.hands is not None:
+        choices = daemon.hands.choices(daemon.session.state)
+    out = table_snapshot(
+        daemon.game, daemon.session, view, daemon.profile, daemon.config.palette, choices
+    )
+    out["paused"] = daemon.paused
+    out["sim"] = daemon.simulated
+    out["placeable"] = sorted(daemon.placeable)
+    # The reeds closed now, paused or not (the session reads none while paused): the table
+    # test's live map.
+    out["reeds_closed"] = sorted(daemon.debouncer.occupied())
+    out["trouble"] = daemon.trouble()
+    # Pieces on their way to the session (edges, debouncing, the camera settling): what the
+    # page shows of the sensors may still change on its own.
+    out["settling"] = daemon.table_busy()
+    out["alerts"] = alerts(daemon)
+    out["marks"] = role_marks()
+    out["names"] = per_seat(daemon.journal.names, daemon.session.state.num_players)
+    out["started"] = daemon.journal.started
+    out |= daemon.computer.to_json(daemon.session, daemon.thinker)
+    link = daemon.backends.link_state()
+    # Whole seconds: the dashboard is sent a snapshot whenever one changes.
+    out["link"] = None if link is None else link.to_json(digits=0)
+    out["room"] = None if daemon.room is None else daemon.room.to_json()
+    return (
+        out
+        | {"camera": None, "dice_seen": [], "dice_unsure": None}
+        | daemon.backends.camera_status(now, daemon.unsure)
+    )
