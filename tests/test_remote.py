@@ -196,7 +196,7 @@ def test_a_broker_out_of_reach_or_refusing_stops_the_start_up(
 
 
 def test_a_broker_lost_mid_game_is_said_and_the_game_kept(
-    mosquitto: Mosquitto, tmp_path: Path
+    mosquitto: Mosquitto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A broker of the test's own, stopped under a table playing: "reconnecting" in its status
     and alerts, its game kept; started again, the table is back in the room."""
@@ -225,6 +225,10 @@ def test_a_broker_lost_mid_game_is_said_and_the_game_kept(
             status = call(daemon, op="status")
             assert any("reconnecting" in alert for alert in status["alerts"])
             assert status["history"] == played
+            capsys.readouterr()
+            assert main(["status", "--state-dir", str(tmp_path / "table")]) == 0
+            said = capsys.readouterr().out
+            assert f"room lost on 127.0.0.1:{port}: reconnecting; seats here 1, at other" in said
             broker = start()
             wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
     finally:

@@ -453,6 +453,9 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
     link = summary.get("link")
     if link is not None:
         lines.append(_link_text(link))
+    room = summary.get("room")
+    if room is not None:
+        lines.append(_room_text(room))
     seats = summary.get("computer")
     if seats:
         played = ", ".join(f"{called(p)} ({v})" for p, v in seats.items())
@@ -466,6 +469,19 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
         lines.append(f"message: {summary['message']}")
     lines.extend(f"alert: {alert}" for alert in summary.get("alerts", []))
     return lines
+
+
+def _room_text(room: JSON) -> str:
+    """The linked tables' room (controller/room.py): its state, the seats here and elsewhere,
+    and what came and went."""
+    seats = ", ".join(map(str, room["seats"]))
+    elsewhere = ", ".join(map(str, room["elsewhere"])) or "none"
+    return (
+        f"room {room['room']} on {room['broker']}: {room['state'].replace('_', ' ')}; "
+        f"seats here {seats}, at other tables {elsewhere}; {room['length']} actions, "
+        f"{room['published']} sent, {room['received']} received, {room['duplicates']} "
+        f"duplicates dropped, {room['refused']} messages refused"
+    )
 
 
 def _link_text(link: JSON) -> str:
