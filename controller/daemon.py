@@ -710,7 +710,7 @@ class Daemon:
         }
         link = self._parts.link_state()
         out["link"] = None if link is None else link.to_json()
-        out["room"] = None if self.room is None else self.room.to_json()
+        out["room"] = None if self.room is None else self.room.to_json(session.rolled_elsewhere())
         alerts = [alert["text"] for alert in self.alerts()]
         return out | self._parts.camera_status(now, self.unsure) | {"alerts": alerts}
 
@@ -829,7 +829,8 @@ class Daemon:
         link = self._parts.link_state()
         # Whole seconds: the dashboard is sent a snapshot whenever one changes.
         out["link"] = None if link is None else link.to_json(digits=0)
-        out["room"] = None if self.room is None else self.room.to_json()
+        rolled_elsewhere = self.session.rolled_elsewhere()
+        out["room"] = None if self.room is None else self.room.to_json(rolled_elsewhere)
         return (
             out
             | {"camera": None, "dice_seen": [], "dice_unsure": None}
