@@ -57,7 +57,7 @@ $(CHROMIUM):
 $(MOSQUITTO):
 	@[ "$$(id -u)" = 0 ] || { echo "the linked-table tests need Debian's mosquitto: sudo apt-get install mosquitto"; exit 1; }
 	apt-get update
-	apt-get install -y --no-install-recommends mosquitto
+	apt-get install -y --no-install-recommends mosquitto openssl
 
 $(MPY):
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "the firmware self-test needs node and npm (apt install nodejs npm)"; exit 1; }

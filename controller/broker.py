@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -104,12 +105,20 @@ class Broker:
         self._connected = connected
         self._first: threading.Event = threading.Event()
         self._refused: str | None = None
+        self._dropped = False  # the broker closed the connection before accepting it
+        self._tls_ca = tls_ca
         self._sent: list[mqtt.MQTTMessageInfo] = []  # publications the broker may not have yet
         client = self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
         if address.username is not None:
             client.username_pw_set(address.username, address.password)
         if address.tls or tls_ca:
-            client.tls_set(ca_certs=tls_ca or None)
+            try:
+                client.tls_set(ca_certs=tls_ca or None)
+            except (OSError, ValueError) as error:
+                unread = isinstance(error, OSError) and not isinstance(error, ssl.SSLError)
+                what = "cannot be read" if unread else "holds no PEM certificate"
+                why = getattr(error, "strerror", None) or error
+                raise BrokerError(f"[link] tls_ca {tls_ca} {what} ({why})") from None
         if will is not None:
             client.will_set(will[0], will[1], qos=1, retain=True)
         client.reconnect_delay_set(1, 30)
@@ -123,17 +132,43 @@ class Broker:
         where = self.address.where
         try:
             self.client.connect(self.address.host, self.address.port, KEEPALIVE_S)
+        except ssl.SSLCertVerificationError as error:
+            raise BrokerError(self._untrusted(error)) from None
         except OSError as error:
+            hint = ""
+            if self.address.tls and isinstance(error, (ConnectionResetError, ssl.SSLError)):
+                hint = " (a listener without TLS? then the link is mqtt://)"
             raise BrokerError(
-                f"cannot reach the MQTT broker at {where}: {error.strerror or error}"
+                f"cannot reach the MQTT broker at {where}: {error.strerror or error}{hint}"
             ) from None
         self.client.loop_start()
         if not self._first.wait(timeout):
             self.close()
+            if self._dropped and not self.address.tls:
+                raise BrokerError(
+                    f"the MQTT broker at {where} closed the connection without answering: "
+                    "if it listens with TLS, the link is mqtts://"
+                )
             raise BrokerError(f"the MQTT broker at {where} did not answer in {timeout:g} s")
         if self._refused is not None:
             self.close()
             raise BrokerError(f"the MQTT broker at {where} refused this table: {self._refused}")
+
+    def _untrusted(self, error: ssl.SSLCertVerificationError) -> str:
+        """Why the broker's certificate was not trusted, and what to give instead."""
+        said = f"the MQTT broker at {self.address.where} is not trusted: its certificate "
+        reason = str(error.verify_message or error.reason or error)
+        if "mismatch" in reason.lower():  # the hostname, or the IP address
+            return said + (
+                f"is not for {self.address.host!r}: the link must name the broker as its "
+                "certificate does (its subjectAltName)"
+            )
+        if self._tls_ca is None:
+            return said + (
+                f"was signed by no authority this system trusts ({reason}): give [link] tls_ca "
+                "the certificate of the authority that signed it"
+            )
+        return said + f"was not signed by [link] tls_ca {self._tls_ca} ({reason})"
 
     def subscribe(self, topic: str) -> None:
         self.client.subscribe(topic, qos=1)
@@ -175,6 +210,8 @@ class Broker:
     def _on_disconnect(
         self, client: mqtt.Client, userdata: object, flags: object, reason: object, props: object
     ) -> None:
+        if not self._first.is_set():
+            self._dropped = True
         self._connected(False, str(reason))
 
     def _on_socket_open(self, client: mqtt.Client, userdata: object, sock: object) -> None:

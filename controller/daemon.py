@@ -159,20 +159,20 @@ class Daemon:
         if max(seats, default=players) >= players:
             raise StartupError(f"--seats {config.link_seats}: this game has seats 1 to {players}")
         ca = None if config.link_tls_ca is None else str(config.link_tls_ca)
-        room = Room(
-            parse_link(config.link_url),
-            config.link_secret,
-            seats,
-            self.options.state_dir,
-            self.events.on_room,
-            ca,
-            config.link_home_assistant,
-            config.link_dice,
-            self.options.page_only,
-            self.options.seed,
-        )
-        room.elsewhere = frozenset(range(players)) - seats
         try:
+            room = Room(
+                parse_link(config.link_url),
+                config.link_secret,
+                seats,
+                self.options.state_dir,
+                self.events.on_room,
+                ca,
+                config.link_home_assistant,
+                config.link_dice,
+                self.options.page_only,
+                self.options.seed,
+            )
+            room.elsewhere = frozenset(range(players)) - seats
             room.open()
         except BrokerError as error:
             raise StartupError(str(error)) from error

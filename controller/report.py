@@ -34,7 +34,7 @@ def status(daemon: Daemon, now: float) -> JSON:
     }
     link = daemon.backends.link_state()
     out["link"] = None if link is None else link.to_json()
-    out["room"] = None if daemon.room is None else daemon.room.to_json()
+    out["room"] = None if daemon.room is None else daemon.room.to_json(session.rolled_elsewhere())
     said = [alert["text"] for alert in alerts(daemon)]
     return out | daemon.backends.camera_status(now, daemon.unsure) | {"alerts": said}
 
@@ -114,7 +114,8 @@ def snapshot(daemon: Daemon, now: float, view: View) -> JSON:
     link = daemon.backends.link_state()
     # Whole seconds: the dashboard is sent a snapshot whenever one changes.
     out["link"] = None if link is None else link.to_json(digits=0)
-    out["room"] = None if daemon.room is None else daemon.room.to_json()
+    rolled_elsewhere = daemon.session.rolled_elsewhere()
+    out["room"] = None if daemon.room is None else daemon.room.to_json(rolled_elsewhere)
     return (
         out
         | {"camera": None, "dice_seen": [], "dice_unsure": None}

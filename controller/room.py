@@ -382,15 +382,14 @@ class Room:
         if self.page_only:
             # No hands to carry it out: the page shows the board as the game has it.
             session.show(action, {}, only=True)
+        elif session.shown == action:
+            return False
+        else:
+            session.show(action, roles(session, action), only=True)
+        if self.page_only or not session.changes(action):
             session.act(action.id, now)
             said = f"{player} (another table) played {action.id}"
             session.say(said, "remote_played", player=player, actions=[action.id])
-            return True
-        if session.shown == action:
-            return False
-        session.show(action, roles(session, action), only=True)
-        if not session.changes(action):
-            session.act(action.id, now)
         else:
             said = f"{player} (another table) plays {action.id}: carry it out as lit"
             session.say(said, "remote_move", player=player, actions=[action.id])
@@ -477,8 +476,9 @@ class Room:
             return "waiting"
         return "playing" if self.synced else "catching_up"
 
-    def to_json(self) -> JSON:
-        """The snapshot's `room`."""
+    def to_json(self, rolled_elsewhere: bool = False) -> JSON:
+        """The snapshot's `room`; `rolled_elsewhere`: the roll awaited is made at another table
+        (`Session.rolled_elsewhere`), so the page offers none to enter."""
         return {
             "room": self.address.room,
             "broker": self.address.where,
@@ -493,6 +493,7 @@ class Room:
             "moved_on": self.moved_on,
             "dice": self.dice,
             "page_only": self.page_only,
+            "rolled_elsewhere": rolled_elsewhere,
             "tables": [peer.to_json() for peer in self.peers.values() if peer.online],
         }
 

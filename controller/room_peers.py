@@ -142,7 +142,8 @@ def disagree_alert(disagree: JSON) -> Alert:
         f"the tables disagree: the room's action {disagree['seq'] + 1} ({theirs}) does not "
         f"follow this table's game; the last action both have is {last}",
         "tables_disagree",
-        {"seq": disagree["seq"] + 1, "last": last, "theirs": theirs},
+        # The page names the actions in its language: `last` null is the start of the game.
+        {"seq": disagree["seq"] + 1, "last": disagree["last_common"], "theirs": theirs},
     )
 
 

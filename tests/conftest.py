@@ -121,10 +121,15 @@ def page(browser: Browser) -> Iterator[Page]:
 
 @dataclass(frozen=True)
 class Mosquitto:
-    """A throw-away broker: `port` lets anyone in, `auth_port` only USER with PASSWORD."""
+    """A throw-away broker: `port` lets anyone in, `auth_port` only USER with PASSWORD,
+    `tls_port` anyone over TLS, with a certificate for 127.0.0.1 signed by the CA `ca`
+    (`stranger_ca` signed nothing of it)."""
 
     port: int
     auth_port: int
+    tls_port: int
+    ca: Path
+    stranger_ca: Path
     binary: str = "mosquitto"
     user: str = "table"
     password: str = "s3cret"
@@ -139,6 +144,24 @@ class Mosquitto:
 
     def url(self, room: str) -> str:
         return f"mqtt://127.0.0.1:{self.port}/{room}"
+
+
+def make_certificates(openssl: str, folder: Path) -> None:
+    """A CA (ca.crt), a server certificate for 127.0.0.1 it signed (server.crt, server.key)
+    and a CA that signed nothing (stranger.crt), as README "Two tables, one game" makes them
+    (elliptic-curve keys: quick to make)."""
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"]
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=folder, check=True, capture_output=True)
+
+    for ca in ("ca", "stranger"):
+        subject = f"/CN=smartboard {ca} CA"
+        run("req", "-x509", *key, "-keyout", f"{ca}.key", "-out", f"{ca}.crt", "-subj", subject)
+    run("req", *key, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "server.ext").write_text("subjectAltName = IP:127.0.0.1\n")
+    signed = ["-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-extfile", "server.ext"]
+    run("x509", "-req", "-in", "server.csr", *signed, "-days", "2", "-out", "server.crt")
 
 
 def free_port() -> int:
@@ -157,14 +180,18 @@ def listening(*ports: int) -> bool:
 
 @pytest.fixture(scope="session")
 def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
-    """Debian's Mosquitto on two free ports of the loopback, its files in a temporary folder,
-    stopped after the session (`make test` installs it)."""
+    """Debian's Mosquitto on three free ports of the loopback, its files in a temporary folder,
+    stopped after the session (`make test` installs it, and openssl for the certificates)."""
     binary = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin")
     passwd = shutil.which("mosquitto_passwd") or shutil.which("mosquitto_passwd", path="/usr/bin")
-    if binary is None or passwd is None:
-        pytest.skip("the linked-table tests need Mosquitto: apt-get install mosquitto")
+    openssl = shutil.which("openssl")
+    if binary is None or passwd is None or openssl is None:
+        pytest.skip("the linked-table tests need Mosquitto: apt-get install mosquitto openssl")
     folder = tmp_path_factory.mktemp("mosquitto")
-    broker = Mosquitto(free_port(), free_port(), binary)
+    make_certificates(openssl, folder)
+    broker = Mosquitto(
+        free_port(), free_port(), free_port(), folder / "ca.crt", folder / "stranger.crt", binary
+    )
     passwords = folder / "passwords"
     subprocess.run([passwd, "-b", "-c", str(passwords), broker.user, broker.password], check=True)
     add = [passwd, "-b", str(passwords), broker.spectator, broker.spectator_password]
@@ -183,12 +210,17 @@ def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
         + f"listener {broker.port} 127.0.0.1\nallow_anonymous true\n"
         + f"listener {broker.auth_port} 127.0.0.1\nallow_anonymous false\n"
         + f"password_file {passwords}\nacl_file {acl}\n"
+        + f"listener {broker.tls_port} 127.0.0.1\nallow_anonymous true\n"
+        + f"cafile {broker.ca}\ncertfile {folder / 'server.crt'}\nkeyfile {folder / 'server.key'}\n"
     )
     log = (folder / "mosquitto.log").open("w")
     process = subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log)
     try:
         wait_for(
-            lambda: process.poll() is not None or listening(broker.port, broker.auth_port),
+            lambda: (
+                process.poll() is not None
+                or listening(broker.port, broker.auth_port, broker.tls_port)
+            ),
             what="mosquitto to listen",
         )
         if process.poll() is not None:

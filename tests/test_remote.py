@@ -2,12 +2,14 @@
 tables play a game to its end, each with bots on its own seats carrying out the other's moves as
 hands, and both journals end alike; a message seen twice is applied once; one that does not
 follow the table's history stops the exchange ("tables disagree"); a stranger's message (a wrong
-secret, garbage) is ignored; a broker out of reach, or refusing the table, stops the start-up."""
+secret, garbage) is ignored; a broker out of reach, or refusing the table, stops the start-up;
+over TLS, a table joins with the CA of the broker's certificate and stops with another."""
 
 from __future__ import annotations
 
 import json
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -193,6 +195,35 @@ def test_a_broker_out_of_reach_or_refusing_stops_the_start_up(
     # No secret: refused before anything starts.
     assert main([*args[:-2], "--link", mosquitto.url("room")]) == 2
     assert "room's secret" in capsys.readouterr().err
+
+
+def test_over_tls_a_table_joins_with_its_ca_and_stops_with_another(
+    mosquitto: Mosquitto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mqtts://` to the broker's TLS listener: with `[link] tls_ca` the CA that signed the
+    broker's certificate, the table plays in the room over an encrypted connection; with
+    another CA, or a file that is none, it stops at start-up, exit 2, saying which broker and
+    why."""
+    url = f"mqtts://127.0.0.1:{mosquitto.tls_port}/secure"
+    config = fast_sim_config(
+        link_url=url, link_seats=(1,), link_secret=SECRET, link_tls_ca=mosquitto.ca
+    )
+    with serving(config, options_in(tmp_path / "table")) as daemon:
+        wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+        assert daemon.room is not None
+        assert isinstance(daemon.room.broker.client.socket(), ssl.SSLSocket)
+        assert call(daemon, op="roll", values=[3])["ok"]
+    where = f"the MQTT broker at 127.0.0.1:{mosquitto.tls_port}"
+    args = ["run", "--sim", "--no-show", "--state-dir", str(tmp_path), "--seats", "1"]
+    args += ["--link-secret", SECRET, "--link", url, "--config", str(tmp_path / "config.toml")]
+    for ca, said in (
+        (mosquitto.stranger_ca, f"{where} is not trusted: its certificate was not signed by "),
+        (tmp_path / "config.toml", "holds no PEM certificate"),
+    ):
+        (tmp_path / "config.toml").write_text(f'[link]\ntls_ca = "{ca}"\n')
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert said in err and f"[link] tls_ca {ca}" in err
 
 
 def test_a_broker_lost_mid_game_is_said_and_the_game_kept(

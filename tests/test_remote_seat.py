@@ -79,6 +79,9 @@ def test_a_page_only_participant_plays_its_seat_from_the_page(
         expect(room).to_contain_text("At other tables: Hawk Moth (seat 1).")
         expect(room).to_contain_text("Chance is rolled on the table of the seat that rolls.")
         expect(room).to_have_attribute("data-state", "playing")
+        # What to do now: not the phase's help, which speaks to the player at Hawk Moth's table.
+        help_box = page.locator("#phase-help")
+        expect(help_box).to_contain_text("Hawk Moth plays at another table: wait for its move")
         # Hawk Moth's one die (AK-3), read at its table: applied at once on the page, with the
         # akuma it puts on square 3 where the game has it.
         assert call(hawkmoth, op="roll", values=[3])["ok"]
@@ -87,9 +90,10 @@ def test_a_page_only_participant_plays_its_seat_from_the_page(
         settled = lambda: (status := _status(ladybug))["sensed"] == status["expected"]  # noqa: E731
         wait_for(settled, what="the page's simulated board laid out as the game has it")
         assert call(ladybug, op="snapshot")["note"]["key"] == "remote_roll"
-        expect(page.locator("#message")).to_contain_text("Rolled at another table")
+        expect(page.locator("#message")).to_contain_text("At another table: Rolled 3.")
         # Ladybug's choice and roll, made on the page, reach the table.
         page.locator('#actions [data-action="choose_dice:1"]').click()
+        expect(help_box).to_contain_text("Throw the dice and enter what they show below")
         page.locator("#dice-wanted button.die").first.click()
         expect(page.locator("#log li")).to_have_count(4)
         played = _history(ladybug)[:4]

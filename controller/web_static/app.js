@@ -322,7 +322,7 @@ function drawDice() {
     ...seen.map((die) => dieFace(die.value, `${Math.round(die.confidence * 100)} %`)),
   );
   drawUnsure(); // unsure.js
-  $("roll-form").hidden = !wanted;
+  $("roll-form").hidden = !wanted || Boolean(snap.room?.rolled_elsewhere); // room.js
   $("roll-random").hidden = !snap.sim;
   const key = JSON.stringify(wanted);
   if (key === diceKey) return;
@@ -475,7 +475,7 @@ function drawLegend() {
 function drawAlerts() {
   const alerts = snap.alerts || [];
   $("alerts").replaceChildren(...alerts.map(({ text, key, params }) =>
-    el("li", { "data-key": key }, tableText(text, key, params))));
+    el("li", { "data-key": key }, tableText(text, key, roomAlertParams(key, params))))); // room.js
   $("alerts").hidden = alerts.length === 0;
 }
 
@@ -492,7 +492,8 @@ function render() {
   drawResult();
   drawUndo(); // undo.js
   drawFixes();
-  drawPhaseHelp(snap, lang, tableTurnHelp()); // help.js; the table's turn (computer.js)
+  // help.js; the table's turn (computer.js), another table's (room.js)
+  drawPhaseHelp(snap, lang, tableTurnHelp() ?? roomTurnHelp());
   drawActions();
   drawPointing();
   drawDice();

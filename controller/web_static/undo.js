@@ -26,7 +26,7 @@ function drawUndo() {
   button.title = taken ? said(taken.actions) : t("undo_nothing");
   const rolled = taken?.rolled ?? [];
   const reroll = document.getElementById("undo-reroll");
-  document.getElementById("undo-reroll-label").hidden = rolled.length === 0;
+  document.getElementById("undo-reroll-label").hidden = rolled.length === 0 || linked;
   if (rolled.length === 0) reroll.checked = false;
   document.getElementById("undo-reroll-text").textContent = t("undo_reroll", { actions: said(rolled) });
 }
