@@ -380,7 +380,8 @@ class Computer:
         if self.roll is None or self._rolled == key:
             return
         wanted = self.game.dice_wanted(state)
-        if wanted is None or roller(state) not in self.seats:
+        seat = self.game.roller(state)
+        if wanted is None or (roller(state) if seat is None else seat) not in self.seats:
             return
         self._rolled = key
         self.roll(VirtualDice(self.rng).roll(wanted.faces, wanted.count))

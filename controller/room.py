@@ -198,6 +198,8 @@ class Room:
                 table = topic.rpartition("/")[2]
                 if table != self.table:
                     self.peers[table] = Peer.of(body)
+                    if self.game_id is None and self.room_state is not None:
+                        self._consider(self.room_state, session)  # its opener may be back
         except (ValueError, KeyError, TypeError) as error:
             self.counts["refused"] += 1
             log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)
@@ -226,8 +228,16 @@ class Room:
             if refusal is not None:
                 log.error("room %s: %s", self.address.room, refusal_alert(refusal, game)[0])
             self._announce()
-        if refusal is None and self.game_id is None:
+        if refusal is None and self.game_id is None and self._opened_by_seat_1(state["game_id"]):
             self._bind(state["game_id"], session)
+
+    def _opened_by_seat_1(self, game_id: str) -> bool:
+        """The table of seat 1 is in the room and plays `game_id`: the game left on the broker
+        by an earlier evening's tables is not joined by a table started afresh."""
+        return any(
+            peer.online and 1 in peer.seats and peer.game_id == game_id
+            for peer in self.peers.values()
+        )
 
     def _marker_back(self, session: Session) -> None:
         if self.game_id is None:

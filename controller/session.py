@@ -210,14 +210,16 @@ class Session:
         return self.rolled_elsewhere() or (self.chance_drawn and self.state.is_chance_node())
 
     def rolled_elsewhere(self) -> bool:
-        """A chance node rolled by a seat played at another table: not read here. A roll that
-        follows a seat's decision is that seat's (AK-3: the dice thrown are the choice), else
-        the seat's that decides after it (`roller`)."""
+        """A chance node rolled by a seat played at another table: not read here. The seat the
+        rules name (`Game.roller`), else the one whose decision the roll follows (AK-3: the dice
+        thrown are the choice), else the one that decides after it (`roller`)."""
         if self._rolled_elsewhere is None:
             self._rolled_elsewhere = False
             if self.elsewhere and self.state.is_chance_node():
-                seat = self._last_decider()
-                owner = roller(self.state) if seat is None else seat
+                owner = self.game.roller(self.state)
+                if owner is None:
+                    seat = self._last_decider()
+                    owner = roller(self.state) if seat is None else seat
                 # One no turn tells (a set-up laid in turn) is rolled by the first seat's table.
                 self._rolled_elsewhere = (0 if owner is None else owner) in self.elsewhere
         return self._rolled_elsewhere

@@ -143,6 +143,11 @@ class DiceRaceGame(Game):
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
         return DiceRequest("d6", 1, D6) if state.is_chance_node() else None
 
+    def roller(self, state: GameState) -> int | None:
+        """Each player rolls for their own advance."""
+        assert isinstance(state, RaceState)
+        return state.to_move if state.is_chance_node() else None
+
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
         if not state.is_chance_node():
             raise IllegalActionError("no dice are wanted now")

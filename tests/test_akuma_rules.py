@@ -211,6 +211,24 @@ def test_ak3_the_dice_choice_is_a_decision_before_the_chance_event(side: int) ->
     assert state.legal_actions() == []
 
 
+def test_ak3_ak6_the_side_to_move_throws_its_dice_and_ladybug_the_miraculous_die() -> None:
+    """Where a roll is read on linked tables (`Game.roller`): the side whose turn it is throws
+    its dice (AK-3), and Ladybug the Miraculous Powers die after landing (AK-6), though a roll,
+    not her decision, comes just before it and Hawk Moth decides next."""
+    state = new_state()
+    play(state, ChooseDice(2))
+    assert GAME.roller(state) == HAWK_MOTH
+    state = akumatize(1)
+    play(state, ChooseDice(1))
+    assert GAME.roller(state) == LADYBUG
+    play(state, Roll(4))
+    wanted = GAME.dice_wanted(state)
+    assert wanted is not None and wanted.kind == "miraculous"
+    assert GAME.roller(state) == LADYBUG
+    play(state, Power(POWERS[0]))
+    assert GAME.roller(state) is None  # a decision, not a roll
+
+
 @pytest.mark.parametrize("side", [HAWK_MOTH, LADYBUG], ids=["hawkmoth", "ladybug"])
 def test_ak3_one_die_gives_1_to_6(side: int) -> None:
     """AK-3: "One die gives 1-6"."""

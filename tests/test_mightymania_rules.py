@@ -1415,3 +1415,29 @@ def test_a_session_follows_whole_games_from_the_table_alone(tmp_path: Path) -> N
             for action in applied:
                 secrets.observe(action, session.state)
             assert session.fixes(now + 100.0) == frozenset()
+
+
+def test_rules_1_2_and_mm_4_each_player_lays_and_rolls_their_own(tmp_path: Path) -> None:
+    """Where a chance outcome is read on linked tables (`Game.roller`): each player lays their
+    own cards face down (rule 1) and rolls their own start die, player_1's first (rule 2); the
+    attacker rolls for the rounds (MM-4). A table playing player_2 alone reads player_2's lays
+    and die, and leaves player_1's to player_1's table."""
+    state = new_state()
+    rollers = []
+    for action in [*lays(), *first_rolls(P2)]:
+        rollers.append(GAME.roller(state))
+        state.apply(action)
+    assert rollers == [P1] * 4 + [P2] * 4 + [P1, P2]
+    session = start_session(tmp_path, new_state())
+    session.elsewhere = frozenset({P1})
+    assert session.rolled_elsewhere()
+    for action in lays()[:4]:
+        session.apply_elsewhere(action, 0.0)
+    assert not session.rolled_elsewhere()  # player_2's first card
+    state = started(P2)
+    attack(state, 1, 1)
+    while phase(state) is not Phase.ROUNDS:
+        state.apply(
+            state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[0]
+        )
+    assert GAME.roller(state) == state.attacker == P2

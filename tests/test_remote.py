@@ -136,6 +136,9 @@ def test_a_table_follows_the_room_once_and_refuses_what_does_not_follow(
     options = dict(get_game("akuma").new_initial_state({}).options)
     body = {"game_id": game_id, "game": "akuma", "options": options}
     other.send("state", body | {"length": 0, "digest": ""}, retain=True)
+    # The table of seat 1 is in the room, playing that game: a table joins only such a game.
+    presence = {"online": True, "seats": [0], "game_id": game_id, "dice": "table"}
+    other.send("table/other", presence, retain=True)
     for seq, action in enumerate(history):
         sent = {"game_id": game_id, "seq": seq, "action": action, "prev": digests[seq]}
         other.send(f"game/{game_id}/{seq}", sent | {"by": "other"}, retain=True)
@@ -176,6 +179,32 @@ def test_a_table_follows_the_room_once_and_refuses_what_does_not_follow(
             assert any("tables disagree" in alert and "choose_dice:1" in alert
                        for alert in status["alerts"])  # fmt: skip
             assert status["history"] == played  # nothing forked
+    finally:
+        other.close()
+
+
+def test_a_table_started_afresh_joins_the_game_seat_1_plays_not_one_left_on_the_broker(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The broker still holds last evening's game, its table of seat 1 gone: a table started
+    afresh waits; seat 1's table comes back with a new game, and that one is joined."""
+    room, old, new = "evening", "0ld0ld0ld0ld", "feedc0de0002"
+    other = Stranger(mosquitto, room)
+    options = dict(get_game("akuma").new_initial_state({}).options)
+    body = {"game": "akuma", "options": options, "length": 0, "digest": ""}
+    other.send("state", body | {"game_id": old}, retain=True)
+    presence = {"online": False, "seats": [0], "game_id": old, "dice": "table"}
+    other.send("table/other", presence, retain=True)
+    config = fast_sim_config(
+        link_url=mosquitto.url(room), link_seats=(2,), link_secret=SECRET, game="akuma"
+    )
+    try:
+        with serving(config, options_in(tmp_path)) as daemon:
+            wait_for(lambda: daemon.room is not None and "other" in daemon.room.peers)
+            assert call(daemon, op="status")["room"]["state"] == "waiting"
+            other.send("table/other", presence | {"online": True, "game_id": new}, retain=True)
+            other.send("state", body | {"game_id": new}, retain=True)
+            wait_for(lambda: call(daemon, op="status")["room"]["game_id"] == new, what="joined")
     finally:
         other.close()
 

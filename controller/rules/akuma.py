@@ -581,6 +581,14 @@ class AkumaGame(Game):
             return DiceRequest("miraculous", 1, POWERS)
         return None
 
+    def roller(self, state: GameState) -> int | None:
+        """The side whose turn it is rolls its dice (AK-3), and Ladybug the Miraculous Powers
+        die after her roll or Voyage (AK-6)."""
+        s = AkumaState.of(state)
+        if s.phase is Phase.MIRACULOUS:
+            return LADYBUG
+        return s.side if s.phase is Phase.ROLL else None
+
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
         s = AkumaState.of(state)
         if s.phase is Phase.MIRACULOUS:

@@ -405,6 +405,12 @@ class Game(ABC):
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
         """At a chance node read from dice, which dice; None if no dice apply."""
 
+    def roller(self, state: GameState) -> int | None:
+        """At a chance node, the seat whose hand makes its outcome where the rules name one (a
+        player's own die, their own cards laid): on linked tables, the table of that seat reads
+        it. None lets the table judge by the turns around it."""
+        return None
+
     def result(self, state: GameState) -> JSON | None:
         """A JSON summary of the outcome once the game is over."""
         if not state.is_terminal():

@@ -1040,6 +1040,25 @@ class MightymaniaGame(Game):
             return DiceRequest("d6", 1, D6)
         return None
 
+    def roller(self, state: GameState) -> int | None:
+        """Each player lays and reveals their own cards (rules 1 and 8) and rolls their own
+        start die, player_1's first (rule 2); the attacker rolls for the rounds (MM-4)."""
+        s = MightymaniaState.of(state)
+        match s.phase:
+            case Phase.SETUP:
+                return s.next_lay()[0]
+            case Phase.START_ROLL:
+                return len(s.rolls)
+            case Phase.ROUNDS:
+                return s.attacker
+            case Phase.REVEAL:
+                return s.reveals[0][0]
+            case Phase.LAY_POWER:
+                return s.next_power_laid()[0]
+            case Phase.REVEAL_POWER:
+                return s.next_power_shown()[0]
+        return None
+
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
         s = MightymaniaState.of(state)
         if self.dice_wanted(s) is None:
