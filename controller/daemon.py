@@ -394,7 +394,7 @@ class Daemon:
                 if shown and self.bots is not None:
                     self.bots.next_step = min(self.bots.next_step, now)  # to carry it out
                 if shown and self.options.page_only:
-                    self.hands_follow(reeds=True)  # no hands: the board as the game has it
+                    self.hands_follow()  # no hands: the board as the game has it
                 if self.bots is not None and not self.halted:
                     self.bots.step(now, self.table_busy())
             self._want_dice()
@@ -595,6 +595,7 @@ class Daemon:
         if self.bots is not None or not self.placeable:
             return
         camera = self.sim_camera
+        reeds = reeds or self.options.page_only  # no hands at all: the board as the game has it
         if reeds and self.simulated and isinstance(self.reeds, ReedBank):
             lay_out(self.reeds, camera, self.session.expected)
         elif camera is not None and self.simulated:
