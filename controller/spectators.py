@@ -17,6 +17,11 @@ from controller.rules.api import JSON
 MIN_INTERVAL_S = 0.5
 """The least time between two snapshots published: a blinking table changes often."""
 
+PRIVATE = frozenset({"version", "actions", "hint"})
+"""Kept from spectators (and so from the other tables, whose account may read them): the page's
+version number; the decisions open to the player to move, which on a table that knows its
+players' hands (a page-only seat's, the simulated table's) are the cards in that hand; and the
+hint, its moves made from them."""
 Publish = Callable[[str, bytes], None]
 """Sends a retained message: its topic and payload."""
 
@@ -38,9 +43,10 @@ class Spectators:
         return self._when is None or now - self._when >= MIN_INTERVAL_S
 
     def offer(self, snapshot: JSON, now: float) -> None:
-        """Publish `snapshot` (without its page's version number) if it changed."""
+        """Publish `snapshot` if it changed, without its page's version number and what would
+        show a seat's hidden cards (`PRIVATE`)."""
         self._when = now
-        shown = {key: value for key, value in snapshot.items() if key != "version"}
+        shown = {key: value for key, value in snapshot.items() if key not in PRIVATE}
         if shown == self._last:
             return
         self._publish(self.topic, json.dumps(shown, separators=(",", ":")).encode())
