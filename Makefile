@@ -20,6 +20,8 @@ comma := ,
 CHROMIUM := /usr/bin/chromium
 # The linked tables' tests start a throw-away Debian Mosquitto of their own (tests/conftest.py).
 MOSQUITTO := /usr/sbin/mosquitto
+# ...and make that broker's TLS certificates with openssl.
+OPENSSL := /usr/bin/openssl
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: run test lint bench clean firmware-test
@@ -46,7 +48,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint firmware-test $(CHROMIUM) $(MOSQUITTO)
+test: lint firmware-test $(CHROMIUM) $(MOSQUITTO) $(OPENSSL)
 	$(BIN)/pytest
 
 $(CHROMIUM):
@@ -57,7 +59,12 @@ $(CHROMIUM):
 $(MOSQUITTO):
 	@[ "$$(id -u)" = 0 ] || { echo "the linked-table tests need Debian's mosquitto: sudo apt-get install mosquitto"; exit 1; }
 	apt-get update
-	apt-get install -y --no-install-recommends mosquitto openssl
+	apt-get install -y --no-install-recommends mosquitto
+
+$(OPENSSL):
+	@[ "$$(id -u)" = 0 ] || { echo "the linked-table tests need openssl: sudo apt-get install openssl"; exit 1; }
+	apt-get update
+	apt-get install -y --no-install-recommends openssl
 
 $(MPY):
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "the firmware self-test needs node and npm (apt install nodejs npm)"; exit 1; }
