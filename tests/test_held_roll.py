@@ -38,7 +38,7 @@ def test_status_names_each_unsure_die_its_reading_and_the_runner_up() -> None:
     ]
     # `smartboard status` prints the sentence.
     summary = {"camera": {"state": "ok"}, "dice_seen": [], "dice_unsure": shown}
-    assert shown["text"] in _table_lines(summary)
+    assert shown["text"] in _table_lines(summary, lambda seat: seat)
     # A die whose faces name its colour is named by it.
     red = RolledDie("red:steal", (0, 0, 9, 9), 0.5, (("red:steal", 0.5), ("red:move", 0.4)), False)
     assert (
