@@ -197,6 +197,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=150, help="epochs (sets the LR schedule)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--width", type=int, default=16, help="channels at stride 2 (DiceNet's w)")
     a = ap.parse_args()
 
     rng = seed_all(a.seed, a.threads)
@@ -210,7 +211,7 @@ def main() -> None:
     steps_per_epoch = len(epoch_set) // a.batch
     total = a.epochs * steps_per_epoch
 
-    model = DiceNet()
+    model = DiceNet(a.width)
     if a.init:
         model.load_state_dict(torch.load(a.init))
     print("params:", sum(p.numel() for p in model.parameters()), flush=True)
