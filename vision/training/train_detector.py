@@ -63,6 +63,9 @@ class DiceNet(nn.Module):
         self.head = nn.Sequential(cbr(w, w), nn.Conv2d(w, 3, 1))
         with torch.no_grad():
             self.head[-1].bias[0] = -2.19  # focal-loss prior: start at p = 0.1 everywhere
+            # Sizes start at about a die's (1.25 x 16 px) so their ReLU is not dead from the
+            # start: a 12-channel run that began below zero never learned a size.
+            self.head[-1].bias[1:] = 1.25
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
