@@ -4,10 +4,11 @@ Each photo of the folder is decoded once, then read REPEATS times by `TrayReader
 runs it; the figure is the median over photos of each photo's fastest read (the machine's other
 work shows as slower reads, not as a slower reader). The parts are timed the same way, apart:
 
+- `shrink`: the photo shrunk and letterboxed into the detector's input;
 - `detector`: the letterboxed photo through the detector network;
 - `classifier`: the found dice's crops through the pip classifiers (the first on every die, the
   second and the quarter turns only where the reading is in doubt);
-- `python`: the rest (letterbox, peaks, crops, the Die objects): `read` less the two networks.
+- `python`: the rest (peaks, crops, the Die objects): `read` less the three above.
 
 The figures depend on the machine and its load on the day: compare readers measured on the same
 day (run this in each checkout).
@@ -49,13 +50,15 @@ def parts(reader: TrayReader, image: Image) -> dict[str, float]:
     peaks = reader._peaks(heat, scale, image.shape[1], image.shape[0])
     crops = [crop_die(image, p.cx, p.cy, max(p.w, p.h)) for p in peaks]
     read = fastest(lambda: reader.read(image))
+    shrink = fastest(lambda: letterbox(image))
     detector = fastest(lambda: reader._detect(canvas))
     classifier = fastest(lambda: reader._classify(crops)) if crops else 0.0
     return {
         "read": read,
+        "shrink": shrink,
         "detector": detector,
         "classifier": classifier,
-        "python": max(0.0, read - detector - classifier),
+        "python": max(0.0, read - shrink - detector - classifier),
         "dice": len(crops),
     }
 
@@ -74,7 +77,7 @@ def main() -> int:
     rows = [parts(reader, read_image(photo)) for photo in photos]
     figures = {
         f"{name}_ms": round(statistics.median(row[name] for row in rows), 2)
-        for name in ("read", "detector", "classifier", "python")
+        for name in ("read", "shrink", "detector", "classifier", "python")
     }
     figures["p90_read_ms"] = round(statistics.quantiles([r["read"] for r in rows], n=10)[-1], 2)
     figures["fps"] = round(1000 / figures["read_ms"], 1)
@@ -84,7 +87,8 @@ def main() -> int:
     else:
         print(
             f"{len(rows)} photos, {args.threads} thread(s): read {figures['read_ms']} ms median "
-            f"(p90 {figures['p90_read_ms']}, {figures['fps']} a second): detector "
+            f"(p90 {figures['p90_read_ms']}, {figures['fps']} a second): shrink "
+            f"{figures['shrink_ms']}, detector "
             f"{figures['detector_ms']}, classifier {figures['classifier_ms']}, python "
             f"{figures['python_ms']} (target {TARGET_MS} ms)"
         )

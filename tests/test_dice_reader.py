@@ -13,7 +13,8 @@ import pytest
 from dice_photos import load, photos, read_right
 
 from controller.cli import main
-from vision.dice_reader import DiceReader, draw_dice, view_of
+from vision.dice_reader import MODELS, PIPS, DiceReader, draw_dice, view_of
+from vision.dice_tray import INPUT_SIZE, SIZE_SCALE, STRIDE, TrayReader
 from vision.image_files import read_image
 
 REPO = Path(__file__).resolve().parent.parent
@@ -153,3 +154,22 @@ def test_cli_refuses_a_bad_config_and_takes_the_view_from_a_good_one(
     as_oblique = json.loads(capsys.readouterr().out)
     assert main(["dice", "read", "--json", photo]) == 0
     assert json.loads(capsys.readouterr().out) != as_oblique
+
+
+def test_a_peak_is_centred_on_its_cells_even_at_the_map_edge() -> None:
+    tray = TrayReader(MODELS / "dice_detector.onnx", PIPS)
+    cells = INPUT_SIZE // STRIDE
+    out = np.zeros((3, cells, cells), np.float32)
+    out[1:] = 2.0  # every box 2 * SIZE_SCALE input pixels a side
+    heat = out[0]
+    heat[0, 0], heat[0, 1] = 0.9, 0.3  # a die in the corner, its centre pulled right
+    heat[10, 10], heat[11, 10] = 0.6, 0.6  # one across two cells: the first found stays
+    heat[40, 60] = 0.8  # in the letterbox padding of a picture 200 px wide
+    scale = 0.5
+    peaks = tray._peaks(out, scale, width=200, height=400)
+    assert [p.score for p in peaks] == pytest.approx([0.9, 0.6])
+    corner, middle = peaks
+    assert corner.cx == pytest.approx((0.25 + 0.5) * STRIDE / scale)
+    assert corner.cy == pytest.approx(0.5 * STRIDE / scale)
+    assert (middle.cx, middle.cy) == pytest.approx((10.5 * STRIDE / scale, 11 * STRIDE / scale))
+    assert corner.w == corner.h == pytest.approx(2 * SIZE_SCALE / scale)

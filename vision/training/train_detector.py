@@ -63,6 +63,9 @@ class DiceNet(nn.Module):
         self.head = nn.Sequential(cbr(w, w), nn.Conv2d(w, 3, 1))
         with torch.no_grad():
             self.head[-1].bias[0] = -2.19  # focal-loss prior: start at p = 0.1 everywhere
+            # Sizes start at about a die's (1.25 x 16 px) so their ReLU is not dead from the
+            # start: a 12-channel run that began below zero never learned a size.
+            self.head[-1].bias[1:] = 1.25
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -197,6 +200,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=150, help="epochs (sets the LR schedule)")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--width", type=int, default=16, help="channels at stride 2 (DiceNet's w)")
     a = ap.parse_args()
 
     rng = seed_all(a.seed, a.threads)
@@ -210,7 +214,7 @@ def main() -> None:
     steps_per_epoch = len(epoch_set) // a.batch
     total = a.epochs * steps_per_epoch
 
-    model = DiceNet()
+    model = DiceNet(a.width)
     if a.init:
         model.load_state_dict(torch.load(a.init))
     print("params:", sum(p.numel() for p in model.parameters()), flush=True)
