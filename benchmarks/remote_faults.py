@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from conftest import Mosquitto, wait_for
+from conftest import wait_for
 from linked_tables import GAME_S, Broker, lost_and_twice, two_tables
 from mqtt_proxy import FaultyProxy
 
@@ -43,10 +43,10 @@ but the first."""
 FAULTS = ("network", "broker", "table")
 
 
-def play(folder: Path, mosquitto: Mosquitto, game: str, fault: str, seed: int) -> dict[str, Any]:
+def play(folder: Path, binary: str, game: str, fault: str, seed: int) -> dict[str, Any]:
     """One game to its end under `fault`: what the two journals say of it."""
     folder.mkdir()
-    broker = Broker(mosquitto, folder)
+    broker = Broker(binary, folder)
     proxy = FaultyProxy(broker.port, seed) if fault == "network" else None
     url = broker.url(game) if proxy is None else f"mqtt://127.0.0.1:{proxy.port}/{game}"
     start = time.monotonic()
@@ -103,14 +103,13 @@ def main() -> None:
     binary = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin")
     if binary is None:
         sys.exit("remote_faults: Mosquitto is needed: apt-get install mosquitto")
-    mosquitto = Mosquitto(0, 0, binary)
     played = []
     with tempfile.TemporaryDirectory() as temp:
         for n in range(args.games):
             for game in args.game or list(PLAYERS):
                 for fault in FAULTS:
                     folder = Path(temp) / f"{game}-{fault}-{n}"
-                    played.append(play(folder, mosquitto, game, fault, seed=n))
+                    played.append(play(folder, binary, game, fault, seed=n))
                     if not args.json:
                         print(json.dumps(played[-1]), flush=True)
     totals = {

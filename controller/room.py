@@ -125,6 +125,9 @@ class Room:
         self.moved_on = False  # the table of seat 1 opened another game than the one played
         self._left: list[str] = []  # the room's games this table left for new ones
         self.peers: dict[str, Peer] = {}  # the other tables, by id
+        # Each presence is numbered: one handed over again late (QoS 1) is not taken for news.
+        self._announced = 0
+        self._heard: dict[str, int] = {}  # the latest number of each other table's presence
         self.counts = dict.fromkeys(("published", "received", "duplicates", "refused"), 0)
         self._game: Game | None = None  # the game played, for naming its actions
 
@@ -168,7 +171,9 @@ class Room:
         if not self.up:
             return  # said again once the link is up
         presence = f"{self.root}/table/{self.table}"
+        self._announced += 1
         body = {
+            "n": self._announced,
             "online": online,
             "seats": sorted(self.seats),
             "game_id": self.game_id,
@@ -196,8 +201,13 @@ class Room:
                 self._action(topic, body)
             elif topic.startswith(f"{self.root}/table/"):
                 table = topic.rpartition("/")[2]
-                if table != self.table:
+                number = body.get("n")  # none in a last will: the latest news, whenever it comes
+                if table != self.table and (
+                    type(number) is not int or number > self._heard.get(table, 0)
+                ):
                     self.peers[table] = Peer.of(body)
+                    if type(number) is int:
+                        self._heard[table] = number
                     if self.game_id is None and self.room_state is not None:
                         self._consider(self.room_state, session)  # its opener may be back
         except (ValueError, KeyError, TypeError) as error:

@@ -119,6 +119,12 @@ def page(browser: Browser) -> Iterator[Page]:
     assert errors == [], "the page's script failed"
 
 
+def broker_conf_head() -> str:
+    """The start of a Mosquitto config: started as root, it would drop to a user that cannot
+    read the test's folder."""
+    return f"user {os.environ.get('USER', 'root')}\n" if os.geteuid() == 0 else ""
+
+
 @dataclass(frozen=True)
 class Mosquitto:
     """A throw-away broker: `port` lets anyone in, `auth_port` only USER with PASSWORD,
@@ -138,9 +144,7 @@ class Mosquitto:
 
     @property
     def conf_head(self) -> str:
-        """The start of a config: started as root, it would drop to a user that cannot read
-        the test's folder."""
-        return f"user {os.environ.get('USER', 'root')}\n" if os.geteuid() == 0 else ""
+        return broker_conf_head()
 
     def url(self, room: str) -> str:
         return f"mqtt://127.0.0.1:{self.port}/{room}"

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO, Mosquitto, free_port, listening, wait_for
+from conftest import REPO, broker_conf_head, free_port, listening, wait_for
 
 from controller.journal import Journal, JournalError
 from controller.rules.api import JSON
@@ -114,11 +114,11 @@ def lost_and_twice(tables: list[Table]) -> tuple[int, int]:
 class Broker:
     """A Mosquitto of its own, keeping nothing on disk: killed, it forgets the room."""
 
-    def __init__(self, mosquitto: Mosquitto, folder: Path) -> None:
-        self.binary, self.port = mosquitto.binary, free_port()
+    def __init__(self, binary: str, folder: Path) -> None:
+        self.binary, self.port = binary, free_port()
         self.conf = folder / "mosquitto.conf"
         self.conf.write_text(
-            mosquitto.conf_head + f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            broker_conf_head() + f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
         )
         self.process = self.start()
 

@@ -35,7 +35,7 @@ def _stop(tables: list[Table]) -> None:
 
 @pytest.fixture
 def own_broker(mosquitto: Mosquitto, tmp_path: Path) -> Iterator[Broker]:
-    broker = Broker(mosquitto, tmp_path)
+    broker = Broker(mosquitto.binary, tmp_path)
     yield broker
     broker.kill()
 
