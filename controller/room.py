@@ -315,7 +315,7 @@ class Room:
         if self.game_id is not None and session.journal.started != self._bound_started:
             log.warning("room %s: a new game here leaves the room's game", self.address.room)
             self._leave()
-        if self.disagree is not None or self.refusal is not None or self.moved_on:
+        if self._out:
             return False
         self._mirror(session)
         common = min(len(self._local), len(self.known))
@@ -339,14 +339,23 @@ class Room:
     def due(self, session: Session) -> bool:
         """The next step has work at once: an action of this table's to publish, one of the
         room's to follow that is not lit waiting for hands, or a roll to draw."""
-        if not self.synced or self.disagree is not None or self.refusal is not None:
+        if not self.synced or self._out:
             return False
         played, known = len(session.state.actions()), len(self.known)
-        if self.moved_on or (played < known and session.shown is not None):
+        if played < known and session.shown is not None:
             return False
+        return played != known or self._to_draw(session)
+
+    @property
+    def _out(self) -> bool:
+        """Out of the room's exchange: the tables disagree, this one keeps out of the room's
+        game, or the room moved on to another."""
+        return self.disagree is not None or self.refusal is not None or self.moved_on
+
+    def _to_draw(self, session: Session) -> bool:
+        """With chance in software, a roll of a seat this table plays is due."""
         state = session.state
-        drawn = self.dice == "software" and state.is_chance_node()
-        return played != known or (drawn and not session.rolled_elsewhere())
+        return self.dice == "software" and state.is_chance_node() and not session.rolled_elsewhere()
 
     def owes(self, session: Session) -> bool:
         """Actions applied here that the room has not been sent yet."""
@@ -355,10 +364,9 @@ class Room:
     def _draw(self, session: Session, now: float) -> bool:
         """With chance in software, a roll of a seat this table plays: drawn from the rules'
         outcomes at their odds, applied, and published at the next step."""
-        state = session.state
-        if self.dice != "software" or not state.is_chance_node() or session.rolled_elsewhere():
+        if not self._to_draw(session):
             return False
-        outcomes, odds = zip(*state.chance_outcomes(), strict=True)
+        outcomes, odds = zip(*session.state.chance_outcomes(), strict=True)
         session.apply_elsewhere(self._rng.choices(outcomes, odds)[0], now, drawn=True)
         return True
 
