@@ -323,6 +323,9 @@ class Session:
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
+        if self._shown_roles:
+            # Only where the move shown goes, not every capture the game would show.
+            roles = {spot: role for spot, role in roles.items() if role != "landing"}
         alert = self.game.alert(self.state)
         alerts = alert.spots if alert is not None else frozenset()
         for spot in self._legal_spots():

@@ -189,6 +189,23 @@ def test_waiting_for_the_table_names_its_seat(tmp_path: Path) -> None:
     assert session.note == {"key": "wait_table", "player": "ladybug"}
 
 
+def test_a_move_shown_is_lit_without_the_games_landings(tmp_path: Path) -> None:
+    """Baron Voodoo lights where every capture may land (BV-5); once the table shows its move,
+    only that move's lights are left to follow: the game's landings go, and come back after."""
+    game = get_game("voodoo")
+    state, rng = game.new_initial_state({"players": 3}), random.Random(2)
+    while state.is_chance_node():
+        state.apply(random_step(state, rng))
+    session = session_over(game, tmp_path, state)
+    landing = {s for s, role in session.view(0.0).roles.items() if role == "landing"}
+    move = next(a for a in session.legal_actions() if a.id.startswith("jump"))
+    assert landing
+    session.show(move, {move.id.split(":")[1]: "shown_from"}, only=True)
+    assert "landing" not in session.view(0.0).roles.values()
+    session.show(move, {}, only=False)
+    assert {s for s, role in session.view(0.0).roles.items() if role == "landing"} == landing
+
+
 def test_a_hint_is_thought_in_the_worker_for_every_game() -> None:
     """`hint` hands the worker the position as plain values (its game, options, history, the
     hidden cards the table keeps in step) at the strong level for a few seconds: in each of the
