@@ -4,6 +4,8 @@
 
 const STRINGS = {
   en: {
+    // Between the moves of a list ("Rolled 5; Miraculous power: Venom").
+    moves_sep: "; ",
     offline: "Connection to the table lost; reconnecting…",
     fix: "To put right",
     decisions: "Decisions",
@@ -361,6 +363,7 @@ const STRINGS = {
     taken_back_more: "↶ {count} moves taken back",
   },
   fr: {
+    moves_sep: " ; ",
     offline: "Connexion à la table perdue ; reconnexion…",
     fix: "À remettre en place",
     decisions: "Décisions",
