@@ -295,6 +295,8 @@ class Computer:
             )
         session.journal.append_hints(on)
         self.hints = on
+        # Said, so that the message of a hint given before goes too.
+        session.say(f"hints switched {word} for this game", f"hints_switched_{word}")
         if on:
             return
         if self.asked is not None and self.asked.hint:

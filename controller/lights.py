@@ -29,6 +29,11 @@ PROMPTS = (
     "candidate",
     "fix",
 )
+# While a move is shown (the table's own, a hint, another table's), the game's lights and the
+# legal moves stay this bright: the move stands out, and its colours are not confused with
+# theirs (Baron Voodoo's dice that can capture are pink, as where the move goes).
+SHOWN = ("shown_take", "shown_from", "shown_to")
+BEHIND_SHOWN = 0.25
 # Trouble with the table itself flashes every LED for a moment every few seconds: seen from
 # across the room, and the game's lights still show in between.
 TROUBLE_PERIOD_S = 2.0
@@ -84,8 +89,11 @@ def shown_roles(view: View, profile: BoardProfile) -> dict[str, tuple[str, str]]
 def render(view: View, profile: BoardProfile, palette: Mapping[str, RGB], blink_on: bool) -> Frame:
     """One colour per LED."""
     frame = [OFF] * profile.led_count
+    showing = any(role in SHOWN for role in view.roles.values())
     for spot_id, (role, source) in shown_roles(view, profile).items():
         colour = role_colour(role, palette)
+        if showing and rank(role) <= rank("legal"):
+            colour = dim(colour, BEHIND_SHOWN)
         if source in view.blinking and not blink_on:
             colour = OFF
         for index in profile.spots[spot_id].leds:

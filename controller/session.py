@@ -74,6 +74,9 @@ class Session:
         self._take_back: tuple[TakeBack | None] | None = None
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
+        # What the table showed when a decision was taken by name (`act`), until hands carry it
+        # out: no decision is read from that layout, as no hand has touched the table since.
+        self._untouched: Layout | None = None
         self.restoring = False
         """Moves were taken back and the table still shows them: none is read from it until it
         shows the position the game went back to; the spots to put right blink meanwhile."""
@@ -184,7 +187,9 @@ class Session:
         for action in self._decisions():
             if action.id == action_id:
                 self.say(f"{action.id} (control)", "played", actions=[action.id])
-                self._apply([action], now)
+                self._commit([action])
+                self._untouched = None if self._carried_out else dict(self.sensed)
+                self._reconcile(now)
                 return action
         if self.shown is not None or self.table_moves():
             player = self.state.player_name(self.state.current_player())
@@ -318,6 +323,9 @@ class Session:
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
+        if self._shown_roles:
+            # Only where the move shown goes, not every capture the game would show.
+            roles = {spot: role for spot, role in roles.items() if role != "landing"}
         alert = self.game.alert(self.state)
         alerts = alert.spots if alert is not None else frozenset()
         for spot in self._legal_spots():
@@ -575,13 +583,16 @@ class Session:
                 self.say(f"{outcome.id} (seen on the table)", "seen", actions=[outcome.id])
                 continue
             matches: list[Action] = []
-            if not self.state.is_terminal() and not self.state.is_chance_node():
+            # The pieces of a move taken on the page, not yet carried out, must not be read as
+            # the next player's move putting them back (a Baron Voodoo die moved back).
+            untouched = not self._carried_out and self.sensed == self._untouched
+            if not (untouched or self.state.is_terminal() or self.state.is_chance_node()):
                 matches = [a for a in self._decisions() if self.layout_after(a) == self.sensed]
             if len(matches) == 1:
                 self._commit(matches)
                 self.say(f"{matches[0].id} (seen on the table)", "seen", actions=[matches[0].id])
                 continue
-            if not matches:
+            if not matches and not untouched:
                 both = self._decided_and_shown()
                 if len(both) == 1:
                     self._commit(both[0])
@@ -692,6 +703,7 @@ class Session:
         self._last_seat = None
         self.expected = self.game.layout(self.state)
         self._carried_out = self.sensed == self.expected
+        self._untouched = None
         self._mismatch_since = None
 
 

@@ -25,6 +25,9 @@ from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, l
 
 log = logging.getLogger(__name__)
 
+ANOTHER = "finish it, or start a new game with --new-game (this one is kept)"
+"""What to do with a journal's game that is not the one asked for: a newcomer's first question."""
+
 
 class StartupError(RuntimeError):
     """The daemon cannot start: bad profile, unreadable journal, missing hardware."""
@@ -75,14 +78,14 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
         if record is not None:
             if options.game and record.game != options.game:
                 raise StartupError(
-                    f"{journal.path} holds a {record.game} game; finish it, or use "
-                    "another --state-dir for a new game"
+                    f"{journal.path} holds a {record.game} game; {ANOTHER}, or use another "
+                    "--state-dir"
                 )
             changed = {k: v for k, v in options.options.items() if record.options.get(k) != v}
             if changed:
                 raise StartupError(
                     f"{journal.path} holds a {record.game} game played with "
-                    f"{record.options}, not {changed}; finish it, or start a new game"
+                    f"{record.options}, not {changed}; {ANOTHER}"
                 )
             game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
@@ -90,7 +93,7 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
             if options.names is not None and _names(options, state) != kept:
                 raise StartupError(
                     f"{journal.path} holds a {record.game} game played by {kept}, not "
-                    f"{list(options.names)}; finish it, or start a new game"
+                    f"{list(options.names)}; {ANOTHER}"
                 )
             _check_players(options, record, state, journal.path)
             # A finished game stays on the table, showing its result, until `smartboard new`.
@@ -134,12 +137,12 @@ def _check_players(options: RunOptions, record: Record, state: GameState, path: 
         played = ", ".join(f"{s + 1}:{level}" for s, level in sorted(record.computer.items()))
         raise StartupError(
             f"{path} holds a {record.game} game whose computer seats are {played or 'none'}, not "
-            f"{', '.join(options.computer)}; finish it, or start a new game"
+            f"{', '.join(options.computer)}; {ANOTHER}"
         )
     if options.hints is not None and options.hints != record.hints:
         raise StartupError(
             f"{path} holds a {record.game} game with hints {'on' if record.hints else 'off'}; "
-            "finish it, or start a new game"
+            f"{ANOTHER}"
         )
 
 

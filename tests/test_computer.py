@@ -9,6 +9,7 @@ import queue
 import random
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import RunOptionsMaker, fast_sim_config, wait_for
@@ -18,8 +19,10 @@ from table_session import session_over
 
 from controller.cli import main
 from controller.daemon import Daemon
+from controller.hands import SimHands
 from controller.journal import Journal
 from controller.operations import answer
+from controller.operations.table import _next_steps
 from controller.rules import get_game
 from controller.rules.api import JSON, Game
 from controller.simulate import random_step
@@ -187,6 +190,42 @@ def test_waiting_for_the_table_names_its_seat(tmp_path: Path) -> None:
     session.on_dice([4], 0.0)  # the Akuma goes to square 4: the table shows it nowhere yet
     session.on_layout(start, 1.0)
     assert session.note == {"key": "wait_table", "player": "ladybug"}
+
+
+def test_a_move_shown_is_lit_without_the_games_landings(tmp_path: Path) -> None:
+    """Baron Voodoo lights where every capture may land (BV-5); once the table shows its move,
+    only that move's lights are left to follow: the game's landings go, and come back after."""
+    game = get_game("voodoo")
+    state, rng = game.new_initial_state({"players": 3}), random.Random(2)
+    while state.is_chance_node():
+        random_step(state, rng)
+    session = session_over(game, tmp_path, state)
+    landing = {s for s, role in session.view(0.0).roles.items() if role == "landing"}
+    move = next(a for a in session.legal_actions() if a.id.startswith("jump"))
+    assert landing
+    session.show(move, {move.id.split(":")[1]: "shown_from"}, only=True)
+    assert "landing" not in session.view(0.0).roles.values()
+    session.show(move, {}, only=False)
+    assert {s for s, role in session.view(0.0).roles.items() if role == "landing"} == landing
+
+
+def test_the_simulated_table_offers_no_card_of_the_tables_hidden_hand(tmp_path: Path) -> None:
+    """Multipli Potion, the table playing seat 2: a tap on the simulated table (`place`) offers
+    what the next move may lay, from the cards the hands hold; for the table's seat, only the
+    move it shows, never its hand (MP-1's hands are hidden)."""
+    game = get_game("potions")
+    state, rng = game.new_initial_state(), random.Random(3)
+    hands = SimHands(game, state, rng)
+    while state.is_chance_node() or state.current_player() != 1:
+        random_step(state, rng, hands.follow(state))
+    session = session_over(game, tmp_path, state)
+    table = SimpleNamespace(session=session, hands=hands, game=game)
+    held = _next_steps(table)  # type: ignore[arg-type]
+    assert held and all(a.id.startswith("place") for a in held)
+    session.table_seats = frozenset({1})
+    assert _next_steps(table) == []  # type: ignore[arg-type]  # still thinking
+    session.show(held[0], {}, only=True)
+    assert _next_steps(table) == [held[0]]  # type: ignore[arg-type]
 
 
 def test_a_hint_is_thought_in_the_worker_for_every_game() -> None:

@@ -137,3 +137,5 @@ def test_a_hints_other_move_is_lit_when_asked_and_hints_off_puts_out_the_hint(
         assert call(daemon, op="hints", hints="off")["ok"]
         snap = call(daemon, op="snapshot")
         assert snap["hint"] is None and lit() == {}
+        # Nor does the hint's message stay, naming a move no longer lit.
+        assert snap["note"] == {"key": "hints_switched_off"}

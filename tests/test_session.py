@@ -250,6 +250,19 @@ def test_board_chance_outcomes_that_look_alike_are_not_guessed(tmp_path: Path) -
     assert session.state.actions() == ()
 
 
+def test_move_taken_by_name_is_not_read_back_from_the_table_not_yet_moved(tmp_path: Path) -> None:
+    """A die moved on the page, the table still as it was: that is not the next player moving
+    it back (a Baron Voodoo die, in a walk through the dashboard); a hand that does is read."""
+    session = stacks_session(tmp_path, SET_UP, moves=3)
+    session.on_layout(SET_UP_BOARD, now=0.0)
+    session.act("move:a:b", now=0.0)
+    session.on_layout(SET_UP_BOARD, now=0.5)
+    assert session.state.actions()[len(SET_UP) :] == (Move("a", "b"),)
+    session.on_layout(dict(session.expected), now=1.0)  # carried out
+    session.on_layout(SET_UP_BOARD, now=2.0)  # and the second player moves it back
+    assert session.state.actions()[len(SET_UP) :] == (Move("a", "b"), Move("b", "a"))
+
+
 # -- a piece lifted mid-move ------------------------------------------------------------------
 
 

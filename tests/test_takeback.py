@@ -268,10 +268,13 @@ def test_undo_through_the_op_and_the_command_and_after_a_kill(
     assert call(running, op="pause")["ok"]
     assert call(running, op="undo")["key"] == "paused"
     assert call(running, op="resume")["ok"]
+    assert call(running, op="roll", values=[2, 6])["ok"]
     capsys.readouterr()
     assert main(["undo", "--state-dir", str(tmp_path)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith("took back Hawk Moth's move: Roll both dice\n")
+    # The roll that followed is not said to be Hawk Moth's move.
+    taken = "Roll both dice, and the step after it: Rolled 8"
+    assert said.startswith(f"took back Hawk Moth's move: {taken}\n")
     # Killed right after a take-back: the journal on disk is all a restart has.
     assert call(running, op="act", id="choose_dice:2")["ok"]
     assert call(running, op="roll", values=[3, 5])["ok"]

@@ -264,6 +264,23 @@ def test_render_scales_levels_and_lights_camera_spots_on_their_cells_leds() -> N
     assert shown_roles(view, PROFILE)["r0c4"] == ("fix", "r0c4.map")
 
 
+def test_a_move_shown_stands_out_over_the_games_lights_and_the_legal_moves() -> None:
+    """The table's move (or a hint) lit among the game's lights: those and the legal moves
+    dim, so that where the move goes is not taken for one of theirs; a prompt stays bright."""
+    roles = {"r0c0": "red", "r0c1": "legal", "r0c2": "fix", "r0c3": "shown_from"}
+    roles["r0c4"] = "shown_to"
+    frame = render(View(roles, frozenset()), PROFILE, PALETTE, blink_on=True)
+    assert frame[led("r0c0")] == role_colour("red@0.25", PALETTE)
+    assert frame[led("r0c1")] == role_colour("legal@0.25", PALETTE)
+    assert frame[led("r0c2")] == PALETTE["fix"]
+    assert frame[led("r0c3")] == PALETTE["shown_from"]
+    assert frame[led("r0c4")] == PALETTE["shown_to"]
+    # With no move shown, the game's lights are as bright as ever.
+    del roles["r0c3"], roles["r0c4"]
+    frame = render(View(roles, frozenset()), PROFILE, PALETTE, blink_on=True)
+    assert frame[led("r0c0")] == PALETTE["red"] and frame[led("r0c1")] == PALETTE["legal"]
+
+
 # -- the session --------------------------------------------------------------------------------
 
 

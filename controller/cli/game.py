@@ -211,9 +211,18 @@ def _record(args: argparse.Namespace) -> int:
 def _undo(args: argparse.Namespace) -> int:
     reply = _call(args, _message(args))
     # A reply repeated from before a restart names the actions by their ids alone.
-    said = "; ".join(reply.get("said") or reply["taken_back"])
+    first, *after = reply.get("said") or reply["taken_back"]
     player, called = reply.get("player"), _called(args.state_dir)
-    print(f"took back {called(player)}'s move: {said}" if player else f"took back: {said}")
+    if not player:
+        print(f"took back: {'; '.join([first, *after])}")
+    elif after:
+        # The steps after a player's move are not theirs: the table's replies, a roll (the page
+        # says the same).
+        steps = "the step" if len(after) == 1 else f"the {len(after)} steps"
+        said = f"{first}, and {steps} after it: {'; '.join(after)}"
+        print(f"took back {called(player)}'s move: {said}")
+    else:
+        print(f"took back {called(player)}'s move: {first}")
     if reply.get("roll"):
         print("the dice are to be rolled again")
     elif reply.get("to_move"):

@@ -77,7 +77,10 @@ def add_commands(commands: Commands) -> None:
         help="whether the players of a new game may ask for hints (default on)",
     )
     run.add_argument(
-        "--sim", action="store_true", help="simulate every backend: mock pins, recorded LEDs"
+        "--sim",
+        action="store_true",
+        help="simulate every backend: mock pins, recorded LEDs; without --bots, the players "
+        "play on the dashboard (--web), tapping the board, and carry out the table's moves there",
     )
     run.add_argument(
         "--bots", action="store_true", help="scripted players play every side (needs --sim)"

@@ -94,8 +94,8 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
 
 def _next_steps(daemon: Daemon) -> list[Action]:
     """What may come next on the board: a legal move the seat can make (from the cards the
-    simulated hands hold), or a card or piece the board reads as a chance outcome (a deal; the
-    card the simulated deal really turns up)."""
+    simulated hands hold; for a seat the table plays, the move it shows), or a card or piece
+    the board reads as a chance outcome (a deal; the card the simulated deal really turns up)."""
     session, hands = daemon.session, daemon.hands
     state = session.state
     if state.is_chance_node() and daemon.game.dice_wanted(state) is None:
@@ -103,6 +103,10 @@ def _next_steps(daemon: Daemon) -> list[Action]:
         return [dealt] if dealt is not None else [o for o, _ in state.chance_outcomes()]
     if state.is_terminal() or state.is_chance_node():
         return []
+    if state.current_player() in session.table_seats and not session.released:
+        # A seat the table plays: its move once shown, never the cards its hand holds (a tap on
+        # its empty slot offered Multipli Potion's whole hidden hand).
+        return [] if session.shown is None else [session.shown]
     choices = None if hands is None else hands.choices(state)
     return session.legal_actions() if choices is None else choices
 

@@ -4,6 +4,8 @@
 
 const STRINGS = {
   en: {
+    // Between the moves of a list ("Rolled 5; Miraculous power: Venom").
+    moves_sep: "; ",
     offline: "Connection to the table lost; reconnecting…",
     fix: "To put right",
     decisions: "Decisions",
@@ -351,6 +353,8 @@ const STRINGS = {
     table_hints_over: "The game is over: hints for the next game are chosen with it.",
     table_hints_already_on: "Hints are already on for this game.",
     table_hints_already_off: "Hints are already off for this game.",
+    note_hints_switched_on: "Hints are on for this game: ask one with Hint.",
+    note_hints_switched_off: "Hints are off for this game.",
     table_hints_nobody: "Every seat is played by a table: there is no player to give hints to.",
     table_hint_none: "There is no hint to choose from: ask for one first.",
     table_hint_not_listed: "That move is not one of the hint’s.",
@@ -359,6 +363,7 @@ const STRINGS = {
     taken_back_more: "↶ {count} moves taken back",
   },
   fr: {
+    moves_sep: " ; ",
     offline: "Connexion à la table perdue ; reconnexion…",
     fix: "À remettre en place",
     decisions: "Décisions",
@@ -705,6 +710,8 @@ const STRINGS = {
     table_hints_over: "La partie est finie : les conseils de la suivante se choisissent avec elle.",
     table_hints_already_on: "Les conseils sont déjà activés pour cette partie.",
     table_hints_already_off: "Les conseils sont déjà désactivés pour cette partie.",
+    note_hints_switched_on: "Les conseils sont activés pour cette partie : demandez-en un avec Conseil.",
+    note_hints_switched_off: "Les conseils sont désactivés pour cette partie.",
     table_hints_nobody: "Chaque place est jouée par une table : pas de joueur à conseiller.",
     table_hint_none: "Pas de conseil parmi lequel choisir : demandez-en un d’abord.",
     table_hint_not_listed: "Ce coup n’est pas parmi ceux du conseil.",

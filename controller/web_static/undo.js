@@ -14,7 +14,7 @@ function what(taken) {
 
 function drawUndo() {
   const taken = snap.take_back;
-  const said = (ids) => ids.map(actionText).join(" ; ");
+  const said = (ids) => ids.map(actionText).join(t("moves_sep"));
   const box = document.getElementById("undo-box");
   const button = document.getElementById("undo");
   // Linked tables (room.js): taken back here alone, a move would leave the tables disagreeing.

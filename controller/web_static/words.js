@@ -128,7 +128,7 @@ function shown(value, form) {
   if (form === "seat") return playerName(snap?.players?.[Number(value)] ?? String(value));
   if (form === "token") return tokenText(value);
   if (form === "tokens") return String(value).split("+").map(tokenText).join(", ");
-  if (form === "actions") return [].concat(value).map(actionText).join(" ; ");
+  if (form === "actions") return [].concat(value).map(actionText).join(t("moves_sep"));
   if (Array.isArray(value)) return value.map((item) => shown(item, "")).join(", ");
   if (typeof value === "boolean") return t(value ? "yes" : "no");
   if (typeof value === "string") return wordText(value);
@@ -264,7 +264,7 @@ function messageText(snap) {
   if (own && `${key}_own` in STRINGS.en) return t(`${key}_own`, own);
   const vars = {};
   for (const [name, value] of Object.entries(note)) {
-    vars[name] = name === "actions" ? value.map(actionText).join(" ; ") : shown(value, "");
+    vars[name] = name === "actions" ? value.map(actionText).join(t("moves_sep")) : shown(value, "");
   }
   return t(key, vars);
 }
