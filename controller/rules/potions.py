@@ -558,7 +558,9 @@ class PotionsGame(Game):
         options=(
             Option("deck", "80", "the deck: a built-in edition (80, 64) or a TOML file"),
             Option("colours", "both", "the monster colours kept", choices=(*COLOURS, "both")),
-            Option("youngest", 0, "the youngest player, who starts", low=0, high=SEATS - 1),
+            Option(
+                "youngest", 0, "the youngest player, who starts", low=0, high=SEATS - 1, seat=True
+            ),
             Option("hints", False, "light the captures open this turn"),
         ),
         profile="potions",
