@@ -67,9 +67,18 @@ def check_computer(given: object, players: Sequence[str]) -> dict[int, str]:
         )
     seats: dict[int, str] = {}
     for word in given:
-        seat_text, _, level_text = word.strip().partition(":")
-        seat = _seat(seat_text.strip(), players)
-        level = level_text.strip() or DEFAULT_LEVEL
+        seat_text, colon, level_text = (part.strip() for part in word.strip().partition(":"))
+        if not seat_text:
+            where = " before the colon" if colon else ""
+            raise ValueError(f"computer seat {word!r}: a seat is missing{where}, as in 2:strong")
+        seat = _seat(seat_text, players)
+        if colon and not level_text:
+            # "2:" is not "2": a level forgotten after the colon is not taken for the default.
+            raise ValueError(
+                f"computer seat {word!r}: a level is missing after the colon; the levels are "
+                f"{', '.join(LEVELS)} (leave out ':LEVEL' for {DEFAULT_LEVEL})"
+            )
+        level = level_text or DEFAULT_LEVEL
         if level not in LEVELS:
             raise ValueError(
                 f"computer seat {word!r}: no level {level!r}; the levels are {', '.join(LEVELS)}"

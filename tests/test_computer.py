@@ -167,6 +167,12 @@ def test_thinking_never_holds_up_the_table(run_options: RunOptionsMaker) -> None
         (["--computer", "4"], "no seat 4: this game has seats 1 to 3"),
         (["--computer", "2:genius"], "no level 'genius'; the levels are easy, normal, strong"),
         (["--computer", "baron"], "no seat named 'baron'"),
+        (
+            ["--computer", "2:"],
+            "'2:': a level is missing after the colon; the levels are easy, normal, strong",
+        ),
+        (["--computer", ":strong"], "':strong': a seat is missing before the colon"),
+        (["--computer", " "], "a seat is missing, as in 2:strong"),
         (["--computer", "2", "--computer", "gran_bwa:easy"], "seat 2 (gran_bwa) is given twice"),
     ],
 )

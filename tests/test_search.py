@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pytest
+from potions_play import P1, numbered, place, quiet_turns, set_up, write_deck
 
 from controller.rules import AKUMA, MIGHTYMANIA, POTIONS, TAKEOVER, VOODOO
 from controller.rules.api import CHANCE, TERMINAL, Action, Game, GameState, Hidden, leads
@@ -210,6 +212,53 @@ def test_the_greedy_player_makes_the_capture_that_wins() -> None:
     move = greedy_move(POTIONS, state, random.Random(0), hidden)
     assert isinstance(move, Capture)
     assert state.child(move).returns()[state.to_move] == 1.0
+
+
+def _two_captures_open() -> PotionsState:
+    """player_1 has just laid 3x8 (potion 8) beside 2x3 and 9x4 (potions 3, 4): 3 x 8 = 24
+    captures 6x4 and 4 x 8 = 32 captures 8x4 (MP-2); the pile still holds never-seen cards."""
+    state = set_up("2x3", "6x4")
+    quiet_turns(state, ["9x4", "8x4"])
+    place(state, "3x8")
+    assert len(state.captures(P1)) == 2 and EndTurn() in state.legal_actions()
+    return state
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+@pytest.mark.parametrize("known", [True, False], ids=["own-hand", "nothing-known"])
+def test_the_computer_never_forgets_an_open_capture(level: str, known: bool) -> None:
+    """MP-3: ending the turn with a capture open makes the same capture all the same and gives
+    the opponent the pile's top card. Random playouts saw no cost in that, so the search, at
+    every level, ended the turn about as often as it captured."""
+    state = _two_captures_open()
+    hidden = POTIONS.deal(state, random.Random(0)) if known else None
+    small = replace(LEVELS[level], iterations=20, seconds=600.0)
+    for seed in range(4):  # without the fix, each level ended the turn for one of them
+        thought = think(POTIONS, state, small, seed=seed, hidden=hidden)
+        assert isinstance(thought.best, Capture)
+        assert {c.action for c in thought.ranked} == set(state.captures(P1))
+
+
+def test_ending_the_turn_is_weighed_where_the_cards_that_change_hands_differ(
+    tmp_path: Path,
+) -> None:
+    """An 11-card deck leaves one never-seen card in the pile: forgotten (MP-3), the opponent
+    takes it and player_1 draws a spent potion instead, which may be worth more to them."""
+    deck = write_deck(
+        tmp_path / "small.toml",
+        [
+            ("p3", 5, 3, "green"),
+            ("p8", 7, 8, "green"),
+            ("m", 24, 1, "green"),
+            *numbered("c", 8, monster=2, potion=1),
+        ],
+    )
+    state = set_up("p3", "m", {"deck": deck})
+    assert state.pile_unseen == 1
+    place(state, "p8")  # 3 x 8 = 24 captures m
+    actions = state.legal_actions()
+    assert EndTurn() in actions and len(actions) == 2
+    assert POTIONS.search_actions(state, actions) == actions
 
 
 @pytest.mark.parametrize("game", [VOODOO, TAKEOVER, POTIONS, MIGHTYMANIA], ids=lambda g: g.name)

@@ -256,6 +256,12 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 expect(page.locator("#log li")).to_have_count(2)
             else:
                 expect(page.locator("#turn")).to_contain_text("Deal a card face up")
+                # Who starts is a seat: offered as the page numbers seats, from 1; the options
+                # sent keep it from 0, as the journal does.
+                youngest = page.locator("#new-options select[name=youngest]")
+                expect(youngest.locator("option")).to_have_text(["Player 1", "Player 2"])
+                youngest.select_option(label="Player 2")
+                assert page.evaluate("chosenOptions()")["youngest"] == 1
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
             assert visible_ids(page) == []
             page.locator("#lang").select_option("fr")
@@ -264,6 +270,9 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 expect(page.locator("#log li").first).to_have_text("Lancer les deux dés")
             else:
                 expect(page.locator("#new-options label").first).to_have_text(re.compile("Paquet"))
+                expect(page.locator("#new-options select[name=youngest] option")).to_have_text(
+                    ["Joueur 1", "Joueur 2"]
+                )
             assert visible_ids(page) == []
     # A game with no catalogue reads its ids, made readable.
     fallback = page.evaluate(

@@ -23,7 +23,8 @@ class Option:
     """A game option: its default gives its type; `choices` or `low`..`high` bound it. `unit`
     follows a bound in messages ("12 to 16 cells"); `rule` is the clarification behind it.
     `board`: the option changes the board itself, its spots, rows and profile (`Game.on_board`,
-    `GameType.profile_for`)."""
+    `GameType.profile_for`). `seat`: the value is a seat, 0 for the first, as the journal keeps
+    it; a form shows the seats as it numbers them."""
 
     name: str
     default: OptionValue
@@ -34,6 +35,7 @@ class Option:
     unit: str = ""
     rule: str = ""
     board: bool = False
+    seat: bool = False
 
     def problem(self, game: GameType, value: object) -> str | None:
         """What is wrong with `value` for this option of `game`, or None."""

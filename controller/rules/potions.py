@@ -558,7 +558,9 @@ class PotionsGame(Game):
         options=(
             Option("deck", "80", "the deck: a built-in edition (80, 64) or a TOML file"),
             Option("colours", "both", "the monster colours kept", choices=(*COLOURS, "both")),
-            Option("youngest", 0, "the youngest player, who starts", low=0, high=SEATS - 1),
+            Option(
+                "youngest", 0, "the youngest player, who starts", low=0, high=SEATS - 1, seat=True
+            ),
             Option("hints", False, "light the captures open this turn"),
         ),
         profile="potions",
@@ -686,8 +688,13 @@ class PotionsGame(Game):
 
     def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
         """A card in the first free slot only: which slot of a zone a card lies in changes no
-        capture (MP-2)."""
+        capture (MP-2). And no "end my turn" while a capture is open, where forgetting it only
+        costs (MP-3, `_forgetting_only_costs`)."""
         s = PotionsState.of(state)
+        if s.phase is Phase.CAPTURE:
+            if any(isinstance(a, Capture) for a in actions) and _forgetting_only_costs(s):
+                return [a for a in actions if not isinstance(a, EndTurn)]
+            return actions
         if s.phase is not Phase.PLACE:
             return actions
         first = s.empty_slots(s.to_move)[0]
@@ -913,6 +920,22 @@ class PotionsGame(Game):
         result["scores"] = {s.player_name(p): len(t) for p, t in enumerate(s.trophies)}
         result["ended_by"] = s.ended_by
         return result
+
+
+def _forgetting_only_costs(s: PotionsState) -> bool:
+    """Whether ending the turn with a capture open is never better than making it now (MP-3).
+    Forgotten, the capture is made all the same, of the player's choice; the pile's top card
+    goes to the opponent, who chooses their next card to lay among one more, and the player
+    draws the card below it instead. While those cards are of one lot, which nobody can tell
+    apart, that is a card of choice given away for nothing. A search's random playouts make
+    nothing of a card of choice, so it must be told. Where the cards that change hands differ
+    (the last never-seen card above a spent pair), who gets which may matter: it is weighed."""
+    moved = 2 if s.hands[s.to_move] < HAND else 1  # a rewarded player draws nothing
+    if s.unseen.in_pile:
+        return s.unseen.in_pile >= moved
+    if s.reached and s.reached[-1].in_pile:
+        return moved == 1  # one card of that lot is left on top, then the next pair
+    return True  # the next spent pair (or the capture's own), either way up (Étape 2)
 
 
 def _not_in_hand(s: PotionsState, card: str, spot: str) -> Problem:

@@ -412,7 +412,13 @@ function drawLog() {
 
 // -- game set-up -----------------------------------------------------------------------
 
-function optionInput(name, value) {
+// `game`: the option names one of that game's seats, offered as the form numbers them, from 1;
+// its value stays the seat's index, from 0.
+function optionInput(name, value, game = null) {
+  if (game) {
+    return el("select", { name, "data-kind": "seat" }, ...(snap.games[game]?.seats ?? []).map((seat, i) =>
+      el("option", { value: String(i), text: seatLabel(seat, i, game), selected: i === value ? "" : null })));
+  }
   if (typeof value === "boolean") {
     return el("input", { type: "checkbox", name, checked: value ? "" : null, "data-kind": "bool" });
   }
@@ -424,8 +430,10 @@ function drawOptions() {
   const name = $("new-game").value;
   // The game on the table offers its own options again; another game, its defaults.
   const options = { ...snap.games[name]?.options, ...(name === snap.game ? snap.options : {}) };
+  const seatOptions = snap.games[name]?.seat_options ?? [];
   $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
-    el("label", {}, el("span", { text: optionName(name, key) }), " ", optionInput(key, value))));
+    el("label", {}, el("span", { text: optionName(name, key) }), " ",
+      optionInput(key, value, seatOptions.includes(key) ? name : null))));
   drawNames(); // a name field per seat (past.js)
   drawSeats(); // who plays each seat: a player or the table (computer.js)
 }
@@ -441,10 +449,10 @@ function drawSetup() {
 
 function chosenOptions() {
   const options = {};
-  for (const input of $("new-options").querySelectorAll("input")) {
+  for (const input of $("new-options").querySelectorAll("input, select")) {
     const kind = input.dataset.kind;
     options[input.name] = kind === "bool" ? input.checked
-      : kind === "number" ? Number(input.value) : input.value;
+      : kind === "number" || kind === "seat" ? Number(input.value) : input.value;
   }
   return options;
 }
