@@ -3,6 +3,8 @@ sixth game (Dice Race, registered only while a test uses it), and a headless bro
 
 from __future__ import annotations
 
+import ast
+import doctest
 import os
 import shutil
 import socket
@@ -41,6 +43,29 @@ settings.load_profile("smartboard")
 
 QUICK_CAMERA: dict[str, Any] = {"camera_fps": 200, "stable_frames": 2}
 """A simulated camera that settles in a hundredth of a second, for the card and dice boards."""
+
+
+def module_source(name: str) -> str:
+    """The source of module `name`, also when it runs compiled (the rules: setup.py), where
+    `inspect` finds none and its functions keep no docstrings."""
+    path = Path(str(sys.modules[name].__file__))
+    return path.with_name(path.name.split(".")[0] + ".py").read_text()
+
+
+def docstring_test(module: str, qualname: str) -> doctest.DocTest:
+    """The doctest of the docstring of `qualname` (a function, or Class.method) in `module`,
+    read from its source."""
+    nodes: list[ast.stmt] = ast.parse(module_source(module)).body
+    for part in qualname.split("."):
+        (node,) = [
+            n for n in nodes if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == part
+        ]
+        nodes = node.body
+    docstring = ast.get_docstring(node)
+    assert docstring is not None, qualname
+    return doctest.DocTestParser().get_doctest(
+        docstring, vars(sys.modules[module]), qualname, None, 0
+    )
 
 
 def fast_sim_config(**changes: Any) -> Config:

@@ -44,7 +44,15 @@ from mightymania_play import (
 from controller.config import load_config
 from controller.journal import Journal
 from controller.rules import get_game
-from controller.rules.api import CAMERA, CHANCE, TERMINAL, Action, DiceRequest, IllegalActionError
+from controller.rules.api import (
+    CAMERA,
+    CHANCE,
+    TERMINAL,
+    Action,
+    DiceRequest,
+    HistoryError,
+    IllegalActionError,
+)
 from controller.rules.mightymania import (
     DOWN,
     GAME,
@@ -893,7 +901,6 @@ ILLEGAL = [
     ("a move with a full row", in_attack, Move(1, 2)),
     ("a pass with attacks in reach", in_attack, Stay()),
     ("a defence without an attack", in_attack, Defend(1)),
-    ("a bool for a column", in_attack, Attack(True, 1)),
     ("a reveal of another column", in_reveal, Reveal(P1, 3, "T1")),
     ("a reveal of the other side", in_reveal, Reveal(P2, 2, "R1")),
     ("a decision at a chance node", in_reveal, Attack(2, 2)),
@@ -910,6 +917,13 @@ ILLEGAL = [
 @pytest.mark.parametrize(("make", "action"), [c[1:] for c in ILLEGAL], ids=[c[0] for c in ILLEGAL])
 def test_illegal_actions_are_refused_and_change_nothing(make: Any, action: Action) -> None:
     assert_refused(make(), action)
+
+
+def test_a_bool_for_a_column_is_refused() -> None:
+    """True == 1, but it is no column: refused as it comes in (compiled, Attack(True, 1) is
+    Attack(1, 1) already)."""
+    with pytest.raises(HistoryError, match="from_col must be int"):
+        GAME.action_from_json({"type": "Attack", "from_col": True, "to_col": 1})
 
 
 # -- layouts, lights, spots ---------------------------------------------------------------------

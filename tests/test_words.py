@@ -4,13 +4,12 @@ phrase in English and in French, and a game without a catalogue still reads."""
 from __future__ import annotations
 
 import ast
-import inspect
 import random
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import module_source
 from stack_game import StackGame
 
 from controller.rules import GAMES
@@ -50,7 +49,7 @@ def played(game: Game) -> tuple[set[str], set[str]]:
 def problem_keys(game: Game) -> dict[str, set[str] | None]:
     """The catalogue keys of the problems that the game's module can say, each with the names
     of its parameters where the source spells them out (None where it passes them on)."""
-    tree = ast.parse(inspect.getsource(sys.modules[type(game).__module__]))
+    tree = ast.parse(module_source(type(game).__module__))
     found: dict[str, set[str] | None] = {}
 
     def params(node: ast.expr | None) -> set[str] | None:

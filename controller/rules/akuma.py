@@ -25,6 +25,7 @@ from controller.rules.api import (
     GameState,
     IllegalActionError,
     Layout,
+    construct,
 )
 from controller.rules.game_type import (
     CARDS,
@@ -537,7 +538,7 @@ class AkumaGame(Game):
     )
 
     def _new_state(self, options: Mapping[str, Any]) -> AkumaState:
-        return AkumaState(options)
+        return construct(AkumaState, options)
 
     def layout(self, state: GameState) -> Layout:
         s = AkumaState.of(state)

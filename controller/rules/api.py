@@ -21,6 +21,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
+from mypy_extensions import mypyc_attr
+
 from controller.rules.game_type import GameType, OptionValue
 
 CHANCE = -1
@@ -74,6 +76,7 @@ class HistoryError(ValueError):
 
 
 @dataclass(frozen=True)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Action:
     """A small immutable move or chance outcome. Subclasses add typed fields."""
 
@@ -91,6 +94,14 @@ class Action:
     def __str__(self) -> str:
         return self.id
 
+    # Immutable: a copy is the action itself. (Compiled by mypyc, copying a frozen dataclass
+    # field by field would fail.)
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self
+
 
 def action_from_json(data: Mapping[str, Any], kinds: Iterable[type[Action]]) -> Action:
     """Rebuild an action from `Action.to_json`, refusing unknown types and fields."""
@@ -104,11 +115,10 @@ def action_from_json(data: Mapping[str, Any], kinds: Iterable[type[Action]]) -> 
     names = set(_field_types(kind))
     if set(fields) != names:
         raise HistoryError(f"{kind.__name__} takes fields {sorted(names)}, not {sorted(fields)}")
-    action = kind(**fields)
-    problem = _type_problem(action)
+    problem = _type_problem(kind, fields)
     if problem:
         raise HistoryError(problem)
-    return action
+    return kind(**fields)
 
 
 _FIELD_TYPES: dict[type[Action], dict[str, type]] = {}
@@ -120,12 +130,13 @@ def _field_types(kind: type[Action]) -> dict[str, type]:
     return _FIELD_TYPES[kind]
 
 
-def _type_problem(action: Action) -> str | None:
-    """Exact field types: True == 1 and 1.0 == 1 would pass as legal and then spoil the state."""
-    for name, kind in _field_types(type(action)).items():
-        value = getattr(action, name)
+def _type_problem(action: type[Action], fields: Mapping[str, Any]) -> str | None:
+    """Exact field types: True == 1 and 1.0 == 1 would pass as legal and then spoil the state.
+    (Checked before the action is made: compiled by mypyc, Roll(True) would be Roll(1).)"""
+    for name, kind in _field_types(action).items():
+        value = fields[name]
         if type(value) is not kind:
-            return f"{type(action).__name__}.{name} must be {kind.__name__}: {value!r}"
+            return f"{action.__name__}.{name} must be {kind.__name__}: {value!r}"
     return None
 
 
@@ -151,10 +162,16 @@ class Problem:
     params: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
 
-class GameState(ABC):
+@mypyc_attr(allow_interpreted_subclasses=True)
+class GameState:
     """One position of a game. Subclasses implement the underscored hooks."""
 
     game: ClassVar[Game]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        # Only allocates (as object's does): compiled by mypyc, a class's own __new__ would run
+        # __init__ too, and `_copy` needs a bare state to fill.
+        return object.__new__(cls)
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options: dict[str, Any] = dict(options)
@@ -194,7 +211,8 @@ class GameState(ABC):
         """Play a decision or a chance outcome; an illegal one raises and changes nothing."""
         if self.is_terminal():
             raise IllegalActionError(f"{action} after the game has ended")
-        if _type_problem(action) or not self.is_legal(action):
+        fields = {name: getattr(action, name) for name in _field_types(type(action))}
+        if _type_problem(type(action), fields) or not self.is_legal(action):
             if self.is_chance_node():
                 allowed = [outcome for outcome, _ in self.chance_outcomes()]
                 where = "chance outcome"
@@ -233,13 +251,32 @@ class GameState(ABC):
         return tuple(self._history)
 
     def clone(self) -> Self:
-        return copy.deepcopy(self)
+        """A deep copy. (Not copy.deepcopy of the state: compiled by mypyc, that would drop the
+        fields of a subclass written in Python.)"""
+        other = self._copy()
+        memo: dict[int, Any] = {}
+        for name, value in self._fields().items():
+            setattr(other, name, copy.deepcopy(value, memo))
+        return other
+
+    def _fields(self) -> dict[str, Any]:
+        """The state's fields by name. Compiled by mypyc (compiled.py), a state keeps them in
+        slots that its class names; a subclass written in Python adds a __dict__."""
+        fields = {
+            name: getattr(self, name)
+            for name in getattr(type(self), "__mypyc_attrs__", ())
+            if name != "__dict__" and hasattr(self, name)
+        }
+        fields.update(getattr(self, "__dict__", {}))
+        return fields
 
     def _copy(self) -> Self:
         """A shallow copy with its own options and history: a game's fast `clone` starts from
         it and copies the fields its actions change in place."""
-        other = object.__new__(type(self))  # copy.copy, without its generic machinery
-        other.__dict__.update(self.__dict__)
+        cls = type(self)
+        other = cls.__new__(cls)  # copy.copy, without its generic machinery
+        for name, value in self._fields().items():
+            setattr(other, name, value)
         other.options = dict(self.options)
         other._history = list(self._history)
         return other
@@ -269,7 +306,17 @@ def leads(strengths: Sequence[float], scale: float) -> list[float]:
     return values
 
 
-class Hidden(ABC):
+_T = typing.TypeVar("_T")
+
+
+def construct(cls: type[_T], *args: Any) -> _T:
+    """`cls(*args)`, called as Python would: mypyc (2.4) compiles a direct call of a class with
+    its own `__new__` so that an exception raised by its `__init__` is lost."""
+    return cls(*args)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Hidden:
     """What the players know and the table cannot see: the cards in their hands, which card
     lies face down where, the power cards they lay.
 
@@ -277,6 +324,11 @@ class Hidden(ABC):
     and a card turned up like chance. Bots and `smartboard simulate` keep a `Hidden` beside the
     state so that they play from real hands; the session never sees it.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        # Only allocates, as GameState's: a search's worker is sent the hidden cards pickled,
+        # and unpickling makes a bare object to fill.
+        return object.__new__(cls)
 
     @abstractmethod
     def choices(self, state: GameState) -> list[Action]:
@@ -298,6 +350,7 @@ class Hidden(ABC):
         worlds that seat cannot tell apart, for a search that must not peek."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC):
     """A game's rules plus what its pieces look like to the table's sensors and lights."""
 
@@ -321,6 +374,8 @@ class Game(ABC):
     """The board options this copy of the game is on (`on_board`); none for the game itself."""
     _plain: Game | None = None
     """The game itself, for a copy on another board."""
+    _boards: dict[str, Game] | None = None
+    """The game's copies made so far, by board (the game itself's only)."""
 
     @property
     def default_options(self) -> dict[str, OptionValue]:
@@ -336,7 +391,9 @@ class Game(ABC):
         board = {name: merged[name] for name in plain.info.board_options(merged)}
         if not board:
             return plain
-        boards: dict[str, Game] = plain.__dict__.setdefault("_boards", {})
+        if plain._boards is None:
+            plain._boards = {}
+        boards = plain._boards
         key = repr(sorted(board.items()))
         if key not in boards:
             other = copy.copy(plain)

@@ -32,6 +32,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from mypy_extensions import mypyc_attr
+
 from controller.rules.api import (
     CAMERA,
     CHANCE,
@@ -45,6 +47,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    construct,
     leads,
     read_toml,
 )
@@ -773,7 +776,7 @@ class MightymaniaHidden(Hidden):
     def redeal(self, state: GameState, rng: random.Random, seat: int) -> MightymaniaHidden:
         """The opponent's face-down cards and power cards dealt afresh (within what MM-5 has
         shown); `seat` keeps its own, which it laid and knows (rules 1 and 8)."""
-        return MightymaniaHidden(MightymaniaState.of(state), rng, (seat, self))
+        return construct(MightymaniaHidden, MightymaniaState.of(state), rng, (seat, self))
 
     def choices(self, state: GameState) -> list[Action]:
         """Every decision is public, but a face-down card may be defended only if it really is
@@ -895,6 +898,7 @@ LOOKS = Looks(
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the tests deal their own cards
 class MightymaniaGame(Game):
     info = GameType(
         name="mightymania",
@@ -989,7 +993,9 @@ class MightymaniaGame(Game):
     )
 
     def _new_state(self, options: Mapping[str, Any]) -> MightymaniaState:
-        return MightymaniaState(options, load_game_data(options["decks"], options["rules"]))
+        return construct(
+            MightymaniaState, options, load_game_data(options["decks"], options["rules"])
+        )
 
     def layout(self, state: GameState) -> Layout:
         """Face-down cards show "down", face-up squad cards their id, power cards their power."""
@@ -1069,7 +1075,7 @@ class MightymaniaGame(Game):
         return [StartRoll(value) if s.phase is Phase.START_ROLL else Rounds(value)]
 
     def deal(self, state: GameState, rng: random.Random) -> MightymaniaHidden:
-        return MightymaniaHidden(MightymaniaState.of(state), rng)
+        return construct(MightymaniaHidden, MightymaniaState.of(state), rng)
 
     def evaluate(self, state: GameState) -> list[float]:
         """For a search: the lives each side has left on the table (MM-6), the Leader's

@@ -42,6 +42,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    construct,
     leads,
     read_toml,
 )
@@ -146,7 +147,7 @@ def _builtin_deck(name: str) -> Path:
 def load_deck(name: str, colours: str) -> tuple[Card, ...]:
     """The deck `name` (a built-in edition such as "80" or "64", or a TOML path), keeping the
     cards of the chosen monster colours: "green", "purple" or "both"."""
-    if colours not in (*COLOURS, "both"):
+    if colours != "both" and colours not in COLOURS:
         raise DeckError(f"colours must be green, purple or both, not {colours!r}")
     path = _builtin_deck(name)
     if not path.exists():
@@ -508,7 +509,7 @@ class PotionsHidden(Hidden):
         """The other hand and the pile's order dealt afresh; `seat` keeps its hand, which is
         all that a player knows of the hidden cards (the spent pairs' order under the pile is
         nobody's to know, Étape 2)."""
-        return PotionsHidden(PotionsState.of(state), rng, (seat, self.hands[seat]))
+        return construct(PotionsHidden, PotionsState.of(state), rng, (seat, self.hands[seat]))
 
 
 # -- the game on the table --------------------------------------------------------------------
@@ -679,12 +680,12 @@ class PotionsGame(Game):
 
     def _new_state(self, options: Mapping[str, Any]) -> PotionsState:
         try:
-            return PotionsState(options)
+            return construct(PotionsState, options)
         except DeckError as error:
             raise ValueError(str(error)) from error
 
     def deal(self, state: GameState, rng: random.Random) -> PotionsHidden:
-        return PotionsHidden(PotionsState.of(state), rng)
+        return construct(PotionsHidden, PotionsState.of(state), rng)
 
     def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
         """A card in the first free slot only: which slot of a zone a card lies in changes no

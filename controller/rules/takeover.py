@@ -33,6 +33,7 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
     Problem,
+    construct,
     leads,
 )
 from controller.rules.game_type import (
@@ -1158,7 +1159,7 @@ class TakeoverGame(Game):
     )
 
     def _new_state(self, options: Mapping[str, Any]) -> TakeoverState:
-        return TakeoverState(options)
+        return construct(TakeoverState, options)
 
     def _grid(self) -> Grid:
         return grid_of(int(self.default_options["size"]))

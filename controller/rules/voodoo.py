@@ -34,6 +34,7 @@ from controller.rules.api import (
     GameState,
     IllegalActionError,
     Layout,
+    construct,
     leads,
     read_toml,
 )
@@ -462,12 +463,13 @@ ERZULIE_TABLE = tuple(
 
 # Mamy Wata by lines: each line's spaces (a slice of the board's occupancy), and its slides
 # toward the line's first space and toward its last.
+# Each line as the start, stop and step of a slice of the board (written out where it is
+# sliced: mypyc, which compiles the rules, cannot index bytes with a slice object).
 MAMY_LINES = tuple(
-    (slice(n * SIZE, (n + 1) * SIZE), MamyWata(f"r{n}", "w"), MamyWata(f"r{n}", "e"))
+    (n * SIZE, (n + 1) * SIZE, 1, MamyWata(f"r{n}", "w"), MamyWata(f"r{n}", "e"))
     for n in range(SIZE)
 ) + tuple(
-    (slice(n, SIZE * SIZE, SIZE), MamyWata(f"c{n}", "n"), MamyWata(f"c{n}", "s"))
-    for n in range(SIZE)
+    (n, SIZE * SIZE, SIZE, MamyWata(f"c{n}", "n"), MamyWata(f"c{n}", "s")) for n in range(SIZE)
 )
 
 
@@ -768,7 +770,7 @@ class VoodooState(GameState):
         """Whether the action of `kind` from `frm` to `to` is among those its lister gives."""
         board = self.board
         if kind is Jump:
-            return (frm, to) in captures(board, self.colour_of(self.player), self.shielded())
+            return (frm, to) in set(captures(board, self.colour_of(self.player), self.shielded()))
         if kind is GranBwa and self.phase is Phase.GRAN_BWA:
             return frm == self.bwa_from and to in bwa_targets(board, frm)
         if not self._can_pay(POWER_ACTIONS[kind]):
@@ -838,8 +840,8 @@ class VoodooState(GameState):
         # Something moves only if an empty space lies before a stack.
         occupied = bytes(map(bool, self.board))
         found: list[Action] = []
-        for line, toward_first, toward_last in MAMY_LINES:
-            first, last = MAMY_MOVES[occupied[line]]
+        for start, stop, step, toward_first, toward_last in MAMY_LINES:
+            first, last = MAMY_MOVES[occupied[start:stop:step]]
             if first:
                 found.append(toward_first)
             if last:
@@ -1706,7 +1708,7 @@ class VoodooGame(Game):
 
     def _new_state(self, options: Mapping[str, Any]) -> VoodooState:
         rules = load_rules(str(options["rules"]))
-        return VoodooState(options, rules, _seated_loas(options))
+        return construct(VoodooState, options, rules, _seated_loas(options))
 
     def layout(self, state: GameState) -> Layout:
         """What the camera sees: each space's top die (BV-4)."""

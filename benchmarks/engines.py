@@ -1,0 +1,112 @@
+"""Random games per second through each game's rules, compiled by mypyc and as their source.
+
+`make` compiles the rules (setup.py); controller/rules/compiled.py runs their source instead when
+the build is older. Each figure is the best of `--repeat` runs of `--games` seeded random games
+(`controller.simulate`, as `smartboard simulate` plays them), each run in a process of its own,
+one thread: the compiled rules from this checkout, the source from a copy of it whose sources are
+newer than the build. The runs of the two alternate, so that the machine's other work falls on
+both alike.
+
+Run: .venv/bin/python benchmarks/engines.py [--repeat 3] [--scale 1.0] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Game, options, games a run (about a second of the source's time each).
+CONFIGS: list[tuple[str, dict[str, object], int]] = [
+    ("akuma", {}, 1000),
+    ("voodoo", {"players": 2}, 150),
+    ("voodoo", {"players": 4}, 150),
+    ("takeover", {"players": 3}, 50),
+    ("takeover", {"players": 4}, 50),
+    ("potions", {}, 300),
+    ("mightymania", {}, 150),
+]
+RUN = """
+import json, sys
+import controller.rules as rules
+from controller.simulate import simulate
+name, options, games = json.loads(sys.argv[1])
+report = simulate(rules.GAMES[name], games, seed=7, options=options)
+assert report["finished"] == games
+print(json.dumps({"compiled": rules.COMPILED, "games_per_second": report["games_per_second"]}))
+"""
+
+
+def source_copy(folder: Path) -> Path:
+    """The rules and the simulation, copied with sources newer than the build."""
+    package = folder / "controller"
+    shutil.copytree(ROOT / "controller" / "rules", package / "rules")
+    for name in ("__init__.py", "simulate.py"):
+        shutil.copy(ROOT / "controller" / name, package)
+    for source in (package / "rules").glob("*.py"):
+        source.touch()
+    return folder
+
+
+def rate(path: Path, config: tuple[str, dict[str, object], int], compiled: bool) -> float:
+    result = subprocess.run(
+        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", RUN, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        cwd=path,
+        env={"PYTHONPATH": str(path), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    answer = json.loads(result.stdout)
+    if answer["compiled"] != compiled:
+        raise SystemExit(
+            "the rules are not compiled here: run `make` first"
+            if compiled
+            else "the copy of the source ran compiled"
+        )
+    return float(answer["games_per_second"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each (best kept)")
+    parser.add_argument("--scale", type=float, default=1.0, help="games a run, times this")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        source = source_copy(Path(folder))
+        for name, options, games in CONFIGS:
+            config = (name, options, max(1, round(games * args.scale)))
+            best = {"compiled": 0.0, "source": 0.0}
+            for _ in range(args.repeat):
+                best["source"] = max(best["source"], rate(source, config, compiled=False))
+                best["compiled"] = max(best["compiled"], rate(ROOT, config, compiled=True))
+            row = {
+                "game": name,
+                "options": options,
+                "games": config[2],
+                "source_games_per_s": round(best["source"], 1),
+                "compiled_games_per_s": round(best["compiled"], 1),
+                "speed_up": round(best["compiled"] / best["source"], 2),
+            }
+            rows.append(row)
+            if not args.json:
+                seats = f" {options['players']} players" if "players" in options else ""
+                print(
+                    f"{name}{seats}: source {row['source_games_per_s']} games/s, compiled "
+                    f"{row['compiled_games_per_s']} games/s ({row['speed_up']}x)",
+                    flush=True,
+                )
+    if args.json:
+        print(json.dumps(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
