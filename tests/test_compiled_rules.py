@@ -58,6 +58,14 @@ def test_a_module_is_built_when_it_has_an_extension_and_stale_when_its_source_is
     assert stale(tmp_path) == ["old"]
 
 
+def test_the_rules_run_compiled_where_a_c_compiler_is() -> None:
+    """`make` compiles them; the extensions are optional, so a build that failed would leave
+    the source running, twice as slow, unnoticed but for this."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler here: the rules run as their source")
+    assert rules.COMPILED, "the rules are not compiled, or older than their source: run `make`"
+
+
 def source_games(folder: Path) -> dict[str, object]:
     result = subprocess.run(
         [sys.executable, "-c", GAMES_SCRIPT, json.dumps(OPTIONS), json.dumps(list(SEEDS))],
