@@ -85,6 +85,7 @@ bench: $(STAMP) $(COMPILED)
 	$(BIN)/python benchmarks/daemon.py
 	$(BIN)/smartboard simulate akuma --games 2000 --seed 1 --json
 	$(BIN)/python benchmarks/voodoo.py
+	$(BIN)/python benchmarks/engines.py
 	$(BIN)/python benchmarks/takeover.py
 	$(BIN)/python benchmarks/cards.py
 	$(BIN)/python benchmarks/dice.py

@@ -332,7 +332,7 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         # The log keeps one move, then marks the two taken back after it.
         expect(page.locator("#log li")).to_have_text(["Roll one die", "↶ 2 moves taken back"])
         expect(page.locator("#roll-form")).to_be_visible()  # the roll is thrown again
-        expect(page.locator("#message")).to_contain_text("Taken back: Rolled 4 ; Roll one die")
+        expect(page.locator("#message")).to_contain_text("Taken back: Rolled 4; Roll one die")
         # Hints switched off for the rest of the game, beside the Hint button.
         assert fetch(f"{table.url}api/roll", {"values": [4]}, table.key).json()["ok"]
         expect(page.locator("#hint")).to_be_visible()  # Ladybug to move
