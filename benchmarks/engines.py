@@ -1,11 +1,13 @@
-"""Random games per second through each game's rules, compiled by mypyc and as their source.
+"""Random games per second and the search's speed, with the rules compiled by mypyc and as source.
 
 `make` compiles the rules (setup.py); controller/rules/compiled.py runs their source instead when
 the build is older. Each figure is the best of `--repeat` runs of `--games` seeded random games
 (`controller.simulate`, as `smartboard simulate` plays them), each run in a process of its own,
 one thread: the compiled rules from this checkout, the source from a copy of it whose sources are
 newer than the build. The runs of the two alternate, so that the machine's other work falls on
-both alike.
+both alike. Each run also lets the computer think for the normal level's 1.8 s (an uncapped
+search) on a position of a random game, and gives its iterations per second: what the player
+meets, since the levels stop on the clock (the search itself, controller/search, is not compiled).
 
 Run: .venv/bin/python benchmarks/engines.py [--repeat 3] [--scale 1.0] [--json]
 """
@@ -32,13 +34,25 @@ CONFIGS: list[tuple[str, dict[str, object], int]] = [
     ("mightymania", {}, 150),
 ]
 RUN = """
-import json, sys
+import json, random, sys
 import controller.rules as rules
-from controller.simulate import simulate
+from controller.search import Level, think
+from controller.simulate import random_step, simulate
 name, options, games = json.loads(sys.argv[1])
-report = simulate(rules.GAMES[name], games, seed=7, options=options)
+game = rules.GAMES[name]
+report = simulate(game, games, seed=7, options=options)
 assert report["finished"] == games
-print(json.dumps({"compiled": rules.COMPILED, "games_per_second": report["games_per_second"]}))
+# The computer's search from a position of a random game, for as long as the normal level.
+rng = random.Random(3)
+state = game.new_initial_state(options)
+hidden = game.deal(state, rng)
+for _ in range(12):
+    random_step(state, rng, hidden)
+while state.is_chance_node() or len(hidden.choices(state) if hidden else state.legal_actions()) < 2:
+    random_step(state, rng, hidden)
+thought = think(game, state, Level("bench", 10**9, 1.8), seed=1, hidden=hidden)
+print(json.dumps({"compiled": rules.COMPILED, "games_per_second": report["games_per_second"],
+                  "iterations_per_second": thought.iterations / thought.seconds}))
 """
 
 
@@ -46,6 +60,7 @@ def source_copy(folder: Path) -> Path:
     """The rules and the simulation, copied with sources newer than the build."""
     package = folder / "controller"
     shutil.copytree(ROOT / "controller" / "rules", package / "rules")
+    shutil.copytree(ROOT / "controller" / "search", package / "search")
     for name in ("__init__.py", "simulate.py"):
         shutil.copy(ROOT / "controller" / name, package)
     for source in (package / "rules").glob("*.py"):
@@ -53,7 +68,10 @@ def source_copy(folder: Path) -> Path:
     return folder
 
 
-def rate(path: Path, config: tuple[str, dict[str, object], int], compiled: bool) -> float:
+def rates(
+    path: Path, config: tuple[str, dict[str, object], int], compiled: bool
+) -> tuple[float, float]:
+    """Random games per second, and the search's iterations per second."""
     result = subprocess.run(
         [sys.executable, "-W", "ignore::RuntimeWarning", "-c", RUN, json.dumps(config)],
         capture_output=True,
@@ -69,7 +87,7 @@ def rate(path: Path, config: tuple[str, dict[str, object], int], compiled: bool)
             if compiled
             else "the copy of the source ran compiled"
         )
-    return float(answer["games_per_second"])
+    return float(answer["games_per_second"]), float(answer["iterations_per_second"])
 
 
 def main() -> int:
@@ -83,24 +101,29 @@ def main() -> int:
         source = source_copy(Path(folder))
         for name, options, games in CONFIGS:
             config = (name, options, max(1, round(games * args.scale)))
-            best = {"compiled": 0.0, "source": 0.0}
+            best = {"compiled": (0.0, 0.0), "source": (0.0, 0.0)}
             for _ in range(args.repeat):
-                best["source"] = max(best["source"], rate(source, config, compiled=False))
-                best["compiled"] = max(best["compiled"], rate(ROOT, config, compiled=True))
+                for kind, path in (("source", source), ("compiled", ROOT)):
+                    got = rates(path, config, compiled=kind == "compiled")
+                    best[kind] = (max(best[kind][0], got[0]), max(best[kind][1], got[1]))
             row = {
                 "game": name,
                 "options": options,
                 "games": config[2],
-                "source_games_per_s": round(best["source"], 1),
-                "compiled_games_per_s": round(best["compiled"], 1),
-                "speed_up": round(best["compiled"] / best["source"], 2),
+                "source_games_per_s": round(best["source"][0], 1),
+                "compiled_games_per_s": round(best["compiled"][0], 1),
+                "speed_up": round(best["compiled"][0] / best["source"][0], 2),
+                "source_search_iterations_per_s": round(best["source"][1]),
+                "compiled_search_iterations_per_s": round(best["compiled"][1]),
             }
             rows.append(row)
             if not args.json:
                 seats = f" {options['players']} players" if "players" in options else ""
                 print(
                     f"{name}{seats}: source {row['source_games_per_s']} games/s, compiled "
-                    f"{row['compiled_games_per_s']} games/s ({row['speed_up']}x)",
+                    f"{row['compiled_games_per_s']} games/s ({row['speed_up']}x); the search "
+                    f"{row['source_search_iterations_per_s']} -> "
+                    f"{row['compiled_search_iterations_per_s']} iterations/s",
                     flush=True,
                 )
     if args.json:
