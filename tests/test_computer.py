@@ -5,6 +5,7 @@ bad seats or levels refused. Dice Race (tests/dice_race.py) keeps the thinking s
 from __future__ import annotations
 
 import io
+import math
 import queue
 import random
 import time
@@ -93,6 +94,9 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         ids = [choice["id"] for choice in hint["choices"]]
         assert sorted(ids) == ["advance:1", "advance:4"] and hint["best"] == ids[0]
         assert sum(choice["share"] for choice in hint["choices"]) == pytest.approx(1, abs=0.01)
+        # Each listed with its chance of winning, from the mean return (-1 to 1) after it.
+        chances = [f"{math.floor((c['value'] + 1) * 50 + 0.5)} %" for c in hint["choices"]]
+        expect(page.locator("#hint-choices li .share")).to_have_text(chances)
         reply = call(daemon, op="hint")
         assert reply["ok"] and not reply["pending"] and reply["hint"]["best"] == hint["best"]
         spots = _snap(daemon)["spots"]
