@@ -6,6 +6,10 @@ could see. Every side plays uniformly at random; chance read from the board (dic
 cells at set-up) is drawn with its odds. In card games the bots hold the
 simulated table's hidden hands (controller/hands.py): they play from them and turn up the cards
 that really lie face down, and the session only ever sees what lands on the table.
+
+The same hands, `chance_only`, lay out for a person playing from the page what chance brings
+(Baron Voodoo's set-up dice, BV-1; the cards laid or dealt) and roll the dice, up to the next
+decision of a player, which stays theirs (`smartboard lay-out`, the page's button).
 """
 
 from __future__ import annotations
@@ -35,9 +39,11 @@ class Bots:
         pace: float,
         hands: SimHands,
         camera_kinds: frozenset[str] = frozenset(),
+        chance_only: bool = False,
     ) -> None:
         """`camera_kinds`: the dice the camera reads, from frames nobody at this table throws;
-        the bots wait for those rolls rather than roll them."""
+        the bots wait for those rolls rather than roll them. `chance_only`: the hands take no
+        decision; they are `done` at the first one (or the game's end), the table settled."""
         self.session = session
         self.reeds = reeds
         self.camera = camera
@@ -49,6 +55,8 @@ class Bots:
         self.next_step = 0.0
         self._placed: Action | None = None  # the decision whose layout the hands laid out
         self.hands = hands
+        self.chance_only = chance_only
+        self.done = False
         self.told: Callable[[GameState], tuple[bool, Action | None]] | None = None
         """Whether a seat the table plays is to move, and its move once shown
         (controller/computer.py): the hands carry that out rather than a move of their own."""
@@ -70,10 +78,11 @@ class Bots:
             else:
                 self._place(session.expected)  # put the table right, as the lights ask
             return
-        if session.state.is_terminal():
+        state, game = session.state, session.game
+        if state.is_terminal() or (self.chance_only and not state.is_chance_node()):
+            self.done = self.chance_only
             return
         self.next_step = now + self.pace
-        state, game = session.state, session.game
         if session.chance_not_read():
             # Rolled at another table or in software (controller/room.py): the hands lay what
             # comes.

@@ -275,6 +275,7 @@ class Daemon:
             self.table_camera.start()
         self.desk = CameraDesk(parts, self.simulated, options.seed, self._sim_board)
         self.bots: Bots | None = None
+        self.laying: Bots | None = None  # laying out what chance brings, for the page (`lay_out`)
         # The simulated table's players hold real hands, whoever plays them: bots or a person
         # on the page, who is offered only the cards their seat holds.
         self.hands: SimHands | None = None
@@ -284,19 +285,42 @@ class Daemon:
         if self.options.bots:
             if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
-            assert self.hands is not None
-            read = self.table_camera.dice_kinds if self.table_camera is not None else ()
-            self.bots = Bots(
-                self.session,
-                self.reeds,
-                self.sim_camera,
-                self.events.on_dice,
-                rng,
-                self.options.pace,
-                self.hands,
-                camera_kinds=frozenset(read),
-            )
+            self.bots = self._hands(rng, self.options.pace)
         self._seat_players()
+
+    def _hands(self, rng: random.Random, pace: float, chance_only: bool = False) -> Bots:
+        """The simulated table's hands (controller/bots.py), on its reeds and camera."""
+        assert isinstance(self.reeds, ReedBank) and self.hands is not None
+        read = self.table_camera.dice_kinds if self.table_camera is not None else ()
+        return Bots(
+            self.session,
+            self.reeds,
+            self.sim_camera,
+            self.events.on_dice,
+            rng,
+            pace,
+            self.hands,
+            camera_kinds=frozenset(read),
+            chance_only=chance_only,
+        )
+
+    def lay_out(self) -> None:
+        """The simulated hands lay out what chance brings up to a player's decision, at the
+        pace the table reads it: each step seen and journalled as the hands' own would be."""
+        self.laying = self._hands(self.rng, 0.0, chance_only=True)
+
+    def laying_out(self) -> str | None:
+        """Whether the simulated hands lay out what chance brings: "running"; "offered" where
+        they may, on the simulated table with no bots, at chance the board shows (no dice stand
+        for it); else None (a real table's players lay it out and its camera reads it)."""
+        if self.laying is not None:
+            return "running"
+        state = self.session.state
+        if not self.simulated or self.bots is not None or self.room is not None or self.halted:
+            return None
+        if not state.is_chance_node() or self.game.dice_wanted(state) is not None:
+            return None
+        return "offered"
 
     def _seat_players(self) -> None:
         """The table's own part in the game journalled: the seats it plays, and hints."""
@@ -397,6 +421,10 @@ class Daemon:
                     self.hands_follow()  # no hands: the board as the game has it
                 if self.bots is not None and not self.halted:
                     self.bots.step(now, self.table_busy())
+                if self.laying is not None and not self.halted:
+                    self.laying.step(now, self.table_busy())
+                    if self.laying.done or self.laying.session is not self.session:
+                        self.laying = None
             self._want_dice()
             self._show(now)
         log.info("stopping")
@@ -484,9 +512,10 @@ class Daemon:
             deadlines.append(now + PROGRESS_S)  # the progress shown
         if self.room is not None and not self.halted and self.room.due(self.session):
             deadlines.append(now)  # one step at a time: the next at once
-        if self.bots is not None and not self.table_busy():
-            # While busy, the bots wait for the table: its events and deadlines wake the loop.
-            deadlines.append(self.bots.next_step)
+        for hands in (self.bots, self.laying):
+            if hands is not None and not self.table_busy():
+                # While busy, the hands wait for the table: its events and deadlines wake it.
+                deadlines.append(hands.next_step)
         return max(0.0, min(deadlines) - now)
 
     def _handle(self, event: Event) -> None:

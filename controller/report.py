@@ -99,6 +99,7 @@ def snapshot(daemon: Daemon, now: float, view: View) -> JSON:
     out["paused"] = daemon.paused
     out["sim"] = daemon.simulated
     out["placeable"] = sorted(daemon.placeable)
+    out["lay_out"] = daemon.laying_out()  # the page's "lay it out for me" (`lay_out`)
     # The reeds closed now, paused or not (the session reads none while paused): the table
     # test's live map.
     out["reeds_closed"] = sorted(daemon.debouncer.occupied())

@@ -46,6 +46,9 @@ _SAID: dict[str, Callable[[JSON], str]] = {
     "pause": lambda reply: "game paused: the table ignores the pieces",
     "resume": lambda reply: "game resumed",
     "hints": lambda reply: f"hints are now {'on' if reply['hints'] else 'off'} for this game",
+    "lay_out": lambda reply: (
+        "the simulated table lays out what chance brings, up to the next decision"
+    ),
 }
 
 
@@ -61,7 +64,7 @@ def add_commands(commands: Commands) -> None:
     actions.add_argument("--json", action="store_true")
     actions.add_argument("--all", action="store_true", help="every id, one a line")
     for name in _SAID:
-        _op_command(commands, name, _said)
+        _op_command(commands, name, _said, name.replace("_", "-"))
     dashboard = _op_command(commands, "dashboard", _dashboard)
     dashboard.add_argument("--open", action="store_true", help="open it in this machine's browser")
     add_game_options(_op_command(commands, "new", _new))
@@ -83,11 +86,15 @@ def add_commands(commands: Commands) -> None:
 
 
 def _op_command(
-    commands: Commands, name: str, run: Callable[[argparse.Namespace], int]
+    commands: Commands,
+    name: str,
+    run: Callable[[argparse.Namespace], int],
+    command_name: str | None = None,
 ) -> argparse.ArgumentParser:
-    """The command of control op `name`, with its help and arguments."""
+    """The command of control op `name` (`command_name`, else `name`), with its help and
+    arguments."""
     op = OPERATIONS[name]
-    command = commands.add_parser(name, help=op.help)
+    command = commands.add_parser(command_name or name, help=op.help)
     for argument in op.arguments:
         _add_argument(command, argument)
     add_state_dir(command)

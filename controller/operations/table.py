@@ -92,6 +92,33 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
     return {"ok": True, "spot": spot, "token": laid}
 
 
+@operation(
+    "lay_out",
+    "on the simulated table, let its hands lay out what chance brings up to the next decision "
+    "of a player, as they would on a real table for the camera to read: the dice of a set-up "
+    "rolled onto their spaces (BV-1), the cards laid face down or dealt, the dice rolled; "
+    "every decision stays the players'",
+    changes_game=True,
+    refused_paused=True,
+    dashboard="post",
+)
+def _lay_out(daemon: Daemon, request: JSON, now: float) -> JSON:
+    offer = daemon.laying_out()
+    if offer is None and not daemon.simulated:
+        return refused(
+            "on a real table the players lay out the pieces, and the camera reads them",
+            "lay_out_real",
+        )
+    if offer is None:
+        return refused(
+            "nothing for the table to lay out now: a player decides, or dice are rolled, next",
+            "lay_out_nothing",
+        )
+    if offer == "offered":
+        daemon.lay_out()
+    return {"ok": True, "laying_out": True}
+
+
 def _next_steps(daemon: Daemon) -> list[Action]:
     """What may come next on the board: a legal move the seat can make (from the cards the
     simulated hands hold; for a seat the table plays, the move it shows), or a card or piece

@@ -499,6 +499,7 @@ function render() {
   drawComputer(); // the table thinking, the hint (computer.js)
   drawResult();
   drawUndo(); // undo.js
+  drawLayOut(); // the simulated table lays out what chance brings (undo.js)
   drawFixes();
   // help.js; the table's turn (computer.js), another table's (room.js)
   drawPhaseHelp(snap, lang, tableTurnHelp() ?? roomTurnHelp());

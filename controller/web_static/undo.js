@@ -37,3 +37,17 @@ document.getElementById("undo").addEventListener("click", async () => {
   const reply = await post("undo", { reroll: shown && reroll.checked });
   if (reply.ok) reroll.checked = false;
 });
+
+// The simulated table's hands lay out what chance brings up to a player's decision (the
+// `lay_out` op): the dice of a set-up rolled onto their spaces, the cards laid face down. On a
+// real table the players do it and the camera reads it: the snapshot never offers it there.
+function drawLayOut() {
+  const offer = snap.lay_out ?? null;
+  document.getElementById("lay-out-box").hidden = offer === null;
+  const button = document.getElementById("lay-out");
+  button.disabled = offer === "running";
+  button.textContent = t(offer === "running" ? "lay_out_running" : "lay_out");
+  document.getElementById("lay-out-text").textContent = t("lay_out_help");
+}
+
+document.getElementById("lay-out").addEventListener("click", () => post("lay_out"));

@@ -1,0 +1,50 @@
+"""`lay_out` (issue 24): on the simulated table played from the page, its hands lay out what
+chance brings up to a player's decision, Baron Voodoo's 48 set-up dice (BV-1) here, each seen by
+the simulated camera and journalled, so that a restart resumes; the decision stays the human's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import fast_sim_config, wait_for
+from daemon_run import call, serving
+
+from controller.daemon import Daemon, RunOptions
+
+SET_UP = 48  # BV-1: a die rolled onto each coloured space
+
+
+def _chance(daemon: Daemon) -> bool:
+    return daemon.session.state.is_chance_node()
+
+
+def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(tmp_path: Path) -> None:
+    config = fast_sim_config(camera_fps=100.0, stable_frames=1)
+    options = RunOptions(
+        state_dir=tmp_path,
+        socket_path=tmp_path / "control.sock",
+        game="voodoo",
+        options={"players": 3},
+        computer=("2:strong", "3:normal"),
+        seed=5,
+    )
+    with serving(config, options) as daemon:
+        assert daemon.laying_out() == "offered"
+        assert call(daemon, op="lay_out") == {"ok": True, "laying_out": True}
+        wait_for(lambda: len(daemon.session.state.actions()) >= 5, what="the first dice laid")
+    # Stopped half-way: what was laid is in the journal, and the page offers the rest again.
+    with serving(config, options) as daemon:
+        laid = len(daemon.session.state.actions())
+        assert 5 <= laid < SET_UP and _chance(daemon)
+        assert daemon.laying_out() == "offered"
+        assert call(daemon, op="lay_out")["ok"]
+        wait_for(lambda: not _chance(daemon), timeout=20, what="the set-up laid out")
+        wait_for(lambda: daemon.laying is None, what="the hands done")
+        state = daemon.session.state
+        assert len(state.actions()) == SET_UP and state.current_player() == 0
+        # The human seat's first turn waits for them: the hands took no decision.
+        assert daemon.session.sensed == daemon.session.expected
+        assert daemon.laying_out() is None
+        again = call(daemon, op="lay_out")
+        assert again["key"] == "lay_out_nothing"
+        assert len(daemon.session.state.actions()) == SET_UP
