@@ -39,7 +39,9 @@ class BuildExt(build_ext):
             raise
 
 
-extensions = mypycify(COMPILED, group_name="smartboard_rules", multi_file=True)
+# opt_level 1: compiled in half the time of 3 (70 s here, and minutes on a Pi), for about 4 %
+# fewer random games a second.
+extensions = mypycify(COMPILED, group_name="smartboard_rules", multi_file=True, opt_level="1")
 for extension in extensions:
     extension.optional = True
 
