@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.abc import MetaPathFinder
 from importlib.machinery import EXTENSION_SUFFIXES, ModuleSpec
 from pathlib import Path
@@ -31,12 +31,12 @@ def built(folder: Path) -> dict[str, Path]:
     return found
 
 
-def stale(folder: Path) -> list[str]:
-    """The compiled modules of `folder` whose source is newer than their extension."""
+def stale(extensions: Mapping[str, Path]) -> list[str]:
+    """The modules among `built` ones whose source is newer than their extension."""
     return sorted(
         name
-        for name, extension in built(folder).items()
-        if (folder / f"{name}.py").stat().st_mtime > extension.stat().st_mtime
+        for name, extension in extensions.items()
+        if extension.with_name(f"{name}.py").stat().st_mtime > extension.stat().st_mtime
     )
 
 
@@ -63,7 +63,7 @@ def use_fresh(package: str, folder: Path) -> bool:
     names = built(folder)
     if not names:
         return False
-    old = stale(folder)
+    old = stale(names)
     if not old:
         return True
     sys.meta_path.insert(0, _SourceFinder(package, folder, list(names)))
