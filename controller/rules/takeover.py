@@ -399,9 +399,10 @@ def _stays_connected(empty: set[int], removed: Sequence[int], grid: Grid) -> boo
 
 
 class _MapView:
-    """What pawns look up on a map (HT-5): for each cell, the empty tile cells around it and
-    the buildings it touches (by number, in order); for each building, the empty tile cells
-    around it. Made for a map of given tiles and buildings, which it keeps to be checked."""
+    """What pawns look up on a map (HT-5): for each cell, the empty tile cells around it (and
+    the moves to them) and the buildings it touches (by number, in order); for each building,
+    the empty tile cells around it. Made for a map of given tiles and buildings, which it keeps
+    to be checked."""
 
     def __init__(self, state: TakeoverState) -> None:
         self.tiles, self.building_at = state.tiles, state.building_at
@@ -409,6 +410,10 @@ class _MapView:
         around, at = state.grid.around, state.building_at
         empty = state.empty_cells()
         self.empty_around = tuple(tuple(n for n in near if n in empty) for near in around)
+        moves = state.grid.moves
+        self.moves_around: tuple[tuple[Action, ...], ...] = tuple(
+            tuple(moves[n] for n in cells) for cells in self.empty_around
+        )
         self.touching = tuple(tuple(sorted({at[n] for n in near if n in at})) for near in around)
         self.ring = tuple(
             tuple(sorted({n for c in b.cells for n in around[c] if n in empty}))
@@ -625,26 +630,32 @@ class TakeoverState(GameState):
         if pawn is None:
             return [PASS]
         view = self._map_view()
-        # Free: an empty tile cell with no pawn. In order already, as `around` lists cells.
-        targets = [n for n in view.empty_around[pawn] if n not in pawns]
+        ring = self.grid.around_set[pawn]
+        attacks: list[Action] = [
+            ATTACKS[q] for q, cell in enumerate(pawns) if cell in ring and q != p
+        ]
         claims: list[Action] = []
-        touching = view.touching[pawn]
-        if touching:
-            buildings = self.buildings
-            extra: set[int] = set()
-            for k in touching:
-                if buildings[k].owner != p:
-                    claims.append(claim_of(k))
-                else:  # HT-5: around one's own building
-                    extra.update(n for n in view.ring[k] if n not in pawns)
-            if extra:
-                targets = sorted(extra.union(targets))
-        moves = self.grid.moves
-        actions: list[Action] = [moves[c] for c in targets]
+        extra: set[int] = set()
+        buildings = self.buildings
+        for k in view.touching[pawn]:
+            if buildings[k].owner != p:
+                claims.append(claim_of(k))
+            else:  # HT-5: around one's own building
+                extra.update(n for n in view.ring[k] if n not in pawns)
+        # Free: an empty tile cell with no pawn. Around the pawn, only the pawns attacked may
+        # stand; with none, its moves are those of the map (in order, as `around` lists cells).
+        if extra or attacks:
+            free = [n for n in view.empty_around[pawn] if n not in pawns]
+            moves = self.grid.moves
+            actions: list[Action] = [
+                moves[c] for c in (sorted(extra.union(free)) if extra else free)
+            ]
+        else:
+            actions = list(view.moves_around[pawn])
         if claims:
             actions += claims
-        ring = self.grid.around_set[pawn]
-        actions += [ATTACKS[q] for q, cell in enumerate(pawns) if cell in ring and q != p]
+        if attacks:
+            actions += attacks
         return actions or [PASS]
 
     def _tile_corners(self) -> list[int]:
