@@ -13,9 +13,10 @@ from controller.rules.api import JSON, Action, Game, GameState, Hidden
 def random_step(state: GameState, rng: random.Random, hidden: Hidden | None = None) -> Action:
     """Play one uniformly random decision, or a chance outcome drawn with its odds.
 
-    With the players' hidden cards, decisions come from what they really hold, and outcomes
-    that the cards decide are the real ones. An action drawn from the state's own lists is
-    played without being checked again; one from the hidden cards is checked.
+    A decision is drawn by the state (`GameState.sample`: as likely as any other, without
+    listing them all where that is slow). With the players' hidden cards, decisions come from
+    what they really hold, and outcomes that the cards decide are the real ones. An action the
+    state drew is played without being checked again; one from the hidden cards is checked.
     """
     if state.is_chance_node():
         action = hidden.outcome(state) if hidden is not None else None
@@ -26,7 +27,7 @@ def random_step(state: GameState, rng: random.Random, hidden: Hidden | None = No
         else:
             state.apply(action)
     elif hidden is None:
-        action = rng.choice(state.legal_actions())
+        action = state.sample(rng)
         state.play(action)
     else:
         action = rng.choice(hidden.choices(state))

@@ -244,6 +244,32 @@ def test_building_listing_matches_a_straightforward_reference() -> None:
     assert positions == 120 * sum(SUPPLY.values())
 
 
+def test_a_drawn_building_placement_is_legal_and_as_likely_as_any_other() -> None:
+    """Random play draws a building placement without listing them (`sample`): each draw is
+    one the listing offers, and over many draws from one position every listed placement comes
+    up about as often (a chi-square test against even odds, and none left out)."""
+    rng = random.Random("takeover sample")
+    for game in range(6):
+        state = GAME.new_initial_state({"players": 2 + game % 3})
+        assert isinstance(state, TakeoverState)
+        while state.phase is not Phase.BUILDINGS:
+            random_step(state, rng)
+        for _ in range(3 + 3 * game % 10):  # positions further into set-up, with fewer places
+            random_step(state, rng)
+        listed = state.legal_actions()
+        draws = 40 * len(listed)
+        counts = Counter(state.sample(rng) for _ in range(draws))
+        assert set(counts) == set(listed)
+        expected = draws / len(listed)
+        chi2 = sum((counts[a] - expected) ** 2 / expected for a in listed)
+        # Far above the 99.9th percentile of chi-square for this many degrees of freedom.
+        assert chi2 < len(listed) + 5 * (2 * len(listed)) ** 0.5 + 10, (len(listed), chi2)
+        # Smalls and larges both come up in proportion to how many of each fit.
+        smalls = sum(n for a, n in counts.items() if isinstance(a, PlaceSmall))
+        share = sum(isinstance(a, PlaceSmall) for a in listed) / len(listed)
+        assert abs(smalls / draws - share) < 0.05
+
+
 def test_random_games_replay_from_their_history() -> None:
     rng = random.Random("takeover replay")
     for players in (2, 3, 4):

@@ -189,6 +189,11 @@ class GameState:
     def legal_actions(self) -> list[Action]:
         """The decisions open to the player to move; empty at chance and terminal nodes."""
 
+    def sample(self, rng: random.Random) -> Action:
+        """One of the legal actions drawn uniformly at random, for random play; a game whose
+        listing is slow may draw it without listing them all, with the same odds."""
+        return rng.choice(self.legal_actions())
+
     @abstractmethod
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         """(outcome, probability) pairs at a chance node; empty elsewhere."""

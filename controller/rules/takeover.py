@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import random
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,13 @@ LIVES = 3  # HT-6
 D12 = tuple(range(1, 13))
 NEIGHBOURS_8 = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 EDGES_4 = ((-1, 0), (1, 0), (0, -1), (0, 1))
+# In a 4x4 box (`Grid.box`, bit 4 * row + column) whose cell 1, 1 is a building's first cell:
+# the cells around a small one, a large one to the right, and a large one below.
+SMALL_NEAR = 0x757
+RIGHT_NEAR = 0xF9F
+DOWN_NEAR = 0x7557
+PAIR = 1024  # a pair of cells a, b as one int: a * PAIR + b
+SAMPLE_TRIES = 64  # building placements drawn at random before listing them (`sample`)
 
 
 # -- actions ----------------------------------------------------------------------------------
@@ -201,9 +209,12 @@ class Grid:
         )
         self.around_bits = tuple(self.mask(cells) for cells in self.around)
         self.around_set = tuple(frozenset(cells) for cells in self.around)
-        # The bit of the cell one row up and one column left: in the border at worst.
-        self.box_shift = tuple(bit.bit_length() - 2 - self.stride for bit in self.bits)
-        self._one_group: dict[int, bool] = {}  # small masks, moved to the corner: one group?
+        self.row_col = tuple(divmod(i, size) for i in range(size * size))
+        self._one_group: dict[int, bool] = {}  # 4x4 boxes (`box`): one group?
+        # A building's right or lower partner for each cell (HT-2): each pair listed once.
+        self.partners = tuple(
+            tuple(j for j in (i + 1, i + size) if j in self.edges[i]) for i in range(size * size)
+        )
         # Each tile's cells, as a mask, and the mask of the cells sharing an edge with them
         # (HT-1): checked for every corner at each of the 20 tile placements.
         self.tiles_at = tuple(self._tile_cells(i) for i in range(size * size))
@@ -249,16 +260,43 @@ class Grid:
         mask = self.mask(cells)
         return not mask or self.flood(mask & -mask, mask) == mask
 
-    def one_group(self, mask: int, corner: int) -> bool:
-        """Whether a small mask, within the 4x4 box whose top-left corner is one row and one
-        column before cell `corner`, is one 8-connected group by itself (or empty).
+    def box(self, rows: Sequence[int], cell: int) -> int:
+        """The 4x4 box of cells whose top-left is one row and one column before `cell`, as 16
+        bits (bit 4 * row + column), from the cells of each row given as bits (`row_bits`).
 
-        Such masks are the empty cells around a building: remembered for each shape.
-        """
-        shape = mask >> self.box_shift[corner]
-        known = self._one_group.get(shape)
+        Small ints: compiled, their operations are native, where a mask of the map's 196 bits
+        allocates at each one."""
+        r, col = self.row_col[cell]
+        return (
+            (rows[r] >> col & 15)
+            | (rows[r + 1] >> col & 15) << 4
+            | (rows[r + 2] >> col & 15) << 8
+            | (rows[r + 3] >> col & 15) << 12
+        )
+
+    def row_bits(self, cells: Iterable[int]) -> list[int]:
+        """Each row's cells as bits, column c at bit c + 1, after a row of none and with two
+        more at the end: the layout `box` reads."""
+        rows = [0] * (self.size + 3)
+        for cell in cells:
+            r, col = self.row_col[cell]
+            rows[r + 1] |= 2 << col
+        return rows
+
+    def one_group(self, box: int) -> bool:
+        """Whether a 4x4 box (`box`) is one 8-connected group by itself (or empty). Such boxes
+        are the empty cells around a building: remembered for each."""
+        known = self._one_group.get(box)
         if known is None:
-            known = self._one_group[shape] = not shape or self.flood(shape & -shape, shape) == shape
+            cells = {(b >> 2, b & 3) for b in range(16) if box >> b & 1}
+            todo = [min(cells)] if cells else []
+            seen = set(todo)
+            while todo:
+                r, c = todo.pop()
+                near = {(r + dr, c + dc) for dr, dc in NEIGHBOURS_8} & cells
+                todo += near - seen
+                seen |= near
+            known = self._one_group[box] = seen == cells
         return known
 
     def _step(self, i: int, deltas: Iterable[tuple[int, int]]) -> tuple[int, ...]:
@@ -419,13 +457,37 @@ class _MapView:
             tuple(sorted({n for c in b.cells for n in around[c] if n in empty}))
             for b in state.buildings
         )
+        self.ring_set = tuple(frozenset(cells) for cells in self.ring)
 
     def fits(self, state: TakeoverState) -> bool:
+        tiles, at, buildings = self.sizes
         return (
             self.tiles is state.tiles
             and self.building_at is state.building_at
-            and self.sizes == (len(state.tiles), len(state.building_at), len(state.buildings))
+            and tiles == len(state.tiles)
+            and at == len(state.building_at)
+            and buildings == len(state.buildings)
         )
+
+
+class _CutMemory:
+    """What a building listing knows of placements whose empty neighbours are apart (HT-3),
+    from the listing before on a map with as many empty cells or more, and what it finds.
+
+    A placement that cut the empty cells still does unless an empty cell around it has `gone`.
+    One that did not was found with the empty cells that joined its neighbours: while all of
+    them are still empty and hold its neighbours, these still meet."""
+
+    def __init__(
+        self,
+        cuts: frozenset[int],
+        gone: int,
+        joined: dict[int, int],
+        found_cuts: set[int],
+        found_joined: dict[int, int],
+    ) -> None:
+        self.cuts, self.gone, self.joined = cuts, gone, joined
+        self.found_cuts, self.found_joined = found_cuts, found_joined
 
 
 class TakeoverState(GameState):
@@ -443,8 +505,9 @@ class TakeoverState(GameState):
         self.building_at: dict[int, int] = {}  # cell -> index in self.buildings
         self.supply = dict(SUPPLY)
         self._view: _MapView | None = None  # the finished map as pawns see it (`_map_view`)
-        # The empty cells at the last building listing, and the placements that cut them.
-        self._cuts: tuple[int, frozenset[int]] = (0, frozenset())
+        # The empty cells at the last building listing, the placements that cut them, and for
+        # those that did not though their neighbours were apart, the cells that joined these.
+        self._cuts: tuple[int, frozenset[int], dict[int, int]] = (0, frozenset(), {})
         self.spawns: list[int | None] = [None] * n
         self.pawns: list[int | None] = [None] * n
         self.lives = [LIVES] * n
@@ -635,21 +698,26 @@ class TakeoverState(GameState):
             ATTACKS[q] for q, cell in enumerate(pawns) if cell in ring and q != p
         ]
         claims: list[Action] = []
-        extra: set[int] = set()
+        own: list[int] = []
         buildings = self.buildings
         for k in view.touching[pawn]:
             if buildings[k].owner != p:
                 claims.append(claim_of(k))
-            else:  # HT-5: around one's own building
-                extra.update(n for n in view.ring[k] if n not in pawns)
-        # Free: an empty tile cell with no pawn. Around the pawn, only the pawns attacked may
-        # stand; with none, its moves are those of the map (in order, as `around` lists cells).
-        if extra or attacks:
-            free = [n for n in view.empty_around[pawn] if n not in pawns]
-            moves = self.grid.moves
-            actions: list[Action] = [
-                moves[c] for c in (sorted(extra.union(free)) if extra else free)
-            ]
+            else:
+                own.append(k)
+        # Free: an empty tile cell with no pawn; around the pawn, where only the pawns attacked
+        # may stand, and around one's own buildings (HT-5). `around` lists cells in order.
+        moves = self.grid.moves
+        actions: list[Action]
+        if own:
+            free = set(view.empty_around[pawn])
+            for k in own:
+                free |= view.ring_set[k]
+            free.difference_update(pawns)
+            actions = [moves[c] for c in sorted(free)]
+        elif attacks:
+            taken = set(pawns)
+            actions = [moves[c] for c in view.empty_around[pawn] if c not in taken]
         else:
             actions = list(view.moves_around[pawn])
         if claims:
@@ -678,68 +746,116 @@ class TakeoverState(GameState):
         # HT-1: after the first, a tile shares a cell edge with one already placed.
         return not tiles or bool(self.grid.tile_edge_bits[corner] & tiles)
 
+    def sample(self, rng: random.Random) -> Action:
+        """As any game, but a building placement is drawn among every cell and pair of cells
+        of the empty ones, again until one fits (`_building_fits`): as likely as any other that
+        fits, for a few checks instead of the listing (the slowest of the game). After
+        `SAMPLE_TRIES` misses, from the listing."""
+        if self.phase is not Phase.BUILDINGS:
+            return rng.choice(self.legal_actions())
+        empty = self.empty_cells()
+        ordered = sorted(empty)
+        small = ordered if self.supply["small"] else []
+        large = (
+            [(c, o) for c in ordered for o in self.grid.partners[c] if o in empty]
+            if self.supply["large"]
+            else []
+        )
+        if small or large:
+            for _ in range(SAMPLE_TRIES):
+                k = rng.randrange(len(small) + len(large))
+                if k < len(small):
+                    if self._building_fits("small", (small[k],), empty):
+                        return self.grid.small_places[small[k]]
+                else:
+                    c, o = large[k - len(small)]
+                    if self._building_fits("large", (c, o), empty):
+                        return self.grid.large_places[c, o]
+        return rng.choice(self.legal_actions())
+
     def _building_places(self) -> list[Action]:
         """Every small, then every large building that fits (HT-2, HT-3), as `_building_fits`
-        would find them one by one, but with the map as bitmasks, worked out once: the listing
-        is the slowest decision of the game."""
+        would find them one by one, but worked out once for the map: the listing is the slowest
+        decision of the game. What is near a placement is read from 4x4 boxes (`Grid.box`);
+        only a placement whose empty neighbours are apart floods the map's bitmasks."""
         empty = self.empty_cells()
         grid = self.grid
-        if not grid.connected(empty):
-            return self._building_places_one_by_one(empty)  # only on a map set up by hand
-        bits, around = grid.bits, grid.around_bits
-        one_group, flood = grid.one_group, grid.flood
         empty_mask = grid.mask(empty)
+        if empty_mask and grid.flood(empty_mask & -empty_mask, empty_mask) != empty_mask:
+            return self._building_places_one_by_one(empty)  # only on a map set up by hand
+        bits, around, around_cells = grid.bits, grid.around_bits, grid.around
         # HT-3: a building with one or two empty cells around it must keep one of them.
-        lone = 0  # cells that are the only empty one around some building
-        pairs = set()  # two cells that are the only empty ones around some building
+        lone: set[int] = set()  # cells that are the only empty one around some building
+        pairs: set[int] = set()  # two cells (a * PAIR + b, a < b), the only ones around one
         for building in self.buildings:
-            touching = 0
-            for c in building.cells:
-                touching |= around[c]
-            touching &= empty_mask
-            if touching.bit_count() == 1:
-                lone |= touching
-            elif touching.bit_count() == 2:
-                pairs.add(touching)
+            touching = sorted({n for c in building.cells for n in around_cells[c] if n in empty})
+            if len(touching) == 1:
+                lone.add(touching[0])
+            elif len(touching) == 2:
+                pairs.add(touching[0] * PAIR + touching[1])
 
         # Placements found to cut the empty cells at an earlier listing, on a map with more
         # empty cells: they still cut, unless an empty cell around them has gone since.
-        before, cuts = self._cuts
+        before, cuts, joined = self._cuts
         gone = before ^ empty_mask if empty_mask & before == empty_mask else -1
-        found_cuts = set()
+        found_cuts: set[int] = set()
+        found_joined: dict[int, int] = {}
 
-        def fits(removed: int, near: int, corner: int) -> bool:
-            if removed & lone or removed in pairs:
-                return False  # HT-3: a building next to it would touch no empty cell
-            left = empty_mask ^ removed
-            ring = near & left
-            # HT-3: the new building touches an empty cell, and the empty cells are still one
-            # region. When those around it are one group by themselves, nothing is cut; else
-            # they must meet across the map.
-            if not ring:
-                return False
-            if one_group(ring, corner):
-                return True
-            if (removed in cuts and not near & gone) or flood(
-                ring & -ring, left, ring
-            ) & ring != ring:
-                found_cuts.add(removed)
-                return False
-            return True
-
+        memory = _CutMemory(cuts, gone, joined, found_cuts, found_joined)
+        # Methods called on `grid` and `self` rather than bound to names: compiled, such calls
+        # are native.
+        rows = grid.row_bits(empty)
         ordered = sorted(empty)
         found: list[Action] = []
+        # HT-3: the new building touches an empty cell, and the empty cells are still one
+        # region: nothing is cut when those around it are one group by themselves.
         if self.supply["small"]:
             small = grid.small_places
-            found += [small[c] for c in ordered if fits(bits[c], around[c], c)]
-        if self.supply["large"]:
-            large = grid.large_places
             for c in ordered:
-                for other in self._large_partners(c):
-                    if other in empty and fits(bits[c] | bits[other], around[c] | around[other], c):
+                if c in lone:
+                    continue  # HT-3: a building next to it would touch no empty cell
+                ring = grid.box(rows, c) & SMALL_NEAR
+                if ring and (
+                    grid.one_group(ring) or not self._splits(bits[c], around[c], empty_mask, memory)
+                ):
+                    found.append(small[c])
+        if self.supply["large"]:
+            large, partners = grid.large_places, grid.partners
+            for c in ordered:
+                if c in lone:
+                    continue
+                around_c = grid.box(rows, c)
+                for other in partners[c]:
+                    if other not in empty or other in lone or c * PAIR + other in pairs:
+                        continue
+                    ring = around_c & (RIGHT_NEAR if other == c + 1 else DOWN_NEAR)
+                    if ring and (
+                        grid.one_group(ring)
+                        or not self._splits(
+                            bits[c] | bits[other], around[c] | around[other], empty_mask, memory
+                        )
+                    ):
                         found.append(large[c, other])
-        self._cuts = (empty_mask, frozenset(found_cuts))
+        self._cuts = (empty_mask, frozenset(found_cuts), found_joined)
         return found
+
+    def _splits(self, removed: int, near: int, empty: int, memory: _CutMemory) -> bool:
+        """Whether the empty cells (`empty`, a mask) less `removed` fall apart: whether those
+        around it (`near`) still meet across the map. What an earlier listing found is used
+        where it still holds (`_CutMemory`), and what this one finds is kept for the next."""
+        left = empty ^ removed
+        if removed in memory.cuts and not near & memory.gone:
+            memory.found_cuts.add(removed)
+            return True
+        ring = near & left
+        region = memory.joined.get(removed)
+        if region is None or region & empty != region or region & ring != ring:
+            region = self.grid.flood(ring & -ring, left, ring)
+            if region & ring != ring:
+                memory.found_cuts.add(removed)
+                return True
+        memory.found_joined[removed] = region
+        return False
 
     def _building_places_one_by_one(self, empty: set[int]) -> list[Action]:
         """The same listing with each placement checked by itself (`_building_fits`): for a
@@ -755,11 +871,9 @@ class TakeoverState(GameState):
                     found.append(PlaceLarge(names[c], names[other]))
         return found
 
-    def _large_partners(self, cell: int) -> list[int]:
+    def _large_partners(self, cell: int) -> tuple[int, ...]:
         """The cell to the right (same row) and the one below: each pair listed once."""
-        size = self.grid.size
-        partners = [cell + 1] if (cell + 1) % size else []
-        return [*partners, cell + size] if cell + size < size * size else partners
+        return self.grid.partners[cell]
 
     def _building_fits(self, size: str, cells: tuple[int, ...], empty: set[int]) -> bool:
         """HT-2 supply, on empty tile cells, and HT-3 still holding: checked at each placement."""
