@@ -17,7 +17,7 @@ from controller.rules.mightymania import MightymaniaHidden
 from controller.rules.potions import Capture, EndTurn, Phase, Place, PotionsHidden, PotionsState
 from controller.search import DEFAULT_LEVEL, LEVELS, Level, level_named, think
 from controller.search.greedy import greedy_move
-from controller.search.mcts import chance, step
+from controller.search.mcts import chance, choices, drawn, step
 
 # Caps that end every search here; the time cap is never reached.
 SMALL = Level("test", iterations=120, seconds=600.0)
@@ -195,6 +195,30 @@ def test_stop_ends_the_search_early_and_progress_is_heard() -> None:
     assert 0 < thought.iterations < TINY.iterations
     assert thought.best in hidden.choices(state)
     assert heard and all(0.0 <= f <= 1.0 for f in heard) and heard == sorted(heard)
+
+
+def test_a_playout_draws_only_among_the_actions_the_search_weighs() -> None:
+    """A playout's decision is drawn by the state (`GameState.sample`) only where the search
+    weighs every legal action; Multipli Potion folds its slots (`search_actions`), so there the
+    draw stays among the folded choices, with or without the hidden cards given."""
+    rng = random.Random(8)
+    state = TAKEOVER.new_initial_state({"players": 3})
+    while not state.is_terminal() and len(state.actions()) < 60:
+        action = (
+            chance(state, None, rng)
+            if state.is_chance_node()
+            else drawn(TAKEOVER, state, None, rng)
+        )
+        assert state.is_chance_node() or action in state.legal_actions()
+        step(state, None, action)
+    assert len(state.actions()) == 60  # through the set-up's tiles and buildings
+    potions, hidden = _played(POTIONS, seed=3, until=6)
+    folded = choices(POTIONS, potions, hidden)
+    assert len(folded) < len(hidden.choices(potions))
+    assert {drawn(POTIONS, potions, hidden, rng) for _ in range(200)} == set(folded)
+    assert {drawn(POTIONS, potions, None, rng) for _ in range(200)} <= set(
+        choices(POTIONS, potions, None)
+    )
 
 
 def test_a_state_with_nobody_to_decide_is_refused() -> None:

@@ -86,6 +86,16 @@ def choices(game: Game, state: GameState, hidden: Hidden | None) -> list[Action]
     return game.search_actions(state, actions)
 
 
+def drawn(game: Game, state: GameState, hidden: Hidden | None, rng: random.Random) -> Action:
+    """A playout's random decision among `choices`: drawn by the state itself, which may do so
+    without listing them all (`GameState.sample`), where these are all its legal actions: no
+    hidden cards, and a game whose search weighs every action (no `search_actions` of its
+    own)."""
+    if hidden is None and type(game).search_actions is Game.search_actions:
+        return state.sample(rng)
+    return rng.choice(choices(game, state, hidden))
+
+
 def step(state: GameState, hidden: Hidden | None, action: Action) -> None:
     state.play(action)
     if hidden is not None:
@@ -118,7 +128,7 @@ def playout(
         if state.is_chance_node():
             action = chance(state, hidden, rng)
         else:
-            action = rng.choice(choices(game, state, hidden))
+            action = drawn(game, state, hidden, rng)
         step(state, hidden, action)
     return state.returns()
 
