@@ -165,6 +165,31 @@ def test_thinking_never_holds_up_the_table(run_options: RunOptionsMaker) -> None
         assert daemon.computer_seats == frozenset()
 
 
+def test_a_phone_scrolled_down_still_sees_the_table_think(
+    run_options: RunOptionsMaker, page: Page
+) -> None:
+    """On a phone, the bar above the board scrolls away with it: while the table thinks, its
+    words and progress stay in brief at the foot of the screen, gone again once the bar is back
+    in view (a tap on them brings it)."""
+    config = fast_sim_config(game="akuma", web_listen="127.0.0.1:0")
+    run = run_options(seed=2, computer=("hawkmoth:strong",), think_s=60.0)
+    with serving(config, run) as daemon:
+        assert daemon.web is not None
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(daemon.web.url(with_token=True))
+        expect(page.locator("#thinking-progress")).to_be_visible()
+        pill = page.locator("#thinking-pill")
+        expect(pill).to_be_hidden()  # the bar itself is in view
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        expect(page.locator("#thinking")).not_to_be_in_viewport()
+        expect(pill).to_be_in_viewport()
+        expect(pill).to_contain_text("Hawk Moth (the table, strong) is thinking")
+        expect(page.locator("#thinking-pill-progress")).to_be_visible()
+        pill.click()
+        expect(page.locator("#thinking")).to_be_in_viewport()
+        expect(pill).to_be_hidden()
+
+
 @pytest.mark.parametrize(
     ("given", "said"),
     [
