@@ -19,6 +19,7 @@ from playwright.sync_api import Page, expect
 from table_session import session_over
 
 from controller.cli import main
+from controller.computer import Computer
 from controller.daemon import Daemon
 from controller.hands import SimHands
 from controller.journal import Journal
@@ -26,6 +27,7 @@ from controller.operations import answer
 from controller.operations.table import _next_steps
 from controller.rules import get_game
 from controller.rules.api import JSON, Game
+from controller.rules.takeover import TakeoverState
 from controller.simulate import random_step
 from controller.thinker import Job, Thinker, thought_from_json
 
@@ -261,6 +263,36 @@ def test_the_simulated_table_offers_no_card_of_the_tables_hidden_hand(tmp_path: 
     assert _next_steps(table) == []  # type: ignore[arg-type]  # still thinking
     session.show(held[0], {}, only=True)
     assert _next_steps(table) == [held[0]]  # type: ignore[arg-type]
+
+
+def _no_thinking() -> Thinker:
+    pytest.fail("the table was asked to think about a roll")
+
+
+def test_the_table_rolls_the_dice_of_its_own_seat_and_no_one_elses() -> None:
+    """Hostile Takeover, Blue the table's with its dice rolled by the table: it throws Blue's
+    d12 whenever the rules call for it (for the first player, to claim, to attack, to defend:
+    HT-5), never Red's or Green's, though the turn after a claim or a fight may be Blue's. The
+    turns around a roll do not tell whose it is: the rules name the roller (`Game.roller`)."""
+    game = get_game("takeover")
+    rng = random.Random(6)
+    thrown: list[object] = []
+    computer = Computer(game, {1: "easy"}, False, _no_thinking, None, rng, thrown.append)
+    seen: dict[tuple[str, bool], int] = {}
+    for _ in range(6):
+        state = game.new_initial_state({"players": 3})
+        while not state.is_terminal():
+            if game.dice_wanted(state) is not None:
+                table = SimpleNamespace(state=state, elsewhere=frozenset(), table_seats=None)
+                computer.step(table, halted=False)  # type: ignore[arg-type]
+                s = TakeoverState.of(state)
+                phase, own = s.phase.value, s.roller() == 1
+                assert bool(thrown) == own, (phase, s.roller(), state.history()[-3:])
+                seen[phase, own] = seen.get((phase, own), 0) + 1
+                thrown.clear()
+            random_step(state, rng)
+    rolls = ("first_roll", "claim_roll", "attack_roll", "defend_roll")
+    assert {(phase, own) for phase in rolls for own in (True, False)} <= set(seen)
 
 
 def test_a_hint_is_thought_in_the_worker_for_every_game() -> None:
