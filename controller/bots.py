@@ -101,6 +101,10 @@ class Bots:
             return
         state, game = session.state, session.game
         if state.is_terminal() or (self.chance_only and not state.is_chance_node()):
+            if self.chance_only and not state.is_terminal():
+                # The last piece seen is no longer the news: all is laid, a player decides.
+                player = state.player_name(state.current_player())
+                session.say(f"laid out; {player} to play", "laid_out", player=player)
             self.done = self.chance_only
             return
         self.next_step = now + self.pace

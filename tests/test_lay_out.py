@@ -28,7 +28,7 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
     tmp_path: Path, page: Page
 ) -> None:
     """The page counts the steps left up to the decision, and while the hands lay them out,
-    those left out of all, in a bar."""
+    those left out of all, in a bar; once done, it says so and whose decision it is."""
     config = fast_sim_config(camera_fps=100.0, stable_frames=1, web_listen="127.0.0.1:0")
     options = RunOptions(
         state_dir=tmp_path,
@@ -77,6 +77,12 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
         # The human seat's first turn waits for them: the hands took no decision.
         assert daemon.session.sensed == daemon.session.expected
         assert daemon.laying_out() is None
+        # What the table says now is the news: all laid, the first seat to play; not the last
+        # die seen, nor one "on the next space" that is already laid.
+        expect(page.locator("#message")).to_have_text(
+            "All laid out for you, up to the next decision: Mamy Wata to play."
+        )
+        expect(page.locator("#log li").last).to_have_text(re.compile(r"^A set-up die showing \w+$"))
         again = call(daemon, op="lay_out")
         assert again["key"] == "lay_out_nothing"
         assert len(daemon.session.state.actions()) == SET_UP
