@@ -26,6 +26,26 @@ from vision.dice_sources import DiceReading, VirtualDice
 
 CAMERA_WAIT_S = 0.05
 """How often bots waiting for a roll the camera reads, or for the table's own move, look again."""
+STEPS_COUNTED = 500
+"""The most chance steps `steps_to_decision` counts."""
+
+
+def steps_to_decision(state: GameState) -> int | None:
+    """How many chance steps come before the next decision (or the end): what the hands laying
+    out chance would lay from `state`. Their number hardly depends on what comes up (a set-up's
+    spaces, the cards laid face down); a roll-off could go on, so the outcomes are taken in turn,
+    never the same tie twice. None past `STEPS_COUNTED`."""
+    if not state.is_chance_node():
+        return 0
+    state = state.clone()
+    steps = 0
+    while state.is_chance_node():
+        if steps == STEPS_COUNTED:
+            return None
+        outcomes = state.chance_outcomes()
+        state.apply(outcomes[steps % len(outcomes)][0])
+        steps += 1
+    return steps
 
 
 class Bots:
@@ -56,6 +76,7 @@ class Bots:
         self._placed: Action | None = None  # the decision whose layout the hands laid out
         self.hands = hands
         self.chance_only = chance_only
+        self.began = len(session.state.actions())  # the steps played when the hands came
         self.done = False
         self.told: Callable[[GameState], tuple[bool, Action | None]] | None = None
         """Whether a seat the table plays is to move, and its move once shown
@@ -80,6 +101,10 @@ class Bots:
             return
         state, game = session.state, session.game
         if state.is_terminal() or (self.chance_only and not state.is_chance_node()):
+            if self.chance_only and not state.is_terminal():
+                # The last piece seen is no longer the news: all is laid, a player decides.
+                player = state.player_name(state.current_player())
+                session.say(f"laid out; {player} to play", "laid_out", player=player)
             self.done = self.chance_only
             return
         self.next_step = now + self.pace

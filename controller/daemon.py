@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from controller import report
 from controller.backends import TableBackends, close_all
-from controller.bots import Bots
+from controller.bots import Bots, steps_to_decision
 from controller.broker import BrokerError, parse_link
 from controller.camera_desk import CameraDesk
 from controller.computer import PROGRESS_S, Computer
@@ -276,6 +276,7 @@ class Daemon:
         self.desk = CameraDesk(parts, self.simulated, options.seed, self._sim_board)
         self.bots: Bots | None = None
         self.laying: Bots | None = None  # laying out what chance brings, for the page (`lay_out`)
+        self._steps_left: tuple[Session, int, int | None] | None = None  # `laying_steps`' last
         # The simulated table's players hold real hands, whoever plays them: bots or a person
         # on the page, who is offered only the cards their seat holds.
         self.hands: SimHands | None = None
@@ -321,6 +322,16 @@ class Daemon:
         if not state.is_chance_node() or self.game.dice_wanted(state) is not None:
             return None
         return "offered"
+
+    def laying_steps(self) -> tuple[int, int | None]:
+        """The progress of `lay_out`, for the page: the steps laid since it began, and those left
+        up to the next decision (None: too many to count), counted once a position."""
+        session = self.session
+        played = len(session.state.actions())
+        known = self._steps_left
+        if known is None or known[0] is not session or known[1] != played:
+            known = self._steps_left = (session, played, steps_to_decision(session.state))
+        return (0 if self.laying is None else played - self.laying.began), known[2]
 
     def _seat_players(self) -> None:
         """The table's own part in the game journalled: the seats it plays, and hints."""

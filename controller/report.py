@@ -100,6 +100,9 @@ def snapshot(daemon: Daemon, now: float, view: View) -> JSON:
     out["sim"] = daemon.simulated
     out["placeable"] = sorted(daemon.placeable)
     out["lay_out"] = daemon.laying_out()  # the page's "lay it out for me" (`lay_out`)
+    if out["lay_out"] is not None:
+        laid, left = daemon.laying_steps()
+        out["lay_out_steps"] = {"laid": laid, "left": left}
     # The reeds closed now, paused or not (the session reads none while paused): the table
     # test's live map.
     out["reeds_closed"] = sorted(daemon.debouncer.occupied())

@@ -19,6 +19,7 @@ from playwright.sync_api import Page, expect
 from table_session import session_over
 
 from controller.cli import main
+from controller.computer import Computer
 from controller.daemon import Daemon
 from controller.hands import SimHands
 from controller.journal import Journal
@@ -26,6 +27,7 @@ from controller.operations import answer
 from controller.operations.table import _next_steps
 from controller.rules import get_game
 from controller.rules.api import JSON, Game
+from controller.rules.takeover import TakeoverState
 from controller.simulate import random_step
 from controller.thinker import Job, Thinker, thought_from_json
 
@@ -165,6 +167,31 @@ def test_thinking_never_holds_up_the_table(run_options: RunOptionsMaker) -> None
         assert daemon.computer_seats == frozenset()
 
 
+def test_a_phone_scrolled_down_still_sees_the_table_think(
+    run_options: RunOptionsMaker, page: Page
+) -> None:
+    """On a phone, the bar above the board scrolls away with it: while the table thinks, its
+    words and progress stay in brief at the foot of the screen, gone again once the bar is back
+    in view (a tap on them brings it)."""
+    config = fast_sim_config(game="akuma", web_listen="127.0.0.1:0")
+    run = run_options(seed=2, computer=("hawkmoth:strong",), think_s=60.0)
+    with serving(config, run) as daemon:
+        assert daemon.web is not None
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(daemon.web.url(with_token=True))
+        expect(page.locator("#thinking-progress")).to_be_visible()
+        pill = page.locator("#thinking-pill")
+        expect(pill).to_be_hidden()  # the bar itself is in view
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        expect(page.locator("#thinking")).not_to_be_in_viewport()
+        expect(pill).to_be_in_viewport()
+        expect(pill).to_contain_text("Hawk Moth (the table, strong) is thinking")
+        expect(page.locator("#thinking-pill-progress")).to_be_visible()
+        pill.click()
+        expect(page.locator("#thinking")).to_be_in_viewport()
+        expect(pill).to_be_hidden()
+
+
 @pytest.mark.parametrize(
     ("given", "said"),
     [
@@ -236,6 +263,36 @@ def test_the_simulated_table_offers_no_card_of_the_tables_hidden_hand(tmp_path: 
     assert _next_steps(table) == []  # type: ignore[arg-type]  # still thinking
     session.show(held[0], {}, only=True)
     assert _next_steps(table) == [held[0]]  # type: ignore[arg-type]
+
+
+def _no_thinking() -> Thinker:
+    pytest.fail("the table was asked to think about a roll")
+
+
+def test_the_table_rolls_the_dice_of_its_own_seat_and_no_one_elses() -> None:
+    """Hostile Takeover, Blue the table's with its dice rolled by the table: it throws Blue's
+    d12 whenever the rules call for it (for the first player, to claim, to attack, to defend:
+    HT-5), never Red's or Green's, though the turn after a claim or a fight may be Blue's. The
+    turns around a roll do not tell whose it is: the rules name the roller (`Game.roller`)."""
+    game = get_game("takeover")
+    rng = random.Random(6)
+    thrown: list[object] = []
+    computer = Computer(game, {1: "easy"}, False, _no_thinking, None, rng, thrown.append)
+    seen: dict[tuple[str, bool], int] = {}
+    for _ in range(6):
+        state = game.new_initial_state({"players": 3})
+        while not state.is_terminal():
+            if game.dice_wanted(state) is not None:
+                table = SimpleNamespace(state=state, elsewhere=frozenset(), table_seats=None)
+                computer.step(table, halted=False)  # type: ignore[arg-type]
+                s = TakeoverState.of(state)
+                phase, own = s.phase.value, s.roller() == 1
+                assert bool(thrown) == own, (phase, s.roller(), state.history()[-3:])
+                seen[phase, own] = seen.get((phase, own), 0) + 1
+                thrown.clear()
+            random_step(state, rng)
+    rolls = ("first_roll", "claim_roll", "attack_roll", "defend_roll")
+    assert {(phase, own) for phase in rolls for own in (True, False)} <= set(seen)
 
 
 def test_a_hint_is_thought_in_the_worker_for_every_game() -> None:

@@ -4,10 +4,12 @@ the simulated camera and journalled, so that a restart resumes; the decision sta
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import fast_sim_config, wait_for
 from daemon_run import call, serving
+from playwright.sync_api import Page, expect
 
 from controller.daemon import Daemon, RunOptions
 
@@ -18,8 +20,16 @@ def _chance(daemon: Daemon) -> bool:
     return daemon.session.state.is_chance_node()
 
 
-def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(tmp_path: Path) -> None:
-    config = fast_sim_config(camera_fps=100.0, stable_frames=1)
+def _steps(daemon: Daemon) -> object:
+    return call(daemon, op="snapshot")["lay_out_steps"]
+
+
+def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
+    tmp_path: Path, page: Page
+) -> None:
+    """The page counts the steps left up to the decision, and while the hands lay them out,
+    those left out of all, in a bar; once done, it says so and whose decision it is."""
+    config = fast_sim_config(camera_fps=100.0, stable_frames=1, web_listen="127.0.0.1:0")
     options = RunOptions(
         state_dir=tmp_path,
         socket_path=tmp_path / "control.sock",
@@ -30,14 +40,36 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(tmp_pa
     )
     with serving(config, options) as daemon:
         assert daemon.laying_out() == "offered"
+        assert _steps(daemon) == {"laid": 0, "left": SET_UP}
         assert call(daemon, op="lay_out") == {"ok": True, "laying_out": True}
         wait_for(lambda: len(daemon.session.state.actions()) >= 5, what="the first dice laid")
+        snap = call(daemon, op="snapshot")
+        if snap["lay_out"] == "running":  # each step counted as it is laid
+            assert snap["lay_out_steps"] == {
+                "laid": len(snap["log"]),
+                "left": SET_UP - len(snap["log"]),
+            }
     # Stopped half-way: what was laid is in the journal, and the page offers the rest again.
     with serving(config, options) as daemon:
         laid = len(daemon.session.state.actions())
         assert 5 <= laid < SET_UP and _chance(daemon)
         assert daemon.laying_out() == "offered"
-        assert call(daemon, op="lay_out")["ok"]
+        assert daemon.web is not None
+        page.goto(daemon.web.url(with_token=True))
+        expect(page.locator("#lay-out-left")).to_have_text(
+            f"{SET_UP - laid} steps up to the next decision"
+        )
+        expect(page.locator("#lay-out-progress")).to_be_hidden()
+        page.select_option("#lang", "fr")
+        expect(page.locator("#lay-out-left")).to_have_text(
+            f"{SET_UP - laid} étapes jusqu\u2019à la prochaine décision"
+        )
+        page.select_option("#lang", "en")
+        page.locator("#lay-out").click()
+        expect(page.locator("#lay-out-left")).to_have_text(
+            re.compile(rf"\d+ steps? to go, of {SET_UP - laid}")
+        )
+        expect(page.locator("#lay-out-progress")).to_be_visible()
         wait_for(lambda: not _chance(daemon), timeout=20, what="the set-up laid out")
         wait_for(lambda: daemon.laying is None, what="the hands done")
         state = daemon.session.state
@@ -45,6 +77,12 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(tmp_pa
         # The human seat's first turn waits for them: the hands took no decision.
         assert daemon.session.sensed == daemon.session.expected
         assert daemon.laying_out() is None
+        # What the table says now is the news: all laid, the first seat to play; not the last
+        # die seen, nor one "on the next space" that is already laid.
+        expect(page.locator("#message")).to_have_text(
+            "All laid out for you, up to the next decision: Mamy Wata to play."
+        )
+        expect(page.locator("#log li").last).to_have_text(re.compile(r"^A set-up die showing \w+$"))
         again = call(daemon, op="lay_out")
         assert again["key"] == "lay_out_nothing"
         assert len(daemon.session.state.actions()) == SET_UP

@@ -166,6 +166,34 @@ def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None
         expect(other).to_have_attribute("data-sensed", "piece")
 
 
+# Each square's name and a card's value: how far each reaches past its square, and its size.
+SPILLS = """squares => squares.flatMap(square => {
+  const box = square.getBoundingClientRect();
+  return [...square.querySelectorAll(".label, .on-card")].map(text => {
+    const r = text.getBoundingClientRect();
+    return [square.dataset.spot, text.textContent, Math.max(box.left - r.left, r.right - box.right),
+            parseFloat(getComputedStyle(text).fontSize)];
+  });
+})"""
+
+
+def test_on_a_phone_multipli_potions_names_stay_in_their_slots(page: Page, tmp_path: Path) -> None:
+    """At 390 px the twenty slots of a play zone are 44 px wide: each slot's name ("s2.z11")
+    and a card's value ("8 times 3") stay within their slot, at a size a phone can read, rather than
+    run into the next one."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    with dashboard(tmp_path, "--game", "potions", "--seed", "2") as table:
+        page.goto(table.page)
+        page.locator("#lay-out").click()  # the first cards dealt face up
+        expect(page.locator("#board .on-card")).to_have_count(2)
+        texts = page.locator("#board .square").evaluate_all(SPILLS)
+        assert len(texts) == 2 + 2 * (5 + 20)  # two cards, each seat's hand and play zone
+        assert [text for text in texts if text[2] > 0.5] == []
+        assert min(size for *_, size in texts) >= 12
+        names = [text for spot, text, *_ in texts if text == spot]
+        assert "s2.z11" in names and len(names) == 50
+
+
 def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None:
     """On the simulated table a camera spot offers what the game may see there next: a tap on
     Mightymania's first slot offers the card dealt face down, and laying it deals it."""

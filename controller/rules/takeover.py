@@ -1342,6 +1342,13 @@ class TakeoverGame(Game):
         grid = self._grid()
         return dict.fromkeys(grid.names, REED) | {f"{n}.map": CAMERA for n in grid.names}
 
+    def roller(self, state: GameState) -> int | None:
+        """Each player throws their own d12 (HT-5): in turn for the first player, to claim, to
+        attack, and the defender to defend. Named here: the turns around a roll do not tell it
+        (after a claim the next player decides), so a table playing a seat would roll another's
+        dice and leave its own to a hand."""
+        return TakeoverState.of(state).roller()
+
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
         if TakeoverState.of(state).roller() is None:
             return None

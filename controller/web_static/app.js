@@ -101,7 +101,10 @@ function spotElement(id, spot, className, label = id) {
     node.style.setProperty("--ground", lookColour(ground, snap.looks) ?? ground);
     node.title += ` · ${valueText(snap.looks.ground, ground)}`;
   }
-  node.append(el("span", { class: "label", text: label }));
+  // A long name may break after its dot or its row ("s2.|z11", "r10|c10") rather than run into
+  // the next square.
+  const [head, ...rest] = label.split(/(?<=\.)|(?<=\d)(?=[a-z])/i);
+  node.append(el("span", { class: "label" }, head, ...rest.flatMap((part) => [el("wbr"), part])));
   // A mark beside the colour, as the terminal shows it: colour alone fails colour-blind eyes.
   const marked = roleMark(spot.fix ? "fix" : spot.role);
   if (marked) node.append(el("span", { class: "mark", text: marked, "aria-hidden": "true" }));

@@ -41,6 +41,13 @@ function drawComputer() {
   $("thinking-text").textContent = thinking?.hint ? t("thinking_hint", { player: playerName(thinking.player) })
     : !turn ? t("table_seats", { players: seats.join(", ") }) : turn.thinking ? t("thinking", turn)
       : turn.own ? t("table_plays_own", turn.own) : turn.move ? t("table_plays", turn) : t("table_seat", turn);
+  // While the table thinks, or waits for its move to be carried out, the bar in brief at the
+  // foot of the screen once it is scrolled out of view (a phone, at the decisions below the
+  // board): the player sees the table is busy wherever they are.
+  $("thinking-pill").hidden = !thinking && !turn?.move;
+  $("thinking-pill-text").textContent = $("thinking-text").textContent;
+  $("thinking-pill-progress").hidden = !thinking;
+  if (thinking) $("thinking-pill-progress").value = thinking.fraction;
   // A hint for the player to move: not while the table plays a seat, nor when switched off.
   const seat = snap.players.indexOf(snap.to_move);
   const human = seat >= 0 && !snap.computer?.[seat];
@@ -116,6 +123,13 @@ function chosenComputer() {
 }
 
 document.getElementById("hint").addEventListener("click", () => post("hint"));
+// Whether the bar is out of view: the pill is shown only then (style.css).
+new IntersectionObserver(([entry]) => {
+  document.body.dataset.thinkingOut = String(!entry.isIntersecting);
+}).observe(document.getElementById("thinking"));
+document.getElementById("thinking-pill").addEventListener("click", () => {
+  document.getElementById("thinking").scrollIntoView({ behavior: "smooth", block: "start" });
+});
 document.getElementById("hints-on").addEventListener("change", async (event) => {
   const box = event.target;
   const reply = await post("hints", { hints: box.checked ? "on" : "off" });

@@ -48,6 +48,17 @@ function drawLayOut() {
   button.disabled = offer === "running";
   button.textContent = t(offer === "running" ? "lay_out_running" : "lay_out");
   document.getElementById("lay-out-text").textContent = t("lay_out_help");
+  // How far it has gone: the steps left up to the decision, out of all, while it runs.
+  const left = snap.lay_out_steps?.left ?? null;
+  const laid = snap.lay_out_steps?.laid ?? 0;
+  const running = offer === "running";
+  document.getElementById("lay-out-steps").hidden = left === null;
+  const key = running ? "lay_out_to_go" : "lay_out_steps";
+  document.getElementById("lay-out-left").textContent = left === null ? ""
+    : t(left === 1 ? `${key}_one` : key, { count: left, total: laid + left });
+  const progress = document.getElementById("lay-out-progress");
+  progress.hidden = !running || left === null;
+  progress.value = laid + (left ?? 0) > 0 ? laid / (laid + left) : 0;
 }
 
 document.getElementById("lay-out").addEventListener("click", () => post("lay_out"));
