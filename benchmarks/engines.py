@@ -1,4 +1,4 @@
-"""Random games per second and the search's speed, with the rules compiled by mypyc and as source.
+"""Random games per second and the search's speed: the rules compiled, as source, and before.
 
 `make` compiles the rules (setup.py); controller/rules/compiled.py runs their source instead when
 the build is older. Each figure is the best of `--repeat` runs of `--games` seeded random games
@@ -9,7 +9,12 @@ both alike. Each run also lets the computer think for the normal level's 1.8 s (
 search) on a position of a random game, and gives its iterations per second: what the player
 meets, since the levels stop on the clock (the search itself, controller/search, is not compiled).
 
-Run: .venv/bin/python benchmarks/engines.py [--repeat 3] [--scale 1.0] [--json]
+Before: the same random games with the engines as they were when issue 24 asked for them 10x
+faster (`--before`, commit cf7594e, taken from git history: a checkout with its history), run
+alike, between the others; their random games are drawn alike too, except where an engine now
+draws a decision without listing them all (`GameState.sample`, same odds).
+
+Run: .venv/bin/python benchmarks/engines.py [--repeat 3] [--scale 1.0] [--before REV] [--json]
 """
 
 from __future__ import annotations
@@ -33,6 +38,17 @@ CONFIGS: list[tuple[str, dict[str, object], int]] = [
     ("potions", {}, 300),
     ("mightymania", {}, 150),
 ]
+BEFORE = "cf7594e"  # the engines when issue 24 asked for them 10x faster
+RUN_BEFORE = """
+import json, sys
+import controller.rules as rules
+from controller.simulate import simulate
+name, options, games = json.loads(sys.argv[1])
+report = simulate(rules.GAMES[name], games, seed=7, options=options)
+assert report["finished"] == games
+print(json.dumps({"compiled": False, "games_per_second": report["games_per_second"],
+                  "iterations_per_second": 0.0}))
+"""
 RUN = """
 import json, random, sys
 import controller.rules as rules
@@ -68,12 +84,27 @@ def source_copy(folder: Path) -> Path:
     return folder
 
 
+def before_copy(folder: Path, revision: str) -> Path | None:
+    """The rules and the simulation of `revision`, from git; None without that history."""
+    paths = ["controller/__init__.py", "controller/simulate.py", "controller/rules"]
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", revision, *paths],
+        capture_output=True,
+    )
+    if archive.returncode != 0:
+        print(f"no engines before: {archive.stderr.decode().strip()}", file=sys.stderr)
+        return None
+    folder.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
 def rates(
-    path: Path, config: tuple[str, dict[str, object], int], compiled: bool
+    path: Path, config: tuple[str, dict[str, object], int], compiled: bool, script: str = RUN
 ) -> tuple[float, float]:
     """Random games per second, and the search's iterations per second."""
     result = subprocess.run(
-        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", RUN, json.dumps(config)],
+        [sys.executable, "-W", "ignore::RuntimeWarning", "-c", script, json.dumps(config)],
         capture_output=True,
         text=True,
         cwd=path,
@@ -94,15 +125,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each (best kept)")
     parser.add_argument("--scale", type=float, default=1.0, help="games a run, times this")
+    parser.add_argument(
+        "--before", default=BEFORE, help=f"the engines to compare with (default {BEFORE}; '' none)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        source = source_copy(Path(folder))
+        source = source_copy(Path(folder) / "now")
+        before = before_copy(Path(folder) / "before", args.before) if args.before else None
         for name, options, games in CONFIGS:
             config = (name, options, max(1, round(games * args.scale)))
-            best = {"compiled": (0.0, 0.0), "source": (0.0, 0.0)}
+            best = {"compiled": (0.0, 0.0), "source": (0.0, 0.0), "before": (0.0, 0.0)}
             for _ in range(args.repeat):
+                if before is not None:
+                    got = rates(before, config, compiled=False, script=RUN_BEFORE)
+                    best["before"] = (max(best["before"][0], got[0]), 0.0)
                 for kind, path in (("source", source), ("compiled", ROOT)):
                     got = rates(path, config, compiled=kind == "compiled")
                     best[kind] = (max(best[kind][0], got[0]), max(best[kind][1], got[1]))
@@ -116,12 +154,18 @@ def main() -> int:
                 "source_search_iterations_per_s": round(best["source"][1]),
                 "compiled_search_iterations_per_s": round(best["compiled"][1]),
             }
+            if before is not None:
+                row["before_games_per_s"] = round(best["before"][0], 1)
+                row["since_before"] = round(best["compiled"][0] / best["before"][0], 1)
             rows.append(row)
             if not args.json:
                 seats = f" {options['players']} players" if "players" in options else ""
+                then = f"before {row['before_games_per_s']} games/s, " if before is not None else ""
+                since = f", {row['since_before']}x since before" if before is not None else ""
                 print(
-                    f"{name}{seats}: source {row['source_games_per_s']} games/s, compiled "
-                    f"{row['compiled_games_per_s']} games/s ({row['speed_up']}x); the search "
+                    f"{name}{seats}: {then}source {row['source_games_per_s']} games/s, compiled "
+                    f"{row['compiled_games_per_s']} games/s ({row['speed_up']}x{since}); "
+                    "the search "
                     f"{row['source_search_iterations_per_s']} -> "
                     f"{row['compiled_search_iterations_per_s']} iterations/s",
                     flush=True,

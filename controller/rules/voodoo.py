@@ -48,6 +48,7 @@ MAX_STACK = 3  # BV-4
 FACES = ("offering", "point", "change", "protection", "steal", "switch")  # BV-2
 COLOURS = ("yellow", "turquoise", "red", "purple", "white")
 WHITE = "white"
+DIE_NUMBER = {die: i for i, die in enumerate(itertools.product(COLOURS, FACES))}
 # BV-3: each Loa and its colour, in the seating order used when no "loas" option is given.
 LOAS = (
     ("mamy_wata", "yellow"),
@@ -291,7 +292,9 @@ class RuleDataError(ValueError):
     """A Baron Voodoo rules file that cannot be played."""
 
 
+@functools.cache
 def builtin_rules_path() -> Path:
+    # Asked for every new game: finding a package resource costs as much as a random game's turn.
     return Path(str(resources.files("controller.rules") / "voodoo.toml"))
 
 
@@ -882,7 +885,8 @@ class VoodooState(GameState):
     def _erzulie_freda(self) -> list[Action]:
         if not self._can_pay("erzulie_freda"):
             return []
-        singles = [(i, s[0]) for i, s in enumerate(self.board) if len(s) == 1]
+        # Each die as a number: compared for every pair, ints are native where tuples are not.
+        singles = [(i, DIE_NUMBER[s[0]]) for i, s in enumerate(self.board) if len(s) == 1]
         # Two dice alike would swap to the same board: nothing to do or to see.
         return [
             ERZULIE_TABLE[a][b]
