@@ -490,10 +490,11 @@ class Game(ABC):
         """Extra public facts for status displays; games add to it."""
         return {}
 
-    def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
-        """The decisions among `actions` that a search need weigh: one of each group that the
-        rules treat alike, such as a card laid in one free slot or another. All by default."""
-        return actions
+    def search_actions(self, state: GameState, hidden: Hidden | None) -> list[Action]:
+        """The decisions of the player to move that a search need weigh, from what they really
+        hold where `hidden` gives it: one of each group that the rules treat alike, such as a
+        card laid in one free slot or another. All of them by default."""
+        return state.legal_actions() if hidden is None else hidden.choices(state)
 
     def evaluate(self, state: GameState) -> list[float] | None:
         """A guess at each player's return from the public `state`, each in -1..1, for a search

@@ -687,19 +687,22 @@ class PotionsGame(Game):
     def deal(self, state: GameState, rng: random.Random) -> PotionsHidden:
         return construct(PotionsHidden, PotionsState.of(state), rng)
 
-    def search_actions(self, state: GameState, actions: list[Action]) -> list[Action]:
+    def search_actions(self, state: GameState, hidden: Hidden | None) -> list[Action]:
         """A card in the first free slot only: which slot of a zone a card lies in changes no
-        capture (MP-2). And no "end my turn" while a capture is open, where forgetting it only
-        costs (MP-3, `_forgetting_only_costs`)."""
+        capture (MP-2); made so from the hand, without the other slots' placements. And no "end
+        my turn" while a capture is open, where forgetting it only costs (MP-3,
+        `_forgetting_only_costs`)."""
         s = PotionsState.of(state)
-        if s.phase is Phase.CAPTURE:
-            if any(isinstance(a, Capture) for a in actions) and _forgetting_only_costs(s):
-                return [a for a in actions if not isinstance(a, EndTurn)]
-            return actions
-        if s.phase is not Phase.PLACE:
-            return actions
-        first = s.empty_slots(s.to_move)[0]
-        return [a for a in actions if not isinstance(a, Place) or a.slot == first]
+        if s.phase is Phase.PLACE:
+            first = s.empty_slots(s.to_move)[0]
+            if isinstance(hidden, PotionsHidden):
+                return [_place(card, first) for card in sorted(hidden.hands[s.to_move])]
+            return [a for a in s.legal_actions() if not isinstance(a, Place) or a.slot == first]
+        actions = super().search_actions(state, hidden)
+        capturing = s.phase is Phase.CAPTURE and any(isinstance(a, Capture) for a in actions)
+        if capturing and _forgetting_only_costs(s):
+            return [a for a in actions if not isinstance(a, EndTurn)]
+        return actions
 
     def evaluate(self, state: GameState) -> list[float]:
         """For a search: the captures made (MP-4: five win, the most win when the pile runs

@@ -82,8 +82,7 @@ class Worlds:
 def choices(game: Game, state: GameState, hidden: Hidden | None) -> list[Action]:
     """The decisions the player to move can make in this world, one of each kind that the
     rules treat alike."""
-    actions = state.legal_actions() if hidden is None else hidden.choices(state)
-    return game.search_actions(state, actions)
+    return game.search_actions(state, hidden)
 
 
 def drawn(game: Game, state: GameState, hidden: Hidden | None, rng: random.Random) -> Action:
