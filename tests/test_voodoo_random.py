@@ -17,6 +17,7 @@ from controller.rules.voodoo import (
     MAX_STACK,
     RESERVE_TOTAL,
     WHITE,
+    ErzulieFreda,
     Jump,
     Phase,
     VoodooState,
@@ -174,3 +175,23 @@ def test_a_clone_plays_on_without_touching_the_original() -> None:
         while not copy.is_terminal():
             random_step(copy, rng)
         assert (_public(state), state.history()) == before
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_drawn_action_is_the_one_a_choice_from_the_listing_would_be(players: int) -> None:
+    """Random play draws through `sample`, which counts Erzulie Freda's swaps rather than
+    listing them: at every decision of random games, with the same seeds, it draws what
+    `rng.choice(legal_actions())` draws, so random games are as they were."""
+    rng = random.Random(f"voodoo sample {players}")
+    swaps_drawn = 0
+    for _ in range(6):
+        state = GAME.new_initial_state({"players": players})
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                listed = state.legal_actions()
+                for seed in range(4):
+                    drawn = state.sample(random.Random(seed))
+                    assert drawn == random.Random(seed).choice(listed)
+                    swaps_drawn += isinstance(drawn, ErzulieFreda)
+            random_step(state, rng)
+    assert swaps_drawn > 50  # the counted swaps were drawn, not only the listed actions

@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
+import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -883,10 +884,7 @@ class VoodooState(GameState):
         ]
 
     def _erzulie_freda(self) -> list[Action]:
-        if not self._can_pay("erzulie_freda"):
-            return []
-        # Each die as a number: compared for every pair, ints are native where tuples are not.
-        singles = [(i, DIE_NUMBER[s[0]]) for i, s in enumerate(self.board) if len(s) == 1]
+        singles = self._singles()
         # Two dice alike would swap to the same board: nothing to do or to see.
         return [
             ERZULIE_TABLE[a][b]
@@ -895,12 +893,77 @@ class VoodooState(GameState):
             if db != da
         ]
 
+    def _singles(self) -> list[tuple[int, int]]:
+        """The spaces of one die, and that die as a number, where Erzulie Freda can be paid
+        for (BV-7); else none. Numbers, since they are compared for every pair: compiled, ints
+        are native where tuples are not."""
+        if not self._can_pay("erzulie_freda"):
+            return []
+        return [(i, DIE_NUMBER[s[0]]) for i, s in enumerate(self.board) if len(s) == 1]
+
+    def _swap_count(self, singles: list[tuple[int, int]]) -> int:
+        """How many swaps `_erzulie_freda` lists: pairs of single dice, less those alike."""
+        alike = [0] * len(DIE_NUMBER)
+        for _, die in singles:
+            alike[die] += 1
+        n = len(singles)
+        return n * (n - 1) // 2 - sum(c * (c - 1) // 2 for c in alike)
+
+    def _swap(self, singles: list[tuple[int, int]], k: int) -> Action:
+        """The `k`-th swap that `_erzulie_freda` lists, without listing those before it."""
+        after = [0] * len(DIE_NUMBER)  # each die's singles after the one at hand
+        for _, die in singles:
+            after[die] += 1
+        for index, (a, da) in enumerate(singles):
+            after[da] -= 1
+            pairs = len(singles) - index - 1 - after[da]
+            if k >= pairs:
+                k -= pairs
+                continue
+            for b, db in singles[index + 1 :]:
+                if db != da:
+                    if k == 0:
+                        return ERZULIE_TABLE[a][b]
+                    k -= 1
+        raise IndexError("no such swap")
+
+    def sample(self, rng: random.Random) -> Action:
+        """As any game, the legal action `rng.choice` would draw from `legal_actions`; but at a
+        turn's start and between its steps, Erzulie Freda's swaps (the most of a listing, often
+        hundreds) are counted, and only the one drawn is made."""
+        phase = self.phase
+        if phase is Phase.START:
+            listed = self._capture_actions() + self._mamy_wata() + self._gran_bwa()
+            after: list[Action] = []
+        elif phase is Phase.STEPS and not self.power_used:
+            listed = self._steps_before_powers() + self._mamy_wata() + self._gran_bwa()
+            after = [END_TURN]
+        else:
+            return rng.choice(self.legal_actions())
+        listed += self._papa_legba()
+        singles = self._singles()
+        swaps = self._swap_count(singles)
+        k = rng.randrange(len(listed) + swaps + len(after))
+        if k < len(listed):
+            return listed[k]
+        if k < len(listed) + swaps:
+            return self._swap(singles, k - len(listed))
+        return after[k - len(listed) - swaps]
+
     def _side(self) -> int:
         return self.side_of(self.player)
 
     def _steps(self) -> list[Action]:
-        """Steps 1 to 5, then the end power if none was used at the start, then the end (BV-7):
-        the listers of STEP_KINDS, written out, since they are asked after every step."""
+        """Steps 1 to 5, then the end power if none was used at the start, then the end (BV-7)."""
+        found = self._steps_before_powers()
+        if not self.power_used:
+            found += self._powers()
+        found.append(END_TURN)
+        return found
+
+    def _steps_before_powers(self) -> list[Action]:
+        """Steps 1 to 5 (BV-7): the listers of STEP_KINDS, written out, since they are asked
+        after every step."""
         captured = self.captured
         assert captured is not None
         step = self.step
@@ -929,9 +992,6 @@ class VoodooState(GameState):
         if step < 4 and not self.extra_bought and offerings >= EXTRA_TURN_COST:
             found.append(EXTRA_TURN)
         found += self._place_combo()
-        if not self.power_used:
-            found += self._powers()
-        found.append(END_TURN)
         return found
 
     def _take_offering(self) -> list[Action]:
