@@ -14,13 +14,19 @@ faster (`--before`, commit cf7594e, taken from git history: a checkout with its 
 alike, between the others; their random games are drawn alike too, except where an engine now
 draws a decision without listing them all (`GameState.sample`, same odds).
 
-Run: .venv/bin/python benchmarks/engines.py [--repeat 3] [--scale 1.0] [--before REV] [--json]
+`--instructions N` also counts, with valgrind's cachegrind, the instructions of N random games
+before and now (compiled), less those of starting Python and importing: a figure the machine's
+other work does not change.
+
+Run: .venv/bin/python benchmarks/engines.py [--repeat 3] [--scale 1.0] [--before REV]
+     [--instructions N] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +54,15 @@ report = simulate(rules.GAMES[name], games, seed=7, options=options)
 assert report["finished"] == games
 print(json.dumps({"compiled": False, "games_per_second": report["games_per_second"],
                   "iterations_per_second": 0.0}))
+"""
+COUNT = """
+import json, sys
+import controller.rules as rules
+from controller.simulate import simulate
+name, options, games = json.loads(sys.argv[1])
+rules.GAMES[name].new_initial_state(options)
+if games:
+    simulate(rules.GAMES[name], games, seed=7, options=options)
 """
 RUN = """
 import json, random, sys
@@ -121,6 +136,32 @@ def rates(
     return float(answer["games_per_second"]), float(answer["iterations_per_second"])
 
 
+def instructions(path: Path, config: tuple[str, dict[str, object], int]) -> float:
+    """Instructions a random game of `config`, by cachegrind, less starting and importing."""
+    counts = []
+    valgrind = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+    ]
+    python = [sys.executable, "-W", "ignore::RuntimeWarning", "-c", COUNT]
+    for games in (0, config[2]):
+        result = subprocess.run(
+            [*valgrind, *python, json.dumps((config[0], config[1], games))],
+            capture_output=True,
+            text=True,
+            cwd=path,
+            env={"PYTHONPATH": str(path), "PATH": "/usr/bin:/bin"},
+            check=True,
+        )
+        found = re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+        if found is None:
+            raise SystemExit(f"no instruction count from valgrind: {result.stderr[-300:]}")
+        counts.append(int(found.group(1).replace(",", "")))
+    return (counts[1] - counts[0]) / config[2]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each (best kept)")
@@ -128,8 +169,13 @@ def main() -> int:
     parser.add_argument(
         "--before", default=BEFORE, help=f"the engines to compare with (default {BEFORE}; '' none)"
     )
+    parser.add_argument(
+        "--instructions", type=int, default=0, help="random games counted by cachegrind (0: none)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind (apt-get install valgrind)")
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         source = source_copy(Path(folder) / "now")
@@ -157,11 +203,22 @@ def main() -> int:
             if before is not None:
                 row["before_games_per_s"] = round(best["before"][0], 1)
                 row["since_before"] = round(best["compiled"][0] / best["before"][0], 1)
+            if args.instructions:
+                counted = (name, options, args.instructions)
+                row["instructions_a_game"] = round(instructions(ROOT, counted))
+                if before is not None:
+                    row["before_instructions_a_game"] = round(instructions(before, counted))
             rows.append(row)
             if not args.json:
                 seats = f" {options['players']} players" if "players" in options else ""
                 then = f"before {row['before_games_per_s']} games/s, " if before is not None else ""
                 since = f", {row['since_before']}x since before" if before is not None else ""
+                if args.instructions:
+                    now_m = row["instructions_a_game"] / 1e6
+                    was = row.get("before_instructions_a_game")
+                    since += f"; {now_m:.2f} M instructions a game" + (
+                        f" ({was / 1e6:.1f} M before)" if was else ""
+                    )
                 print(
                     f"{name}{seats}: {then}source {row['source_games_per_s']} games/s, compiled "
                     f"{row['compiled_games_per_s']} games/s ({row['speed_up']}x{since}); "
