@@ -18,6 +18,7 @@ only the deciding seat's secrets.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import zlib
 from collections.abc import Callable, Mapping
@@ -27,7 +28,7 @@ from controller.hands import SimHands
 from controller.refusals import Refused
 from controller.rules.api import JSON, Action, Game, GameState, Hidden
 from controller.rules.words import catalogue, placeholders
-from controller.search import DEFAULT_LEVEL, LEVELS, Thought
+from controller.search import DEFAULT_LEVEL, LEVELS, Choice, Thought
 from controller.session import Session, roller
 from controller.thinker import Job, Thinker, thought_from_json
 from vision.dice_sources import DiceReading, VirtualDice
@@ -42,6 +43,9 @@ HINT_SECONDS = 3.0
 """A hint thinks at the strong level, this long at most."""
 HINT_CHOICES = 5
 """How many moves a hint lists, the best first."""
+FEW_PLAYOUTS = 20
+"""A hint's move tried in fewer playouts than this gets no chance of winning: the few games
+after it would say 0 % or 100 % of a move the search hardly looked at."""
 ATTEMPTS = 2
 """How often a seat's move is thought about before the table gives it up to the players."""
 PROGRESS_S = 0.25
@@ -315,16 +319,26 @@ class Computer:
             "best": thought.best.id,
             "lit": (self.lit or thought.best).id,
             "choices": [
-                {
-                    "id": choice.action.id,
-                    "share": round(choice.share, 3),
-                    "value": round(choice.value, 3),
-                    "words": phrase(self.game, choice.action, session.state),
-                }
+                self._choice_json(session, choice, thought.iterations)
                 for choice in thought.ranked[:HINT_CHOICES]
             ],
             "iterations": thought.iterations,
             "seconds": round(thought.seconds, 2),
+        }
+
+    def _choice_json(self, session: Session, choice: Choice, iterations: int) -> JSON:
+        """A hint's move: its share of the thought, its mean return for the seat (-1..1), and
+        the chance of winning after it (a draw counts half, rounded half up), None where too
+        few playouts tried it to say (FEW_PLAYOUTS)."""
+        value = round(choice.value, 3)
+        playouts = round(choice.share * iterations)
+        return {
+            "id": choice.action.id,
+            "share": round(choice.share, 3),
+            "value": value,
+            "playouts": playouts,
+            "chance": math.floor((value + 1) * 50 + 0.5) if playouts >= FEW_PLAYOUTS else None,
+            "words": phrase(self.game, choice.action, session.state),
         }
 
     # -- internals ------------------------------------------------------------------------

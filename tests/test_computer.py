@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from table_session import session_over
 
 from controller.cli import main
-from controller.computer import Computer
+from controller.computer import FEW_PLAYOUTS, Computer
 from controller.daemon import Daemon
 from controller.hands import SimHands
 from controller.journal import Journal
@@ -28,6 +28,7 @@ from controller.operations.table import _next_steps
 from controller.rules import get_game
 from controller.rules.api import JSON, Game
 from controller.rules.takeover import TakeoverState
+from controller.search import Choice, Thought
 from controller.simulate import random_step
 from controller.thinker import Job, Thinker, thought_from_json
 
@@ -96,8 +97,20 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         ids = [choice["id"] for choice in hint["choices"]]
         assert sorted(ids) == ["advance:1", "advance:4"] and hint["best"] == ids[0]
         assert sum(choice["share"] for choice in hint["choices"]) == pytest.approx(1, abs=0.01)
-        # Each listed with its chance of winning, from the mean return (-1 to 1) after it.
-        chances = [f"{math.floor((c['value'] + 1) * 50 + 0.5)} %" for c in hint["choices"]]
+        # Each listed with its chance of winning, from the mean return (-1 to 1) after it, or
+        # none where too few playouts tried it.
+        chances = [
+            "few tries" if c["playouts"] < FEW_PLAYOUTS else f"{c['chance']} %"
+            for c in hint["choices"]
+        ]
+        assert [c["chance"] is None for c in hint["choices"]] == [
+            c["playouts"] < FEW_PLAYOUTS for c in hint["choices"]
+        ]
+        assert all(
+            c["chance"] == math.floor((c["value"] + 1) * 50 + 0.5)
+            for c in hint["choices"]
+            if c["chance"] is not None
+        )
         expect(page.locator("#hint-choices li .share")).to_have_text(chances)
         reply = call(daemon, op="hint")
         assert reply["ok"] and not reply["pending"] and reply["hint"]["best"] == hint["best"]
@@ -327,3 +340,24 @@ def test_a_hint_is_thought_in_the_worker_for_every_game() -> None:
             assert shares == sorted(shares, reverse=True) and sum(shares) <= 1.0001, name
     finally:
         thinker.close()
+
+
+def test_a_hinted_move_tried_in_few_playouts_gets_no_chance_of_winning() -> None:
+    """A hint lists each move's chance of winning from the playouts after it; a move the
+    search hardly tried (under FEW_PLAYOUTS) would say 0 % or 100 % on a handful of games, so
+    it says nothing rather than mislead."""
+    game = get_game("akuma")
+    state = game.new_initial_state()
+    rng = random.Random(1)
+    while state.is_chance_node():
+        random_step(state, rng)
+    first, second = state.legal_actions()[:2]
+    computer = Computer(game, {}, True, _no_thinking, None, rng)
+    thought = Thought(first, (Choice(first, 0.98, 0.23), Choice(second, 0.02, 1.0)), 500, 1.0)
+    computer.hint = ((), 0, thought)
+    table = SimpleNamespace(state=state)
+    hint = computer.hint_json(table)  # type: ignore[arg-type]
+    assert isinstance(hint, dict)
+    best, rare = hint["choices"]
+    assert (best["playouts"], best["chance"]) == (490, 62)  # (0.23 + 1) * 50, half up
+    assert (rare["playouts"], rare["chance"]) == (10, None)

@@ -68,15 +68,15 @@ function drawComputer() {
     role: "button", tabindex: "0", "aria-pressed": String(choice.id === hint.lit),
     onclick: () => post("hint", { id: choice.id }),
     onkeydown: (event) => { if (event.key === "Enter" || event.key === " ") post("hint", { id: choice.id }); },
-  }, el("span", { class: "share", text: winChance(choice.value) }), " ",
+  }, el("span", { class: "share", text: winChance(choice) }), " ",
   actionText(choice.id))));
 }
 
-// A move's mean return for the seat, -1 (lost) to 1 (won), as the chance of winning after it
-// that the table's playouts found (a draw counts half): more telling to a player than the share
-// of the thought, a few per cent each among a hundred moves.
-function winChance(value) {
-  return `${Math.round((value + 1) * 50)} %`;
+// The chance of winning after a move that the table's playouts found (computer.py): more
+// telling to a player than the share of the thought, a few per cent each among a hundred moves;
+// none for a move tried in too few playouts to say.
+function winChance(choice) {
+  return choice.chance === null ? t("hint_few") : `${choice.chance} %`;
 }
 
 // "Player 1 · Hawk Moth": which seat the table would play, by the name the game gives it.
