@@ -43,7 +43,7 @@ def steps_to_decision(state: GameState) -> int | None:
         if steps == STEPS_COUNTED:
             return None
         outcomes = state.chance_outcomes()
-        state.apply(outcomes[steps % len(outcomes)][0])
+        state.play(outcomes[steps % len(outcomes)][0])  # its own outcome: not checked again
         steps += 1
     return steps
 

@@ -664,7 +664,7 @@ class TakeoverState(GameState):
                 assert isinstance(canonical, PlaceLarge)
                 first, second = canonical.first, canonical.second
                 partner = index.get(second, -1)
-                if first not in index or partner not in self._large_partners(index[first]):
+                if first not in index or partner not in self.grid.partners[index[first]]:
                     return False
                 cells = (index[first], index[second])
                 return self._building_fits("large", cells, self.empty_cells())
@@ -866,14 +866,10 @@ class TakeoverState(GameState):
             if self._building_fits("small", (c,), empty):
                 found.append(PlaceSmall(names[c]))
         for c in sorted(empty):
-            for other in self._large_partners(c):
+            for other in self.grid.partners[c]:
                 if self._building_fits("large", (c, other), empty):
                     found.append(PlaceLarge(names[c], names[other]))
         return found
-
-    def _large_partners(self, cell: int) -> tuple[int, ...]:
-        """The cell to the right (same row) and the one below: each pair listed once."""
-        return self.grid.partners[cell]
 
     def _building_fits(self, size: str, cells: tuple[int, ...], empty: set[int]) -> bool:
         """HT-2 supply, on empty tile cells, and HT-3 still holding: checked at each placement."""
@@ -1554,7 +1550,7 @@ def _sensed_map(
             continue
         cells = [cell]
         if size == "large":
-            partner = next((o for o in s._large_partners(cell) if sizes.get(o) == "large"), None)
+            partner = next((o for o in s.grid.partners[cell] if sizes.get(o) == "large"), None)
             if partner is not None:
                 del sizes[partner]
                 cells.append(partner)
