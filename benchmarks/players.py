@@ -3,7 +3,9 @@
 Per game, level and opponent, seeded games with the computer in one seat, the seat rotating from
 game to game, every other seat the opponent. Prints the computer's wins (and draws), its share of
 the games against a fair seat's 1/N, the median and p95 think time per move, and playouts per
-second. The computer sees only its own secrets; the opponents play from their real hands.
+second. The computer sees only its own secrets; the opponents play from their real hands. The
+computer lays its secret cards (Mightymania's power cards) by the game's judgement, and so does
+the greedy player; the random bot lays any.
 
     python benchmarks/players.py [--json] [--games N] [--game NAME] [--level L]
         [--opponent random|greedy] [--players N] [--seed FIRST] [--baseline]
@@ -40,15 +42,28 @@ def random_move(game: Game, state: GameState, rng: random.Random, hidden: Hidden
 
 
 OPPONENTS: dict[str, Opponent] = {"random": random_move, "greedy": greedy_move}
+JUDGING = {"greedy"}
+"""Opponents that lay their secret cards (Mightymania's power cards) by the game's judgement,
+as the computer does (`Hidden.decide_for`); the random bot lays any."""
+
+
+def judging(opponent: str, seats: int, computer: int | None = None) -> frozenset[int]:
+    """The seats that lay secret cards by judgement: the computer's, and the opponents' too
+    when they judge."""
+    everyone = frozenset(range(seats)) if opponent in JUDGING else frozenset()
+    return everyone if computer is None else everyone | {computer}
 
 
 def play(
-    game: Game, level: Level, opponent: Opponent, seed: int, seat: int, options: dict[str, Any]
+    game: Game, level: Level, opponent: str, seed: int, seat: int, options: dict[str, Any]
 ) -> tuple[float, list[float], int, float]:
     """One game: the computer's return, its think times, its playouts and their seconds."""
     rng = random.Random(seed)
     state = game.new_initial_state(options)
     hidden = game.deal(state, rng)
+    if hidden is not None:
+        hidden.decide_for(judging(opponent, state.num_players, seat))
+    their_move = OPPONENTS[opponent]
     times: list[float] = []
     playouts = 0
     searching = 0.0
@@ -66,7 +81,7 @@ def play(
                 playouts += thought.iterations
                 searching += thought.seconds
         else:
-            action = opponent(game, state, rng, hidden)
+            action = their_move(game, state, rng, hidden)
         step(state, hidden, action)
     return 0.0, times, playouts, searching
 
@@ -81,7 +96,7 @@ def cell(
     times: list[float] = []
     start = time.perf_counter()
     for g in range(first, first + games):
-        result, moves, done, spent = play(game, level, OPPONENTS[opponent], g, g % seats, options)
+        result, moves, done, spent = play(game, level, opponent, g, g % seats, options)
         wins += result > 0
         by_seat[g % seats] += result > 0
         draws += result == 0
@@ -124,6 +139,8 @@ def baseline(
         rng = random.Random(g)
         state = game.new_initial_state(options)
         hidden = game.deal(state, rng)
+        if hidden is not None:
+            hidden.decide_for(judging(opponent, seats))
         for _ in range(MAX_ACTIONS):
             if state.is_terminal():
                 break

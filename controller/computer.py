@@ -87,6 +87,8 @@ class Computer:
         self.hints = hints
         self._thinker = thinker
         self.hands = hands
+        if hands is not None:
+            hands.decide_for(frozenset(self.seats))
         self.rng = rng
         self.seed = rng.randrange(1 << 31)
         self.roll = roll
@@ -96,6 +98,7 @@ class Computer:
         self.lit: Action | None = None  # the hint's move lit: its best, or one tapped
         self._failures: tuple[tuple[Action, ...], int] = ((), 0)
         self._rolled: tuple[Action, ...] | None = None
+        self._told: tuple[Action, ...] | None = None  # the lay of a secret card last told
         self._virtual: SimHands | None = None  # a real table's own seats' hands
 
     # -- the loop's turn ------------------------------------------------------------------
@@ -116,6 +119,7 @@ class Computer:
             return
         if state.is_chance_node():
             self._roll_dice(state, key)
+            self._tell_lay(session, key)
             return
         seat = state.current_player()
         if seat not in self.seats or self.asked is not None or not session.table_moves():
@@ -370,7 +374,7 @@ class Computer:
         if hint:
             return None
         if self._virtual is None:
-            self._virtual = SimHands(self.game, state, self.rng)
+            self._virtual = SimHands(self.game, state, self.rng, frozenset(self.seats))
         return self._virtual.follow(state)
 
     def _failed(self, session: Session, asked: Asked, player: str, why: str) -> None:
@@ -389,6 +393,23 @@ class Computer:
                 player=player,
                 why=why,
             )
+
+    def _tell_lay(self, session: Session, key: tuple[Action, ...]) -> None:
+        """A secret card that a seat the table plays lays now (Mightymania's power cards): the
+        one it chose, named for the hand that lays it face down; the lay is then seen as any."""
+        state = session.state
+        if self._told == key:
+            return
+        hidden = self._hidden(state, hint=False)
+        planned = None if hidden is None else hidden.planned(state)
+        if planned is None or planned[0] not in self.seats:
+            return
+        self._told = key
+        seat, card = planned
+        player = state.player_name(seat)
+        lay = state.chance_outcomes()[0][0].id
+        said = f"{player} (computer) lays {card} face down: {lay}"
+        session.say(said, "computer_lays", player=player, card=card, actions=[lay])
 
     def _roll_dice(self, state: GameState, key: tuple[Action, ...]) -> None:
         """With `roll`, the dice of a seat the table plays are rolled by the table: those whose

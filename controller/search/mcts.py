@@ -70,13 +70,20 @@ class Worlds:
         self.state = state
         self.seat = seat
         self.hidden = hidden
+        self.everyone = frozenset(range(state.num_players))
 
     def sample(self, rng: random.Random) -> tuple[GameState, Hidden | None]:
         world = self.state.clone()
         if self.hidden is not None:
-            return world, self.hidden.redeal(world, rng, self.seat)
-        # Nothing known of the hidden cards, the seat's own included: deal them all.
-        return world, self.game.deal(world, rng)
+            hidden: Hidden | None = self.hidden.redeal(world, rng, self.seat)
+        else:
+            # Nothing known of the hidden cards, the seat's own included: deal them all.
+            hidden = self.game.deal(world, rng)
+        if hidden is not None:
+            # Everyone lays their secret cards with judgement: the seat as it will, the
+            # others as players who think would.
+            hidden.decide_for(self.everyone)
+        return world, hidden
 
 
 def choices(game: Game, state: GameState, hidden: Hidden | None) -> list[Action]:

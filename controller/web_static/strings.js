@@ -356,6 +356,8 @@ const STRINGS = {
     // A move whose words begin with its player's name names the player once (words.js ownMove).
     note_computer_move_own: "{player} (the table){rest}. Carry it out as lit.",
     note_computer_played_own: "{player} (the table){rest}",
+    note_computer_lays: "{player} (the table) lays {card} face down: {actions}",
+    note_computer_lays_own: "{player} (the table){rest}: {card}, face down.",
     note_remote_move_own: "{player} (another table){rest}. Carry it out as lit.",
     note_hint_own: "Hint: {move}",
     table_plays_own: "{player} (the table){rest}",
@@ -724,6 +726,8 @@ const STRINGS = {
     now_table_move: "Faites le coup de {player} comme le plateau l’allume : {move}. Un autre coup clignote jusqu’à ce qu’il soit remis en place.",
     note_computer_move_own: "{player} (la table){rest}. Faites-le comme l’indiquent les lumières.",
     note_computer_played_own: "{player} (la table){rest}",
+    note_computer_lays: "{player} (la table) pose {card} face cachée : {actions}",
+    note_computer_lays_own: "{player} (la table){rest} : {card}, face cachée.",
     note_remote_move_own: "{player} (autre table){rest}. Faites-le comme l’indiquent les lumières.",
     note_hint_own: "Conseil : {move}",
     table_plays_own: "{player} (la table){rest}",

@@ -260,11 +260,14 @@ function messageText(snap) {
   }
   const key = `note_${note.key}`;
   if (!(key in STRINGS.en)) return snap.message || "";
-  const own = note.player && note.actions?.length === 1 ? ownMove(note.player, note.actions[0]) : null;
-  if (own && `${key}_own` in STRINGS.en) return t(`${key}_own`, own);
   const vars = {};
   for (const [name, value] of Object.entries(note)) {
-    vars[name] = name === "actions" ? value.map(actionText).join(t("moves_sep")) : shown(value, "");
+    if (name === "actions") vars[name] = value.map(actionText).join(t("moves_sep"));
+    // A card named by its token: in the game's words ("force" is "Force").
+    else if (name === "card") vars[name] = lookup("words", value) ?? wordText(value);
+    else vars[name] = shown(value, "");
   }
+  const own = note.player && note.actions?.length === 1 ? ownMove(note.player, note.actions[0]) : null;
+  if (own && `${key}_own` in STRINGS.en) return t(`${key}_own`, { ...vars, ...own });
   return t(key, vars);
 }

@@ -1,0 +1,159 @@
+"""Secret cards laid by judgement (`Hidden.decide_for`, `Hidden.planned`): Mightymania's power
+cards are laid face down (rule 8), so which one is a choice the table cannot see. The seats the
+table plays, a one-ply player's and every seat of a search's worlds choose theirs as the game
+judges (`wise_power`); the table names its choice for the hand that lays it."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import pytest
+from mightymania_play import P1, P2, attack, started
+
+from controller.computer import Computer
+from controller.hands import SimHands
+from controller.rules import get_game
+from controller.rules.api import Action, GameState
+from controller.rules.mightymania import (
+    PRINTED_POWERS,
+    LayPower,
+    MightymaniaHidden,
+    MightymaniaState,
+    Phase,
+    Rounds,
+)
+from controller.search.mcts import Worlds
+from controller.thinker import Thinker
+
+
+def _at_lay(rounds: int) -> MightymaniaState:
+    """player_1's T2 attacks player_2's R2, both turned up (rule 6), `rounds` rolled."""
+    state = started()
+    attack(state, 2, 2, "T2", "R2")
+    state.apply(Rounds(rounds))
+    assert state.phase is Phase.LAY_POWER
+    return state
+
+
+def test_a_judging_seat_lays_the_powers_that_win_the_most_rounds_mm_2_mm_4() -> None:
+    """T2 (brainwashing 3, thermokinetic 8, invisibility 4, speed 5, force 2) against R2 (2, 7,
+    3, 5, 6), whatever R2 lays: thermokinetic wins 4 rounds and draws 1, speed wins 2 and loses
+    1, invisibility wins 2 and loses 2 (MM-2's +2 counted each way); brainwashing and force lose
+    more than they win. So three rounds get those three, each power once (MM-4)."""
+    state = _at_lay(3)
+    hidden = MightymaniaHidden(state, random.Random(1))
+    hidden.decide_for(frozenset({P1}))
+    planned = []
+    while state.phase is Phase.LAY_POWER:
+        player, slot = state.next_power_laid()
+        plan = hidden.planned(state)
+        assert hidden.planned(state) == plan  # chosen once, kept until laid
+        if player == P1:
+            assert plan is not None and plan[0] == P1
+            planned.append(plan[1])
+        else:
+            assert plan is None  # player_2 lays as chance has it
+        lay = LayPower(player, slot + 1)
+        state.apply(lay)
+        hidden.observe(lay, state)
+    assert planned == ["thermokinetic", "speed", "invisibility"]
+    assert [hidden.laid[P1][k] for k in range(3)] == planned
+    assert len(set(hidden.laid[P2].values())) == 3
+
+
+def test_a_seat_that_does_not_judge_lays_any_power_mm_4() -> None:
+    laid = set()
+    for seed in range(40):
+        state = _at_lay(1)
+        hidden = MightymaniaHidden(state, random.Random(seed))
+        state.apply(LayPower(P1, 1))
+        hidden.observe(LayPower(P1, 1), state)
+        laid.add(hidden.laid[P1][0])
+    assert laid == set(PRINTED_POWERS)
+
+
+def test_judgement_is_kept_when_the_others_cards_are_dealt_again() -> None:
+    state = _at_lay(2)
+    hidden = MightymaniaHidden(state, random.Random(2))
+    hidden.decide_for(frozenset({P1}))
+    again = hidden.redeal(state, random.Random(3), P1)
+    assert again.planned(state) == (P1, "thermokinetic")
+
+
+def test_every_seat_of_a_search_world_lays_by_judgement() -> None:
+    """The searching seat lays as it will; the others as players who think would."""
+    game = get_game("mightymania")
+    state = _at_lay(2)
+    hidden = game.deal(state, random.Random(4))
+    assert hidden is not None and hidden.planned(state) is None
+    world, dealt = Worlds(game, state, P2, hidden).sample(random.Random(5))
+    assert dealt is not None
+    assert dealt.planned(world) == (P1, "thermokinetic")
+    while world.phase is not Phase.REVEAL_POWER:  # type: ignore[attr-defined]
+        lay = world.chance_outcomes()[0][0]
+        assert dealt.planned(world) is not None
+        world.apply(lay)
+        dealt.observe(lay, world)
+
+
+def _no_thinking() -> Thinker:
+    raise AssertionError("the table thought about a lay of cards")
+
+
+@pytest.mark.parametrize("simulated", [True, False])
+def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
+    simulated: bool,
+) -> None:
+    """Mightymania, player_2 the table's: at each of its face-down lays (rule 8) the table says
+    which power card, as a token for the page to name; the simulated hands then lay that one,
+    or on a real table (no simulated hands) the table's virtual hand holds it there. player_1's
+    lays are not the table's to name."""
+    game = get_game("mightymania")
+    rng = random.Random(7)
+    state = game.new_initial_state()
+    hands = SimHands(game, state, rng)
+    computer = Computer(game, {P2: "easy"}, False, _no_thinking, hands if simulated else None, rng)
+    said: list[dict[str, object]] = []
+    told = 0
+    while told < 6 and not state.is_terminal():
+        if state.is_chance_node():
+            table = SimpleNamespace(
+                state=state,
+                elsewhere=frozenset(),
+                table_seats=None,
+                say=lambda text, key, **params: said.append({"key": key, **params}),
+            )
+            computer.step(table, halted=False)  # type: ignore[arg-type]
+            lay: Action = state.chance_outcomes()[0][0]
+            if isinstance(lay, LayPower):
+                if lay.player == P2:
+                    assert [note["key"] for note in said] == ["computer_lays"]
+                    card = said[0]["card"]
+                    assert said[0]["actions"] == [lay.id] and card in PRINTED_POWERS
+                    state.apply(lay)
+                    held = hands if simulated else computer._virtual
+                    assert held is not None
+                    hidden = held.follow(state)
+                    assert isinstance(hidden, MightymaniaHidden)
+                    assert hidden.laid[P2][lay.round - 1] == card
+                    told += 1
+                    said.clear()
+                    continue
+                assert said == []
+        _step(state, hands, rng)
+    assert told == 6
+
+
+def _step(state: GameState, hands: SimHands, rng: random.Random) -> None:
+    """A random step that the hands hear of when they next follow the game."""
+    if state.is_chance_node():
+        action = hands.outcome(state)
+        if action is None:
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            action = rng.choices(outcomes, weights)[0]
+    else:
+        choices = hands.choices(state)
+        assert choices
+        action = rng.choice(choices)
+    state.apply(action)
