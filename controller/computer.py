@@ -234,6 +234,7 @@ class Computer:
             "hints": self.hints,
             "thinking": self.thinking(session, thinker),
             "hint": self.hint_json(session),
+            "lay_hint_for": self.lay_hint_for(session),
         }
 
     # -- hints ----------------------------------------------------------------------------
@@ -248,7 +249,7 @@ class Computer:
         if state.is_terminal():
             raise Refused("the game is over: there is no move to hint", "hint_over")
         if state.is_chance_node():
-            raise Refused("chance plays now, not a player: there is no move to hint", "hint_chance")
+            return self._lay_hint(session)
         seat = state.current_player()
         player = state.player_name(seat)
         if seat in self.seats:
@@ -266,6 +267,31 @@ class Computer:
             self._ask(session, seat, HINT_LEVEL, hint=True)
             session.say(f"thinking of a hint for {player}", "hint_thinking", player=player)
         return {"ok": True, "pending": True, "seconds": self._hint_seconds()}
+
+    def _lay_hint(self, session: Session) -> JSON:
+        """At a lay of cards face down (Mightymania's power cards): the cards the player may
+        lay, the best first (`Game.lay_advice`), said for them; chance has no other hint."""
+        state = session.state
+        cards, seat = self.game.lay_advice(state), self.game.roller(state)
+        if cards is None or seat is None:
+            raise Refused("chance plays now, not a player: there is no move to hint", "hint_chance")
+        player = state.player_name(seat)
+        if seat in self.seats:
+            raise Refused(
+                f"{player} is played by the table: no hint", "hint_computer", player=player
+            )
+        lay = state.chance_outcomes()[0][0].id
+        said = f"hint for {player}: lay {cards[0]} face down (best first: {', '.join(cards)})"
+        session.say(said, "hint_lay", player=player, cards=cards, actions=[lay])
+        return {"ok": True, "pending": False, "lay": {"player": player, "cards": cards, "id": lay}}
+
+    def lay_hint_for(self, session: Session) -> str | None:
+        """The player who lays a card face down now and may ask which (`Game.lay_advice`)."""
+        state = session.state
+        if not state.is_chance_node() or self.game.lay_advice(state) is None:
+            return None
+        seat = self.game.roller(state)
+        return None if seat is None or seat in self.seats else state.player_name(seat)
 
     def _light(self, session: Session, key: tuple[Action, ...], chosen: object) -> None:
         """Light another of the hint's moves, as the best was: any is a legal move of this

@@ -13,15 +13,18 @@ from mightymania_play import P1, P2, attack, started
 
 from controller.computer import Computer
 from controller.hands import SimHands
+from controller.refusals import Refused
 from controller.rules import get_game
 from controller.rules.api import Action, GameState
 from controller.rules.mightymania import (
+    GAME,
     PRINTED_POWERS,
     LayPower,
     MightymaniaHidden,
     MightymaniaState,
     Phase,
     Rounds,
+    power_margins,
 )
 from controller.search.mcts import Worlds
 from controller.thinker import Thinker
@@ -38,9 +41,10 @@ def _at_lay(rounds: int) -> MightymaniaState:
 
 def test_a_judging_seat_lays_the_powers_that_win_the_most_rounds_mm_2_mm_4() -> None:
     """T2 (brainwashing 3, thermokinetic 8, invisibility 4, speed 5, force 2) against R2 (2, 7,
-    3, 5, 6), whatever R2 lays: thermokinetic wins 4 rounds and draws 1, speed wins 2 and loses
-    1, invisibility wins 2 and loses 2 (MM-2's +2 counted each way); brainwashing and force lose
-    more than they win. So three rounds get those three, each power once (MM-4)."""
+    3, 5, 6), over R2's five answers: thermokinetic wins 4 rounds and draws 1 (+4), speed and
+    invisibility each win 2 and lose 1 (+1; MM-2's +2 counted each way), brainwashing and force
+    lose more than they win. So three rounds get those three, each power once (MM-4), the tie
+    broken at random."""
     state = _at_lay(3)
     hidden = MightymaniaHidden(state, random.Random(1))
     hidden.decide_for(frozenset({P1}))
@@ -57,7 +61,7 @@ def test_a_judging_seat_lays_the_powers_that_win_the_most_rounds_mm_2_mm_4() -> 
         lay = LayPower(player, slot + 1)
         state.apply(lay)
         hidden.observe(lay, state)
-    assert planned == ["thermokinetic", "speed", "invisibility"]
+    assert planned[0] == "thermokinetic" and set(planned[1:]) == {"speed", "invisibility"}
     assert [hidden.laid[P1][k] for k in range(3)] == planned
     assert len(set(hidden.laid[P2].values())) == 3
 
@@ -157,3 +161,72 @@ def _step(state: GameState, hands: SimHands, rng: random.Random) -> None:
         assert choices
         action = rng.choice(choices)
     state.apply(action)
+
+
+def test_the_lay_advice_ranks_the_powers_for_the_player_who_lays_now_mm_2_mm_4() -> None:
+    """T2 against R2 as above, the tie in the cycle's order (MM-2); then R2 (brainwashing 2,
+    thermokinetic 7, invisibility 3, speed 5, force 6) against T2, over T2's five answers:
+    thermokinetic wins 4 and loses 1 (+3), force wins 2, draws 2, loses 1 (+1), speed wins 2
+    and loses 2 (0), invisibility wins 1, draws 1, loses 3 (-2), brainwashing draws 1 and loses
+    4 (-4). None outside a lay."""
+    state = _at_lay(3)
+    ranked = ["thermokinetic", "invisibility", "speed", "brainwashing", "force"]
+    assert GAME.lay_advice(state) == ranked
+    for k in (1, 2, 3):
+        state.apply(LayPower(P1, k))
+    assert state.next_power_laid()[0] == P2
+    assert power_margins(state, P2) == {
+        "brainwashing": -4,
+        "thermokinetic": 3,
+        "invisibility": -2,
+        "speed": 0,
+        "force": 1,
+    }
+    assert GAME.lay_advice(state) == [
+        "thermokinetic",
+        "force",
+        "speed",
+        "invisibility",
+        "brainwashing",
+    ]
+    assert GAME.lay_advice(started()) is None
+
+
+def _table(state: GameState, said: list[dict[str, object]]) -> SimpleNamespace:
+    return SimpleNamespace(
+        state=state,
+        elsewhere=frozenset(),
+        table_seats=None,
+        say=lambda text, key, **params: said.append({"key": key, **params}),
+    )
+
+
+def test_a_hint_at_a_lay_names_the_cards_best_first_for_a_player_not_the_table() -> None:
+    """player_1 lays power cards (rule 8), player_2 is the table's: player_1 may ask which,
+    and the hint says the powers best first; at player_2's lays the table lays its own, and at
+    a roll chance has no hint."""
+    state = _at_lay(3)
+    computer = Computer(GAME, {P2: "easy"}, True, _no_thinking, None, random.Random(1))
+    said: list[dict[str, object]] = []
+    table = _table(state, said)
+    assert computer.lay_hint_for(table) == "player_1"  # type: ignore[arg-type]
+    reply = computer.ask_hint(table)  # type: ignore[arg-type]
+    cards = ["thermokinetic", "invisibility", "speed", "brainwashing", "force"]
+    lay = LayPower(P1, 1).id
+    assert reply == {
+        "ok": True,
+        "pending": False,
+        "lay": {"player": "player_1", "cards": cards, "id": lay},
+    }
+    assert said == [{"key": "hint_lay", "player": "player_1", "cards": cards, "actions": [lay]}]
+    for k in (1, 2, 3):
+        state.apply(LayPower(P1, k))
+    assert computer.lay_hint_for(table) is None  # type: ignore[arg-type]
+    with pytest.raises(Refused) as refused:
+        computer.ask_hint(table)  # type: ignore[arg-type]
+    assert refused.value.key == "hint_computer"
+    rolling = started()
+    attack(rolling, 2, 2, "T2", "R2")
+    with pytest.raises(Refused) as refused:
+        computer.ask_hint(_table(rolling, said))  # type: ignore[arg-type]
+    assert refused.value.key == "hint_chance"

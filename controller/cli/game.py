@@ -197,6 +197,18 @@ def _hint(args: argparse.Namespace) -> int:
             raise CommandError("the table is still thinking: ask again in a moment")
         time.sleep(HINT_POLL_S)
         reply = _call(args, _message(args))
+    lay = reply.get("lay")
+    if lay is not None:  # a card to lay face down: the cards, best first
+        if args.json:
+            print(json.dumps(lay))
+            return 0
+        first, *others = lay["cards"]
+        player = _called(args.state_dir)(lay["player"])
+        print(
+            f"hint for {player}: lay {first} face down ({lay['id']}); then, best first: "
+            f"{', '.join(others)}"
+        )
+        return 0
     hint = reply["hint"]
     if args.json:
         print(json.dumps(hint))

@@ -484,6 +484,12 @@ class Game(ABC):
         it. None lets the table judge by the turns around it."""
         return None
 
+    def lay_advice(self, state: GameState) -> list[str] | None:
+        """At a chance node where a player lays a card face down (`roller` names whom), the
+        cards they may lay (tokens), the best first by the game's judgement, knowing nothing of
+        those they laid before in secret: a hint for that player. None elsewhere."""
+        return None
+
     def result(self, state: GameState) -> JSON | None:
         """A JSON summary of the outcome once the game is over."""
         if not state.is_terminal():

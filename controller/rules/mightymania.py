@@ -860,34 +860,39 @@ class MightymaniaHidden(Hidden):
         return self.rng.choice(left)
 
 
-def wise_power(s: MightymaniaState, player: int, left: Sequence[str], rng: random.Random) -> str:
-    """The power card among `left` that a player sure of nothing about the other's lays would
-    play (MM-2, MM-4): the one that wins a round against the most of the other's powers, less
-    those it loses to, with both fighting cards face up, as they are once the rounds are rolled
-    (rule 6). Ties go at random; a card still face down leaves the choice to chance.
-
-    It matters more than any other choice: in random games where one seat lays so and the
-    other at random, that seat won 978 of 1,000. A player who reads it can answer it, so it is
-    a judgement for search and for the table's seats, not a best play."""
+def power_margins(s: MightymaniaState, player: int) -> dict[str, int] | None:
+    """For each power, the rounds it wins less those it loses against each power the other may
+    lay alike (MM-2, MM-4): what a player sure of nothing about the other's power cards goes by,
+    once both fighting cards are face up (rule 6). None while one of them is face down."""
     other = 1 - player
     mine, theirs = s.rows[player][s.fighter(player)], s.rows[other][s.fighter(other)]
     if mine is None or theirs is None or DOWN in (mine, theirs):
-        return rng.choice(list(left))
+        return None
     ours, their = s.data.cards[mine].powers, s.data.cards[theirs].powers
     beats = s.data.beats
-    best: list[str] = []
-    best_margin = -len(s.data.powers) - 1
-    for power in left:
+    margins = {}
+    for power in s.data.powers:
         margin = 0
         for answer in s.data.powers:
             us = ours[power] + (BONUS if (power, answer) in beats else 0)
             them = their[answer] + (BONUS if (answer, power) in beats else 0)
             margin += (us > them) - (us < them)
-        if margin > best_margin:
-            best, best_margin = [power], margin
-        elif margin == best_margin:
-            best.append(power)
-    return rng.choice(best)
+        margins[power] = margin
+    return margins
+
+
+def wise_power(s: MightymaniaState, player: int, left: Sequence[str], rng: random.Random) -> str:
+    """The power card among `left` with the best margin (`power_margins`), ties at random; a
+    fighting card still face down leaves the choice to chance.
+
+    It matters more than any other choice: in random games where one seat lays so and the
+    other at random, that seat won 978 of 1,000. A player who reads it can answer it, so it is
+    a judgement for search and for the table's seats, not a best play."""
+    margins = power_margins(s, player)
+    if margins is None:
+        return rng.choice(list(left))
+    best = max(margins[power] for power in left)
+    return rng.choice([power for power in left if margins[power] == best])
 
 
 def _swap_in(secrets: dict[int, str], key: int, real: str, hand: list[str]) -> None:
@@ -1109,6 +1114,17 @@ class MightymaniaGame(Game):
         if MightymaniaState.of(state).phase in (Phase.START_ROLL, Phase.ROUNDS):
             return DiceRequest("d6", 1, D6)
         return None
+
+    def lay_advice(self, state: GameState) -> list[str] | None:
+        """While power cards are laid (rule 8): the powers best first by their margins
+        (`power_margins`), ties in the cycle's order."""
+        s = MightymaniaState.of(state)
+        if s.phase is not Phase.LAY_POWER:
+            return None
+        margins = power_margins(s, s.next_power_laid()[0])
+        if margins is None:
+            return None
+        return sorted(s.data.powers, key=lambda power: -margins[power])
 
     def roller(self, state: GameState) -> int | None:
         """Each player lays and reveals their own cards (rules 1 and 8) and rolls their own

@@ -49,7 +49,8 @@ function drawComputer() {
   $("thinking-pill-progress").hidden = !thinking;
   if (thinking) $("thinking-pill-progress").value = thinking.fraction;
   // A hint for the player to move: not while the table plays a seat, nor when switched off.
-  const seat = snap.players.indexOf(snap.to_move);
+  // A card laid face down is chance to the rules, but its player may ask which (lay_hint_for).
+  const seat = snap.players.indexOf(snap.lay_hint_for ?? snap.to_move);
   const human = seat >= 0 && !snap.computer?.[seat];
   $("hint").hidden = !snap.hints || !human || Boolean(snap.result);
   $("hint").disabled = Boolean(thinking);

@@ -265,6 +265,7 @@ function messageText(snap) {
     if (name === "actions") vars[name] = value.map(actionText).join(t("moves_sep"));
     // A card named by its token: in the game's words ("force" is "Force").
     else if (name === "card") vars[name] = lookup("words", value) ?? wordText(value);
+    else if (name === "cards") vars[name] = value.map((card) => lookup("words", card) ?? wordText(card)).join(", ");
     else vars[name] = shown(value, "");
   }
   const own = note.player && note.actions?.length === 1 ? ownMove(note.player, note.actions[0]) : null;
