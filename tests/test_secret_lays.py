@@ -5,14 +5,20 @@ judges (`wise_power`); the table names its choice for the hand that lays it."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import RunOptionsMaker, fast_sim_config
+from daemon_run import serving
 from mightymania_play import P1, P2, attack, started
 
+from controller.cli import main
 from controller.computer import Computer
 from controller.hands import SimHands
+from controller.journal import Journal
 from controller.refusals import Refused
 from controller.rules import get_game
 from controller.rules.api import Action, GameState
@@ -230,3 +236,22 @@ def test_a_hint_at_a_lay_names_the_cards_best_first_for_a_player_not_the_table()
     with pytest.raises(Refused) as refused:
         computer.ask_hint(_table(rolling, said))  # type: ignore[arg-type]
     assert refused.value.key == "hint_chance"
+
+
+def test_smartboard_hint_prints_the_cards_to_lay_after_a_restart(
+    run_options: RunOptionsMaker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game resumed from its journal at player_1's lay of power cards, player_2 the table's:
+    `smartboard hint` names the card to lay and the others, best first; `--json` gives them."""
+    state = _at_lay(3)
+    journal = Journal(tmp_path)
+    journal.start(GAME.name, state.options, computer={P2: "easy"})
+    journal.append_actions(state.history())
+    state_dir = ["--state-dir", str(tmp_path)]
+    with serving(fast_sim_config(game=GAME.name), run_options(seed=2)):
+        assert main(["hint", *state_dir]) == 0
+        said = capsys.readouterr().out
+        assert said.startswith("hint for Player 1: lay thermokinetic face down (lay_power:")
+        assert said.endswith("then, best first: invisibility, speed, brainwashing, force\n")
+        assert main(["hint", "--json", *state_dir]) == 0
+        assert json.loads(capsys.readouterr().out)["cards"][0] == "thermokinetic"
