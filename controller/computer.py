@@ -422,7 +422,8 @@ class Computer:
 
     def _tell_lay(self, session: Session, key: tuple[Action, ...]) -> None:
         """A secret card that a seat the table plays lays now (Mightymania's power cards): the
-        one it chose, named for the hand that lays it face down; the lay is then seen as any."""
+        one it chose, named for the hand that lays it face down, or, where a player still to lay
+        would learn it so, a word to lay one unseen; the lay is then seen as any."""
         state = session.state
         if self._told == key:
             return
@@ -434,6 +435,10 @@ class Computer:
         seat, card = planned
         player = state.player_name(seat)
         lay = state.chance_outcomes()[0][0].id
+        if card is None:
+            said = f"{player} (computer) lays a card unseen: take one of its cards without looking"
+            session.say(f"{said}: {lay}", "computer_lays_unseen", player=player, actions=[lay])
+            return
         said = f"{player} (computer) lays {card} face down: {lay}"
         session.say(said, "computer_lays", player=player, card=card, actions=[lay])
 

@@ -46,30 +46,33 @@ def _at_lay(rounds: int) -> MightymaniaState:
 
 
 def test_a_judging_seat_lays_the_powers_that_win_the_most_rounds_mm_2_mm_4() -> None:
-    """T2 (brainwashing 3, thermokinetic 8, invisibility 4, speed 5, force 2) against R2 (2, 7,
-    3, 5, 6), over R2's five answers: thermokinetic wins 4 rounds and draws 1 (+4), speed and
-    invisibility each win 2 and lose 1 (+1; MM-2's +2 counted each way), brainwashing and force
-    lose more than they win. So three rounds get those three, each power once (MM-4), the tie
-    broken at random."""
+    """T2 (brainwashing 3, thermokinetic 8, invisibility 4, speed 5, force 2) attacks R2 (2, 7,
+    3, 5, 6), both judging. R2, the defender, lays last (rule 8), so its cards are chosen ahead,
+    to be told: thermokinetic, force, speed (their margins below). T2's are not told, since R2
+    would see them before laying, but laid by the same judgement: over R2's five answers
+    thermokinetic wins 4 rounds and draws 1 (+4), speed and invisibility each win 2 and lose 1
+    (+1; MM-2's +2 counted each way), brainwashing and force lose more than they win: so
+    thermokinetic, then those two in either order. Each power once (MM-4)."""
     state = _at_lay(3)
     hidden = MightymaniaHidden(state, random.Random(1))
-    hidden.decide_for(frozenset({P1}))
+    hidden.decide_for(frozenset({P1, P2}))
     planned = []
     while state.phase is Phase.LAY_POWER:
         player, slot = state.next_power_laid()
         plan = hidden.planned(state)
         assert hidden.planned(state) == plan  # chosen once, kept until laid
         if player == P1:
-            assert plan is not None and plan[0] == P1
-            planned.append(plan[1])
+            assert plan == (P1, None)
         else:
-            assert plan is None  # player_2 lays as chance has it
+            assert plan is not None and plan[0] == P2
+            planned.append(plan[1])
         lay = LayPower(player, slot + 1)
         state.apply(lay)
         hidden.observe(lay, state)
-    assert planned[0] == "thermokinetic" and set(planned[1:]) == {"speed", "invisibility"}
-    assert [hidden.laid[P1][k] for k in range(3)] == planned
-    assert len(set(hidden.laid[P2].values())) == 3
+    assert planned == ["thermokinetic", "force", "speed"]
+    assert [hidden.laid[P2][k] for k in range(3)] == planned
+    attacked = [hidden.laid[P1][k] for k in range(3)]
+    assert attacked[0] == "thermokinetic" and set(attacked[1:]) == {"speed", "invisibility"}
 
 
 def test_a_seat_that_does_not_judge_lays_any_power_mm_4() -> None:
@@ -88,7 +91,7 @@ def test_judgement_is_kept_when_the_others_cards_are_dealt_again() -> None:
     hidden = MightymaniaHidden(state, random.Random(2))
     hidden.decide_for(frozenset({P1}))
     again = hidden.redeal(state, random.Random(3), P1)
-    assert again.planned(state) == (P1, "thermokinetic")
+    assert again.planned(state) == (P1, None)  # judging, though not told: it attacks
 
 
 def test_every_seat_of_a_search_world_lays_by_judgement() -> None:
@@ -99,7 +102,7 @@ def test_every_seat_of_a_search_world_lays_by_judgement() -> None:
     assert hidden is not None and hidden.planned(state) is None
     world, dealt = Worlds(game, state, P2, hidden).sample(random.Random(5))
     assert dealt is not None
-    assert dealt.planned(world) == (P1, "thermokinetic")
+    assert dealt.planned(world) == (P1, None)
     while world.phase is not Phase.REVEAL_POWER:  # type: ignore[attr-defined]
         lay = world.chance_outcomes()[0][0]
         assert dealt.planned(world) is not None
@@ -115,18 +118,19 @@ def _no_thinking() -> Thinker:
 def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
     simulated: bool,
 ) -> None:
-    """Mightymania, player_2 the table's: at each of its face-down lays (rule 8) the table says
-    which power card, as a token for the page to name; the simulated hands then lay that one,
-    or on a real table (no simulated hands) the table's virtual hand holds it there. player_1's
-    lays are not the table's to name."""
+    """Mightymania, player_2 the table's: at each of its face-down lays (rule 8) as the defender,
+    who lays last, the table says which power card, as a token for the page to name; the
+    simulated hands then lay that one, or on a real table (no simulated hands) the table's
+    virtual hand holds it there. As the attacker, whose cards the defender would see before
+    laying, it asks for one laid unseen. player_1's lays are not the table's to speak of."""
     game = get_game("mightymania")
     rng = random.Random(7)
     state = game.new_initial_state()
     hands = SimHands(game, state, rng)
     computer = Computer(game, {P2: "easy"}, False, _no_thinking, hands if simulated else None, rng)
     said: list[dict[str, object]] = []
-    told = 0
-    while told < 6 and not state.is_terminal():
+    told = unseen = 0
+    while min(told, unseen) < 3 and not state.is_terminal():
         if state.is_chance_node():
             table = SimpleNamespace(
                 state=state,
@@ -137,7 +141,13 @@ def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
             computer.step(table, halted=False)  # type: ignore[arg-type]
             lay: Action = state.chance_outcomes()[0][0]
             if isinstance(lay, LayPower):
-                if lay.player == P2:
+                if lay.player == P2 and MightymaniaState.of(state).attacker == P2:
+                    assert said == [
+                        {"key": "computer_lays_unseen", "player": "player_2", "actions": [lay.id]}
+                    ]
+                    unseen += 1
+                    said.clear()
+                elif lay.player == P2:
                     assert [note["key"] for note in said] == ["computer_lays"]
                     card = said[0]["card"]
                     assert said[0]["actions"] == [lay.id] and card in PRINTED_POWERS
@@ -152,7 +162,7 @@ def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
                     continue
                 assert said == []
         _step(state, hands, rng)
-    assert told == 6
+    assert told >= 3 and unseen >= 3
 
 
 def _step(state: GameState, hands: SimHands, rng: random.Random) -> None:

@@ -359,10 +359,11 @@ class Hidden:
         rather than at random: the seats the table plays, a one-ply player's, and every seat in
         a search's worlds. A game whose players lay no secret card ignores it."""
 
-    def planned(self, state: GameState) -> tuple[int, str] | None:
+    def planned(self, state: GameState) -> tuple[int, str | None] | None:
         """At a chance node where a seat given to `decide_for` lays a secret card: that seat
-        and the card it lays (a token), chosen now, so that a hand can be told, and laid when
-        the lay is observed; None anywhere else."""
+        and the card it lays (a token), chosen now so that a hand can be told, and laid when
+        the lay is observed; or None for the card where telling would give it away to a seat
+        that lays after it (then the hand lays one unseen). None anywhere else."""
         return None
 
 

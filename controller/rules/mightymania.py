@@ -832,14 +832,17 @@ class MightymaniaHidden(Hidden):
     def decide_for(self, seats: frozenset[int]) -> None:
         self.wise = seats
 
-    def planned(self, state: GameState) -> tuple[int, str] | None:
-        """The power card a wise seat lays now (`wise_power`), kept until it is laid."""
+    def planned(self, state: GameState) -> tuple[int, str | None] | None:
+        """The power card a wise seat lays now (`wise_power`), kept until it is laid; none to
+        tell for the attacker, whose cards the defender would see before laying (rule 8)."""
         s = MightymaniaState.of(state)
         if s.phase is not Phase.LAY_POWER:
             return None
         player, slot = s.next_power_laid()
         if player not in self.wise:
             return None
+        if player == s.attacker:
+            return player, None
         if self.plan is None or self.plan[:2] != (player, slot):
             self.plan = (player, slot, wise_power(s, player, self._left(s, player), self.rng))
         return player, self.plan[2]
