@@ -25,6 +25,7 @@ from controller.rules.api import Action, GameState
 from controller.rules.mightymania import (
     GAME,
     PRINTED_POWERS,
+    Lay,
     LayPower,
     MightymaniaHidden,
     MightymaniaState,
@@ -122,14 +123,16 @@ def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
     who lays last, the table says which power card, as a token for the page to name; the
     simulated hands then lay that one, or on a real table (no simulated hands) the table's
     virtual hand holds it there. As the attacker, whose cards the defender would see before
-    laying, it asks for one laid unseen. player_1's lays are not the table's to speak of."""
+    laying, it asks for one laid unseen, as it does for its squad cards at set-up (rule 1), or
+    player_1 would know where its Leader lies. player_1's lays are not the table's to speak
+    of."""
     game = get_game("mightymania")
     rng = random.Random(7)
     state = game.new_initial_state()
     hands = SimHands(game, state, rng)
     computer = Computer(game, {P2: "easy"}, False, _no_thinking, hands if simulated else None, rng)
     said: list[dict[str, object]] = []
-    told = unseen = 0
+    told = unseen = squad = 0
     while min(told, unseen) < 3 and not state.is_terminal():
         if state.is_chance_node():
             table = SimpleNamespace(
@@ -140,7 +143,16 @@ def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
             )
             computer.step(table, halted=False)  # type: ignore[arg-type]
             lay: Action = state.chance_outcomes()[0][0]
-            if isinstance(lay, LayPower):
+            if isinstance(lay, Lay):
+                hidden_lay = lay.player == P2
+                assert said == (
+                    [{"key": "computer_lays_unseen", "player": "player_2", "actions": [lay.id]}]
+                    if hidden_lay
+                    else []
+                )
+                squad += hidden_lay
+                said.clear()
+            elif isinstance(lay, LayPower):
                 if lay.player == P2 and MightymaniaState.of(state).attacker == P2:
                     assert said == [
                         {"key": "computer_lays_unseen", "player": "player_2", "actions": [lay.id]}
@@ -162,7 +174,7 @@ def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
                     continue
                 assert said == []
         _step(state, hands, rng)
-    assert told >= 3 and unseen >= 3
+    assert squad == 4 and told >= 3 and unseen >= 3
 
 
 def _step(state: GameState, hands: SimHands, rng: random.Random) -> None:

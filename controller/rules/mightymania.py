@@ -834,8 +834,12 @@ class MightymaniaHidden(Hidden):
 
     def planned(self, state: GameState) -> tuple[int, str | None] | None:
         """The power card a wise seat lays now (`wise_power`), kept until it is laid; none to
-        tell for the attacker, whose cards the defender would see before laying (rule 8)."""
+        tell for the attacker, whose cards the defender would see before laying (rule 8), nor
+        for a squad card at set-up, whose place the other player would see (rule 1)."""
         s = MightymaniaState.of(state)
+        if s.phase is Phase.SETUP:
+            player = s.next_lay()[0]
+            return (player, None) if player in self.wise else None
         if s.phase is not Phase.LAY_POWER:
             return None
         player, slot = s.next_power_laid()
