@@ -315,9 +315,10 @@ function dieFace(value, title) {
 function drawDice() {
   const wanted = snap.dice_wanted;
   const seen = snap.dice_seen ?? [];
-  // A game without dice (Multipli Potion) shows no empty "Dice" heading.
-  const hasDice = snap.looks?.dice?.length !== 0;
-  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !(hasDice && snap.log.length);
+  // No empty "Dice" heading: the box shows once it has something to show (dice wanted or
+  // seen, the camera's word, a roll to correct or held unsure).
+  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.correctable
+    && !snap.dice_unsure;
   // A misread roll is corrected until something is played on it, and only then.
   $("correct-form").hidden = !snap.correctable;
   $("dice-seen").replaceChildren(
