@@ -214,7 +214,11 @@ function drawTurn() {
   document.title = `${title} · smartboard`;
   loadWords(snap.game);
   // Whose turn it is and what the table waits for, in words (words.js).
-  const parts = [t("turn", { turn: snap.turn }), headerText(snap)];
+  // The turn as the game counts it, under the name its details give it: Multipli Potion counts
+  // the actions played, not turns, and "Turn 35" would say it counts turns.
+  const turnName = snap.details?.turn !== undefined ? lookup("details", "turn") : null;
+  const turn = turnName ? `${turnName} ${snap.turn}` : t("turn", { turn: snap.turn });
+  const parts = [turn, headerText(snap)];
   if (snap.paused) parts.push(t("paused"));
   $("turn").textContent = parts.filter(Boolean).join(" · ");
   $("pause").textContent = t(snap.paused ? "resume" : "pause");
