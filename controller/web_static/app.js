@@ -397,6 +397,16 @@ function drawCamera() {
   $("camera-status").textContent = [snap.camera.state, snap.camera.reason].filter(Boolean).join(": ");
 }
 
+// A move of the log under the name of the seat that decided it, the table's said so ("Ladybug
+// (the table): Roll one die"); once only where its words name it; a chance outcome as it is.
+function logText(i) {
+  const id = snap.log[i];
+  const by = snap.log_by?.[i];
+  if (!by || ownMove(by, id)) return actionText(id);
+  const table = Boolean(snap.computer?.[snap.players.indexOf(by)]);
+  return t(table ? "log_by_table" : "log_by", { player: playerName(by), move: actionText(id) });
+}
+
 // The moves in order, numbered as played; where moves were taken back (`taken_back`: after
 // the first `at`), a mark says how many, so that the log tells what happened.
 function drawLog() {
@@ -411,7 +421,7 @@ function drawLog() {
       }));
     }
     if (i < snap.log.length) {
-      items.push(el("li", { "data-action": snap.log[i], value: String(i + 1), text: actionText(snap.log[i]) }));
+      items.push(el("li", { "data-action": snap.log[i], value: String(i + 1), text: logText(i) }));
     }
   }
   $("log").replaceChildren(...items);
