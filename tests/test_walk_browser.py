@@ -30,8 +30,10 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         source = attack.get_attribute("data-action").split(":")[1]  # type: ignore[union-attr]
         attack.click()
         expect(page.locator("#phase-help")).to_contain_text("Turn the fighting card face up")
-        # The log says whose move it was: "Attack from position 1…" twice would not.
-        expect(page.locator("#log li").last).to_have_text(re.compile(r"^Player 1: Attack from "))
+        # The log says whose move it was: the same attack twice would not.
+        expect(page.locator("#log li").last).to_have_text(
+            re.compile(r"^Player 1: Attack the opponent.s position \d from position \d$")
+        )
         # Nobody decides while the cards turn up: said in words, and no empty "Dice" heading.
         to_move = page.locator('#details [data-detail="to_move"]')
         expect(to_move).to_have_text("no one: the cards or dice come next")
