@@ -245,10 +245,15 @@ class Session:
     def take_back_plan(self) -> TakeBack | None:
         """What a take-back would undo now (`takeback.plan`); None if nothing."""
         if self._take_back is None:
-            if self._steps is None:
-                self._steps = steps(self.game, self.state)
-            self._take_back = (plan(self._steps, self.table_seats),)
+            self._take_back = (plan(self.played_steps(), self.table_seats),)
         return self._take_back[0]
+
+    def played_steps(self) -> list[Step]:
+        """Each action of the game so far as it was played: the seat that decided it, or
+        chance. Found by playing the game again once, then kept up as it goes on."""
+        if self._steps is None:
+            self._steps = steps(self.game, self.state)
+        return self._steps
 
     def shows_before(self) -> bool:
         """The table shows the position before the last move, as if the players had taken it

@@ -157,6 +157,11 @@ def table_snapshot(
         if wanted is None
         else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
         "log": [a.id for a in state.actions()],
+        # Who decided each (null: chance), so that the log says whose move it was.
+        "log_by": [
+            None if step.player is None else state.player_name(step.player)
+            for step in session.played_steps()
+        ],
         # Where moves were taken back: the log marks them ("↶ 2 moves taken back").
         "taken_back": session.journal.take_backs.to_json(),
         "correctable": session.correctable,

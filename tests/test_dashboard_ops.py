@@ -78,6 +78,7 @@ def test_the_snapshot_shows_the_akuma_table(running: Daemon, page: Page) -> None
     assert after["version"] > first["version"]
     assert after["dice_wanted"] == {"kind": "d6", "count": 2, "faces": [1, 2, 3, 4, 5, 6]}
     assert after["actions"] == []  # a chance node: the dice decide
+    assert first["log_by"] == [] and after["log_by"] == ["hawkmoth"]  # whose move, for the log
     asked = call(running, op="snapshot")
     assert asked["ok"] and asked["log"] == after["log"] and asked["version"] == after["version"]
 

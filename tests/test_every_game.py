@@ -149,7 +149,7 @@ def test_the_sixth_game_plays_from_the_page(
         # The red pawn carried from 1 to 5 on the simulated table: a click lifts, one lays.
         page.locator('[data-spot="1.red"]').click()
         page.locator('[data-spot="5.red"]').click()
-        expect(page.locator("#log li").last).to_have_text("advance: 4")
+        expect(page.locator("#log li").last).to_have_text("red: advance: 4")
         expect(root).to_have_attribute("data-to-move", "chance")  # blue's roll
 
 

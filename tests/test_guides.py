@@ -19,6 +19,7 @@ from controller.daemon import RunOptions
 from controller.rules import GAMES
 from controller.rules.api import Game
 from controller.rules.guide import LANGUAGES, SECTIONS, GuideError, guide
+from controller.rules.words import catalogue
 from controller.simulate import random_step
 
 GUIDED = [name for name, game in GAMES.items() if game.info.guide]
@@ -81,6 +82,20 @@ def test_every_guide_has_its_sections_in_both_languages_in_the_subset_drawn(name
     # The same clarifications cited in both languages.
     cited = {lang: set(re.findall(r"\b[A-Z]{2}-\d+\b", page.text)) for lang, page in pages.items()}
     assert cited["en"] == cited["fr"] and cited["en"]
+
+
+@pytest.mark.parametrize("name", GUIDED)
+def test_the_french_help_names_the_seats_as_the_page_does(name: str) -> None:
+    """The help beside the decisions, and the guide but for a gloss in brackets, call a seat
+    what the page's words call it ("Papillombre : posez un piège", not "Hawk Moth pose")."""
+    game = GAMES[name]
+    words = catalogue(game)
+    page = guide(game.info, "fr")
+    for seat, english in words["en"].get("players", {}).items():
+        if words["fr"]["players"][seat] == english:
+            continue
+        assert not [text for text in page.phases.values() if english in text], (name, english)
+        assert english not in re.sub(r"\([^)]*\)", "", page.text), (name, english)
 
 
 def test_a_guide_refuses_an_unknown_language_and_a_game_without_one() -> None:

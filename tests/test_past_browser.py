@@ -69,7 +69,7 @@ def test_a_named_game_is_kept_and_replayed_step_by_step(page: Page, tmp_path: Pa
 
         page.locator("#replay-close").click()
         expect(bar).to_be_hidden()
-        expect(page.locator("#log li")).to_have_text(["Roll one die"])
+        expect(page.locator("#log li")).to_have_text(["Hawk Moth: Roll one die"])
         expect(page.locator("#setup")).to_be_visible()
         expect(page.locator("#turn")).to_contain_text("roll the die")
 

@@ -330,7 +330,9 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         page.locator("#undo-reroll").check()
         page.locator("#undo").click()
         # The log keeps one move, then marks the two taken back after it.
-        expect(page.locator("#log li")).to_have_text(["Roll one die", "↶ 2 moves taken back"])
+        expect(page.locator("#log li")).to_have_text(
+            ["Hawk Moth: Roll one die", "↶ 2 moves taken back"]
+        )
         expect(page.locator("#roll-form")).to_be_visible()  # the roll is thrown again
         expect(page.locator("#message")).to_contain_text("Taken back: Rolled 4; Roll one die")
         # Hints switched off for the rest of the game, beside the Hint button.

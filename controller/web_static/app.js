@@ -214,7 +214,11 @@ function drawTurn() {
   document.title = `${title} · smartboard`;
   loadWords(snap.game);
   // Whose turn it is and what the table waits for, in words (words.js).
-  const parts = [t("turn", { turn: snap.turn }), headerText(snap)];
+  // The turn as the game counts it, under the name its details give it: Multipli Potion counts
+  // the actions played, not turns, and "Turn 35" would say it counts turns.
+  const turnName = snap.details?.turn !== undefined ? lookup("details", "turn") : null;
+  const turn = turnName ? `${turnName} ${snap.turn}` : t("turn", { turn: snap.turn });
+  const parts = [turn, headerText(snap)];
   if (snap.paused) parts.push(t("paused"));
   $("turn").textContent = parts.filter(Boolean).join(" · ");
   $("pause").textContent = t(snap.paused ? "resume" : "pause");
@@ -315,9 +319,10 @@ function dieFace(value, title) {
 function drawDice() {
   const wanted = snap.dice_wanted;
   const seen = snap.dice_seen ?? [];
-  // A game without dice (Multipli Potion) shows no empty "Dice" heading.
-  const hasDice = snap.looks?.dice?.length !== 0;
-  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !(hasDice && snap.log.length);
+  // No empty "Dice" heading: the box shows once it has something to show (dice wanted or
+  // seen, the camera's word, a roll to correct or held unsure).
+  $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.correctable
+    && !snap.dice_unsure;
   // A misread roll is corrected until something is played on it, and only then.
   $("correct-form").hidden = !snap.correctable;
   $("dice-seen").replaceChildren(
@@ -392,6 +397,16 @@ function drawCamera() {
   $("camera-status").textContent = [snap.camera.state, snap.camera.reason].filter(Boolean).join(": ");
 }
 
+// A move of the log under the name of the seat that decided it, the table's said so ("Ladybug
+// (the table): Roll one die"); once only where its words name it; a chance outcome as it is.
+function logText(i) {
+  const id = snap.log[i];
+  const by = snap.log_by?.[i];
+  if (!by || ownMove(by, id)) return actionText(id);
+  const table = Boolean(snap.computer?.[snap.players.indexOf(by)]);
+  return t(table ? "log_by_table" : "log_by", { player: playerName(by), move: actionText(id) });
+}
+
 // The moves in order, numbered as played; where moves were taken back (`taken_back`: after
 // the first `at`), a mark says how many, so that the log tells what happened.
 function drawLog() {
@@ -406,7 +421,7 @@ function drawLog() {
       }));
     }
     if (i < snap.log.length) {
-      items.push(el("li", { "data-action": snap.log[i], value: String(i + 1), text: actionText(snap.log[i]) }));
+      items.push(el("li", { "data-action": snap.log[i], value: String(i + 1), text: logText(i) }));
     }
   }
   $("log").replaceChildren(...items);

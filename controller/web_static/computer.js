@@ -62,6 +62,11 @@ function drawComputer() {
   $("hint-box").hidden = !hint;
   if (!hint) return;
   $("hint-title").textContent = t("hint_for", { player: playerName(hint.player) });
+  // Moves the board cannot show (which dice to roll, an attack between cards that stay put) light
+  // nothing when tapped: the note then points at their buttons instead.
+  const shown = hint.choices.some((choice) => snap.actions.some((a) => a.id === choice.id && a.at != null));
+  $("hint-note").dataset.i18n = shown ? "hint_share" : "hint_share_buttons";
+  $("hint-note").textContent = t($("hint-note").dataset.i18n);
   // Each move tapped is lit on the board in turn, as the best was first.
   $("hint-choices").replaceChildren(...hint.choices.map((choice, i) => el("li", {
     "data-action": choice.id,

@@ -1,0 +1,69 @@
+"""A new player's first turns against the table, in Chromium: what the page says while no player
+decides, where a hint's moves are played, the board's names over cards, the turn counted as the
+game counts it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+from web_daemon import dashboard
+
+ATTACKS = '#actions [data-action^="attack:"]'
+TABLE = ("--computer", "2:easy", "--computer-dice", "virtual")
+
+
+def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_path: Path) -> None:
+    with dashboard(tmp_path, "--game", "mightymania", "--seed", "1", *TABLE) as table:
+        page.goto(table.page)
+        # Seed 1: the start rolls give Player 1 the first attack.
+        page.locator("#lay-out").click()
+        expect(page.locator(ATTACKS).first).to_be_visible(timeout=15_000)
+        # An attack lights nothing when tapped in the hint: its button plays it.
+        page.locator("#hint").click()
+        expect(page.locator("#hint-note")).to_contain_text(
+            "Play it with its button among the decisions", timeout=15_000
+        )
+        expect(page.locator("#hint-note")).not_to_contain_text("light it on the board")
+        attack = page.locator(ATTACKS).first
+        source = attack.get_attribute("data-action").split(":")[1]  # type: ignore[union-attr]
+        attack.click()
+        expect(page.locator("#phase-help")).to_contain_text("Turn the fighting card face up")
+        # The log says whose move it was: the same attack twice would not.
+        expect(page.locator("#log li").last).to_have_text(
+            re.compile(r"^Player 1: Attack the opponent.s position \d from position \d$")
+        )
+        # Nobody decides while the cards turn up: said in words, and no empty "Dice" heading.
+        to_move = page.locator('#details [data-detail="to_move"]')
+        expect(to_move).to_have_text("no one: the cards or dice come next")
+        expect(page.locator("#dice-box")).to_be_hidden()
+        # The spot's name over a face-down card stands on a plate of its own.
+        label = page.locator('.square[data-spot="s1.c1"] > .label')
+        plate = label.evaluate("node => getComputedStyle(node).backgroundColor")
+        assert plate not in ("", "transparent", "rgba(0, 0, 0, 0)")
+        # The card offered on the simulated table carries its name on it, inside its button.
+        page.locator(f'.square[data-spot="s1.c{source}"]').click()
+        offer = page.locator('#chooser .choice[data-why="next"]')
+        expect(offer).to_be_visible()
+        inside, outside = offer.bounding_box(), offer.locator(".on-card").bounding_box()
+        assert inside is not None and outside is not None
+        assert inside["y"] <= outside["y"] and outside["y"] + outside["height"] <= (
+            inside["y"] + inside["height"]
+        )
+        page.keyboard.press("Escape")
+        page.locator("#lang").select_option("fr")
+        expect(to_move).to_have_text("personne : au tour des cartes ou des dés")
+
+
+def test_multipli_potion_counts_its_actions_not_turns_in_the_header(
+    page: Page, tmp_path: Path
+) -> None:
+    with dashboard(tmp_path, "--game", "potions", "--seed", "3", *TABLE) as table:
+        page.goto(table.page)
+        page.locator("#lay-out").click()
+        expect(page.locator("#turn")).to_have_text(
+            "Actions played 2 · Player 1: play a card from your hand"
+        )
+        page.locator("#lang").select_option("fr")
+        expect(page.locator("#turn")).to_contain_text("Actions jouées 2 · Joueur 1")
