@@ -66,6 +66,19 @@ class SimHands:
         self.hidden = self._deal()
         return self.hidden
 
+    def secret_choices(self, state: GameState) -> list[str]:
+        """The cards the seat laying face down now may lay from its hand (`Hidden`)."""
+        hidden = self.follow(state)
+        return [] if hidden is None else hidden.secret_choices(state)
+
+    def choose(self, state: GameState, card: str) -> None:
+        """A person lays `card` face down now, of those `secret_choices` gives; a ValueError
+        says why not."""
+        hidden = self.follow(state)
+        if hidden is None:
+            raise ValueError(f"{self.game.name} has no cards laid face down")
+        hidden.choose(state, card)
+
     def choices(self, state: GameState) -> list[Action] | None:
         """The decisions the player to move can really make with what they hold; None for a
         game without hidden cards, where every legal decision can be made."""

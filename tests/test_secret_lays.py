@@ -11,9 +11,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import RunOptionsMaker, fast_sim_config
-from daemon_run import serving
+from conftest import RunOptionsMaker, fast_sim_config, wait_for
+from daemon_run import call, serving
 from mightymania_play import P1, P2, attack, started
+from playwright.sync_api import Page, expect
 
 from controller.cli import main
 from controller.computer import Computer
@@ -277,3 +278,81 @@ def test_smartboard_hint_prints_the_cards_to_lay_after_a_restart(
         assert said.endswith("then, best first: invisibility, speed, brainwashing, force\n")
         assert main(["hint", "--json", *state_dir]) == 0
         assert json.loads(capsys.readouterr().out)["cards"][0] == "thermokinetic"
+
+
+def test_a_person_chooses_the_card_they_lay_face_down_mm_4_rule_1() -> None:
+    """The simulated hands hold each player's cards: at set-up the squad cards still in hand
+    (rule 1), while power cards are laid those not laid in this duel (MM-4); the one a person
+    names is the one laid, and one they do not hold is refused with those they do."""
+    setup = GAME.new_initial_state()
+    hidden = MightymaniaHidden(MightymaniaState.of(setup), random.Random(3))
+    assert hidden.secret_choices(setup) == ["T1", "T2", "T3", "T4"]
+    hidden.choose(setup, "T3")
+    setup.apply(Lay(P1, 1))
+    hidden.observe(Lay(P1, 1), setup)
+    assert hidden.down[P1][0] == "T3" and hidden.secret_choices(setup) == ["T1", "T2", "T4"]
+    with pytest.raises(ValueError, match="'T3' cannot be laid face down now: one of T1, T2, T4"):
+        hidden.choose(setup, "T3")
+    state = _at_lay(2)
+    hidden = MightymaniaHidden(state, random.Random(4))
+    hidden.choose(state, "force")
+    state.apply(LayPower(P1, 1))
+    hidden.observe(LayPower(P1, 1), state)
+    assert hidden.laid[P1][0] == "force"
+    assert "force" not in hidden.secret_choices(state) and len(hidden.secret_choices(state)) == 4
+    state.apply(LayPower(P1, 2))
+    hidden.observe(LayPower(P1, 2), state)
+    assert hidden.secret_choices(state) == list(PRINTED_POWERS)  # player_2's, none laid yet
+    started_state = started()
+    with pytest.raises(ValueError, match="no card is laid face down"):
+        hidden.choose(started_state, "force")
+
+
+def _resumed_at_lay(tmp_path: Path) -> None:
+    """A journal of player_1 about to lay 3 power cards, player_2 the table's."""
+    state = _at_lay(3)
+    journal = Journal(tmp_path)
+    journal.start(GAME.name, state.options, computer={P2: "easy"})
+    journal.append_actions(state.history())
+
+
+def test_the_simulated_table_lays_the_power_card_a_person_chooses(
+    run_options: RunOptionsMaker, tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """player_1 taps their first round slot: the page offers their five power cards, laid
+    face down; the one tapped is the one the hands hold there. The next, from the command line
+    (`place --list` names the four left, `place --secret`). A card not held, a slot not theirs,
+    or a lift with a card are refused."""
+    _resumed_at_lay(tmp_path)
+    config = fast_sim_config(game=GAME.name, web_listen="127.0.0.1:0")
+    with serving(config, run_options(seed=2)) as daemon:
+        spots = call(daemon, op="place", list=True)["spots"]
+        assert spots["s1.r1"]["secret"] == list(PRINTED_POWERS)
+        assert all("secret" not in spots[spot] for spot in spots if spot != "s1.r1")
+        refused = call(daemon, op="place", spot="s1.r1", token="down", secret="luck")
+        assert "'luck' cannot be laid face down now" in refused["error"]
+        assert (
+            "no card is laid face down on s2.r1"
+            in call(daemon, op="place", spot="s2.r1", token="down", secret="force")["error"]
+        )
+        assert "error" in call(daemon, op="place", spot="s1.r1", lift=True, secret="force")
+        assert daemon.web is not None
+        page.goto(daemon.web.url(with_token=True))
+        page.locator('[data-spot="s1.r1"]').click()
+        offers = page.locator("#chooser-tokens button[data-secret]")
+        expect(offers).to_have_count(5)
+        page.locator('#chooser-tokens button[data-secret="speed"]').click()
+        wait_for(lambda: len(daemon.session.state.history()) == 16, what="the lay")
+        hands = daemon.hands
+        assert hands is not None
+        hidden = hands.follow(daemon.session.state)
+        assert isinstance(hidden, MightymaniaHidden) and hidden.laid[P1][0] == "speed"
+        state_dir = ["--state-dir", str(tmp_path)]
+        assert main(["place", "--list", *state_dir]) == 0
+        (line,) = (line for line in capsys.readouterr().out.splitlines() if "s1.r2" in line)
+        assert line.endswith("(--secret): brainwashing thermokinetic invisibility force")
+        assert main(["place", "s1.r2", "--secret", "force", *state_dir]) == 0
+        assert capsys.readouterr().out == "s1.r2: down\n"
+        wait_for(lambda: len(daemon.session.state.history()) == 17, what="the second lay")
+        hidden = hands.follow(daemon.session.state)
+        assert isinstance(hidden, MightymaniaHidden) and hidden.laid[P1][1] == "force"

@@ -295,7 +295,10 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
             page.locator("#lang").select_option("fr")
             expect(page.locator("#log-box h2")).to_have_text("Journal de la partie")
             if game == "akuma":
-                expect(page.locator("#log li").first).to_have_text("Lancer les deux dés")
+                # The log names whose move it was (log_by), in the page's words.
+                expect(page.locator("#log li").first).to_have_text(
+                    "Papillombre : Lancer les deux dés"
+                )
             else:
                 expect(page.locator("#new-options label").first).to_have_text(re.compile("Paquet"))
                 expect(page.locator("#new-options select[name=youngest] option")).to_have_text(

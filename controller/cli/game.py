@@ -103,7 +103,8 @@ def _op_command(
 
 
 def _add_place_commands(commands: Commands) -> None:
-    """`place SPOT [TOKEN]`, `place --list` and `remove SPOT`: each the control op `place`."""
+    """`place SPOT [TOKEN] [--secret CARD]`, `place --list` and `remove SPOT`: each the control
+    op `place`."""
     op = OPERATIONS["place"]
     said = {argument.name: argument.help for argument in op.arguments}
     place = commands.add_parser(
@@ -115,6 +116,7 @@ def _add_place_commands(commands: Commands) -> None:
     )
     place.add_argument("spot", nargs="?", help=said["spot"])
     place.add_argument("token", nargs="?", help=said["token"])
+    place.add_argument("--secret", metavar="CARD", help=said["secret"])
     place.add_argument("--list", action="store_true", help=said["list"])
     remove = commands.add_parser(
         "remove", help="lift the piece or card off a spot of the simulated table"
@@ -123,7 +125,7 @@ def _add_place_commands(commands: Commands) -> None:
     for command in (place, remove):
         add_state_dir(command)
     place.set_defaults(command=_place, op=op.name, lift=False)
-    remove.set_defaults(command=_place, op=op.name, lift=True, token=None, list=False)
+    remove.set_defaults(command=_place, op=op.name, lift=True, token=None, list=False, secret=None)
 
 
 def _add_argument(command: argparse.ArgumentParser, argument: Argument) -> None:
@@ -329,6 +331,8 @@ def _spot_line(spot: str, seen: JSON) -> str:
         text += f", expected {seen['expected'] or '-'}"
     if seen["next"]:
         text += "; next: " + " ".join(token or "-" for token in seen["next"])
+    if seen.get("secret"):
+        text += "; laid face down, your choice (--secret): " + " ".join(seen["secret"])
     return text
 
 

@@ -48,6 +48,12 @@ a list of strings (comma-separated on the command line)."""
         "there, a card, a die (default: the next it may show)",
     ),
     Argument("lift", "flag", "empty the spot"),
+    Argument(
+        "secret",
+        "text",
+        "the card a player lays face down, of those they hold (`place --list` gives them as "
+        "`secret`), e.g. a Mightymania power card",
+    ),
     Argument("list", "flag", "list the spots instead: what each shows and may hold next"),
     refused_paused=True,
     dashboard="post",
@@ -68,6 +74,11 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
         return {"ok": False, "error": f"lift {spot} or lay {token!r} on it, not both"}
     if token == HIDDEN:
         return {"ok": False, "error": f"{HIDDEN!r} is what a camera says of a covered piece"}
+    secret = request.get("secret")
+    if secret is not None:
+        chosen = _choose_secret(daemon, spot, secret, lift)
+        if chosen is not None:
+            return chosen
     reeds = daemon.reeds
     if daemon.game.spots()[spot] in {REED, CAMERA} - daemon.placeable:
         return refused("on a real table the pieces are placed by hand", "real_table")
@@ -119,6 +130,38 @@ def _lay_out(daemon: Daemon, request: JSON, now: float) -> JSON:
     return {"ok": True, "laying_out": True}
 
 
+def _choose_secret(daemon: Daemon, spot: str, secret: object, lift: bool) -> JSON | None:
+    """The card that a person lays face down on `spot`, for the simulated hands to hold there;
+    a refusal, or None once chosen."""
+    if not isinstance(secret, str) or lift:
+        return {"ok": False, "error": f'"secret" names a card laid face down, not {secret!r}'}
+    hands = daemon.hands
+    if hands is None or spot not in _secret_spots(daemon):
+        return {"ok": False, "error": f"no card is laid face down on {spot} by a player now"}
+    try:
+        hands.choose(daemon.session.state, secret)
+    except ValueError as error:
+        return {"ok": False, "error": str(error)}
+    return None
+
+
+def _secret_spots(daemon: Daemon) -> list[str]:
+    """The spots where a person's next step lays a card face down that the simulated hands
+    hold in secret (their choice: `SimHands.secret_choices`); none for a seat the table plays,
+    whose card is its own."""
+    session, hands = daemon.session, daemon.hands
+    state = session.state
+    if hands is None or not state.is_chance_node():
+        return []
+    seat, steps = daemon.game.roller(state), _next_steps(daemon)
+    if seat is None or seat in session.table_seats or not steps:
+        return []
+    if not hands.secret_choices(state):
+        return []
+    after = session.layout_after(steps[0])
+    return [spot for spot, token in after.items() if session.expected.get(spot) != token]
+
+
 def _next_steps(daemon: Daemon) -> list[Action]:
     """What may come next on the board: a legal move the seat can make (from the cards the
     simulated hands hold; for a seat the table plays, the move it shows), or a card or piece
@@ -144,6 +187,8 @@ def _spots(daemon: Daemon) -> JSON:
     spot)."""
     session = daemon.session
     afters = [session.layout_after(step) for step in _next_steps(daemon)]
+    secret = _secret_spots(daemon)
+    cards = [] if not secret or daemon.hands is None else daemon.hands.secret_choices(session.state)
     listed: JSON = {}
     for spot, sensor in sorted(daemon.game.spots().items()):
         if sensor == UNSENSED:
@@ -156,6 +201,8 @@ def _spots(daemon: Daemon) -> JSON:
             "expected": expected,
             "next": sorted(following, key=lambda token: (token is not None, token or "")),
         }
+        if spot in secret:
+            listed[spot]["secret"] = cards
     return listed
 
 

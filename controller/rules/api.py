@@ -354,6 +354,18 @@ class Hidden:
         its face-down cards) are as here and everybody else's are dealt afresh at random: the
         worlds that seat cannot tell apart, for a search that must not peek."""
 
+    def secret_choices(self, state: GameState) -> list[str]:
+        """At a chance node where a seat lays a secret card (face down), the cards it may lay
+        from what it holds (tokens), for a person at the simulated table to choose from; none
+        anywhere else."""
+        return []
+
+    def choose(self, state: GameState, card: str) -> None:
+        """A person at the simulated table names the secret card that the seat laying now lays,
+        one of `secret_choices`: it is laid when the lay is observed. A ValueError says why
+        not."""
+        raise ValueError("no card is laid face down now")
+
     def decide_for(self, seats: frozenset[int]) -> None:
         """Let `seats` choose the secret cards they lay (face down) by the game's own judgement
         rather than at random: the seats the table plays, a one-ply player's, and every seat in

@@ -753,7 +753,8 @@ class MightymaniaHidden(Hidden):
         """`kept`: a seat and secrets whose part for that seat stays; the rest is dealt afresh."""
         self.rng = rng
         self.wise: frozenset[int] = frozenset() if kept is None else kept[1].wise
-        # The power a wise seat lays next, chosen before a hand lays it: (player, slot, power).
+        # The card laid face down next, chosen before a hand lays it, by a wise seat or a person
+        # (`choose`): (player, column or round slot, card).
         self.plan: tuple[int, int, str] | None = None
         self.down: list[dict[int, str]] = []  # per player: column -> card
         self.hand: list[list[str]] = []
@@ -809,7 +810,13 @@ class MightymaniaHidden(Hidden):
         match action:
             case Lay(player, col):
                 hand = self.hand[player]
-                self.down[player][col - 1] = hand.pop(self.rng.randrange(len(hand)))
+                plan = self.plan
+                if plan is not None and plan[:2] == (player, col - 1) and plan[2] in hand:
+                    hand.remove(plan[2])  # the card a person chose (`choose`)
+                    self.down[player][col - 1] = plan[2]
+                else:
+                    self.down[player][col - 1] = hand.pop(self.rng.randrange(len(hand)))
+                self.plan = None
             case Move(from_col, to_col):
                 # The mover's row is the one whose face-down card left `from_col`.
                 for p, down in enumerate(self.down):
@@ -850,6 +857,27 @@ class MightymaniaHidden(Hidden):
         if self.plan is None or self.plan[:2] != (player, slot):
             self.plan = (player, slot, wise_power(s, player, self._left(s, player), self.rng))
         return player, self.plan[2]
+
+    def secret_choices(self, state: GameState) -> list[str]:
+        """At set-up, the squad cards the player laying still holds (rule 1); while power cards
+        are laid, the powers they have not laid in this duel (MM-4)."""
+        s = MightymaniaState.of(state)
+        if s.phase is Phase.SETUP:
+            return sorted(self.hand[s.next_lay()[0]])
+        if s.phase is Phase.LAY_POWER:
+            return self._left(s, s.next_power_laid()[0])
+        return []
+
+    def choose(self, state: GameState, card: str) -> None:
+        choices = self.secret_choices(state)
+        if card not in choices:
+            raise ValueError(
+                f"{card!r} cannot be laid face down now: "
+                + (f"one of {', '.join(choices)}" if choices else "no card is laid face down")
+            )
+        s = MightymaniaState.of(state)
+        player, index = s.next_lay() if s.phase is Phase.SETUP else s.next_power_laid()
+        self.plan = (player, index, card)
 
     def _left(self, s: MightymaniaState, player: int) -> list[str]:
         """The player's powers neither shown nor laid face down in this duel (MM-4)."""

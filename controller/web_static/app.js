@@ -141,23 +141,27 @@ async function choose(id) {
   if (!spot) return;
   // Each offer says why: put back as the game has it, what its next step leaves, or lifted.
   const offers = [];
-  const offer = (token, why) => {
-    if (!offers.some((o) => o.token === token)) offers.push({ token, why });
+  const offer = (token, why, secret) => {
+    if (!offers.some((o) => o.token === token && o.secret === secret)) offers.push({ token, why, secret });
   };
   if (spot.shows !== spot.expected) offer(spot.expected, "expected");
-  for (const token of spot.next) offer(token, "next");
+  // A card laid face down from the player's hand: which one is theirs to choose (`secret`).
+  for (const token of spot.next) {
+    if (spot.secret?.length) for (const card of spot.secret) offer(token, "secret", card);
+    else offer(token, "next");
+  }
   if (spot.shows !== null) offer(null, "lift");
-  const lay = (token) => {
+  const lay = (token, secret) => {
     $("chooser").close();
-    post("place", token === null ? { spot: id, lift: true } : { spot: id, token });
+    post("place", token === null ? { spot: id, lift: true } : { spot: id, token, ...(secret ? { secret } : {}) });
   };
   $("chooser-title").textContent = t("lay_on", { spot: squareOf(id) }); // "r0c2", not "r0c2.map"
   $("chooser-tokens").replaceChildren(...(offers.length
-    ? offers.map(({ token, why }) => el("button", {
+    ? offers.map(({ token, why, secret }) => el("button", {
       type: "button", class: "choice", "data-token": token ?? "", "data-why": why,
-      title: t(`offer_${why}`), onclick: () => lay(token),
-    }, ...[token === null ? null : tokenElement(token, id, snap)].filter(Boolean),
-    el("span", { text: token === null ? t("empty") : tokenText(token) }),
+      "data-secret": secret ?? null, title: t(`offer_${why}`), onclick: () => lay(token, secret),
+    }, ...[token === null ? null : tokenElement(secret ?? token, id, snap)].filter(Boolean),
+    el("span", { text: token === null ? t("empty") : tokenText(secret ?? token) }),
     el("small", { text: t(`offer_${why}`) })))
     : [el("p", { text: t("nothing_to_lay") })]));
   $("chooser").showModal();
