@@ -350,7 +350,10 @@ def test_the_simulated_table_lays_the_power_card_a_person_chooses(
         state_dir = ["--state-dir", str(tmp_path)]
         assert main(["place", "--list", *state_dir]) == 0
         (line,) = (line for line in capsys.readouterr().out.splitlines() if "s1.r2" in line)
-        assert line.endswith("(--secret): brainwashing thermokinetic invisibility force")
+        assert line.endswith(
+            "; next: down (face down: your choice, --secret "
+            "brainwashing|thermokinetic|invisibility|force)"
+        )
         assert main(["place", "s1.r2", "--secret", "force", *state_dir]) == 0
         assert capsys.readouterr().out == "s1.r2: down\n"
         wait_for(lambda: len(daemon.session.state.history()) == 17, what="the second lay")

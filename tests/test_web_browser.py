@@ -196,15 +196,23 @@ def test_on_a_phone_multipli_potions_names_stay_in_their_slots(page: Page, tmp_p
 
 def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None:
     """On the simulated table a camera spot offers what the game may see there next: a tap on
-    Mightymania's first slot offers the card dealt face down, and laying it deals it."""
+    Mightymania's first slot offers the squad cards player_1 holds, one of which they lay face
+    down (rule 1), or any of them; laying it deals it."""
     with dashboard(tmp_path, "--game", "mightymania") as table:
         page.goto(table.page)
         slot = page.locator('[data-spot="s1.c1"]')
         slot.click()
-        offered = page.locator("#chooser-tokens .choice")
+        chosen = page.locator('#chooser-tokens .choice[data-why="secret"]')
+        expect(chosen).to_have_count(4)
+        assert [choice.get_attribute("data-secret") for choice in chosen.all()] == [
+            "T1",
+            "T2",
+            "T3",
+            "T4",
+        ]
+        offered = page.locator('#chooser-tokens .choice[data-why="next"]')
         expect(offered).to_have_count(1)
         expect(offered).to_have_attribute("data-token", "down")
-        expect(offered).to_have_attribute("data-why", "next")
         offered.click()
         expect(page.locator("#chooser")).not_to_be_visible()
         expect(slot).to_have_attribute("data-sensed", "down")

@@ -332,7 +332,7 @@ def _spot_line(spot: str, seen: JSON) -> str:
     if seen["next"]:
         text += "; next: " + " ".join(token or "-" for token in seen["next"])
     if seen.get("secret"):
-        text += "; laid face down, your choice (--secret): " + " ".join(seen["secret"])
+        text += " (face down: your choice, --secret " + "|".join(seen["secret"]) + ")"
     return text
 
 

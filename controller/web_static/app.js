@@ -145,10 +145,11 @@ async function choose(id) {
     if (!offers.some((o) => o.token === token && o.secret === secret)) offers.push({ token, why, secret });
   };
   if (spot.shows !== spot.expected) offer(spot.expected, "expected");
-  // A card laid face down from the player's hand: which one is theirs to choose (`secret`).
+  // A card laid face down from the player's hand: which one is theirs to choose (`secret`),
+  // or any of them, as the simulated hands would lay it.
   for (const token of spot.next) {
-    if (spot.secret?.length) for (const card of spot.secret) offer(token, "secret", card);
-    else offer(token, "next");
+    for (const card of spot.secret ?? []) offer(token, "secret", card);
+    offer(token, "next");
   }
   if (spot.shows !== null) offer(null, "lift");
   const lay = (token, secret) => {
