@@ -736,6 +736,7 @@ def test_equal_totals_draw_the_round_and_an_even_duel_costs_no_life_mm_4() -> No
     assert state.results == [P1, P2]
     assert state.lives["T2"] == 2 and state.lives["R2"] == 2
     assert state.phase is Phase.CLEAR
+    assert GAME.describe(state)["duel_won_by"] == "no_one"  # said as such while clearing
 
 
 def test_the_loser_of_the_duel_loses_one_life_mm_4_rule_12() -> None:
@@ -1163,6 +1164,7 @@ def test_describe_shows_the_public_table_and_the_duel() -> None:
         "results": ["player_1", "draw"],
         "won": {"player_1": 1, "player_2": 0},
     }
+    assert facts["duel_won_by"] == "player_1"  # MM-4: more rounds won
     json.dumps(facts)
     opening = GAME.describe(new_state())
     assert opening["attacker"] is None and opening["duel"] is None
@@ -1208,6 +1210,7 @@ def test_describe_gives_every_public_fact_at_a_known_position_mm_5() -> None:
             "results": ["player_1"],
             "won": {"player_1": 1, "player_2": 0},
         },
+        "duel_won_by": None,  # a round still to turn up
         "result": None,
     }
     json.dumps(facts)

@@ -1077,6 +1077,11 @@ class MightymaniaGame(Game):
                 "or its power), results (each round's winner or draw) and won (rounds won).",
             ),
             Detail(
+                "duel_won_by",
+                "once a duel's rounds are all turned up: the player who won more of them (MM-4), "
+                'or "no_one"; else null.',
+            ),
+            Detail(
                 "result", "the outcome once the game is over (winners, returns, draw), else null."
             ),
         ),
@@ -1247,10 +1252,14 @@ class MightymaniaGame(Game):
             "removed": list(s.removed),
             "passes": s.passes,
             "duel": None,
+            "duel_won_by": None,
             "result": self.result(s),
         }
         if s.phase in DUEL or s.phase is Phase.CLEAR or (s.phase is Phase.OVER and s.results):
             facts["duel"] = _describe_duel(s)
+        if s.rounds and len(s.results) == s.rounds:
+            won = [s.results.count(p) for p in range(2)]
+            facts["duel_won_by"] = "no_one" if won[0] == won[1] else PLAYERS[won.index(max(won))]
         return facts
 
     def result(self, state: GameState) -> JSON | None:
