@@ -425,7 +425,9 @@ class Computer:
         one it chose, named for the hand that lays it face down, or, where a player still to lay
         would learn it so, a word to lay one unseen; the lay is then seen as any."""
         state = session.state
-        if self._told == key:
+        # Only the seat that lays there may have a card to lay (`Game.roller`): other chance
+        # nodes, on every turn of the loop, ask the hands nothing.
+        if self._told == key or self.game.roller(state) not in self.seats:
             return
         hidden = self._hidden(state, hint=False)
         planned = None if hidden is None else hidden.planned(state)

@@ -136,7 +136,7 @@ def _choose_secret(daemon: Daemon, spot: str, secret: object, lift: bool) -> JSO
     if not isinstance(secret, str) or lift:
         return {"ok": False, "error": f'"secret" names a card laid face down, not {secret!r}'}
     hands = daemon.hands
-    if hands is None or spot not in _secret_spots(daemon):
+    if hands is None or spot not in _secrets(daemon, _next_steps(daemon))[0]:
         return {"ok": False, "error": f"no card is laid face down on {spot} by a player now"}
     try:
         hands.choose(daemon.session.state, secret)
@@ -145,21 +145,22 @@ def _choose_secret(daemon: Daemon, spot: str, secret: object, lift: bool) -> JSO
     return None
 
 
-def _secret_spots(daemon: Daemon) -> list[str]:
-    """The spots where a person's next step lays a card face down that the simulated hands
-    hold in secret (their choice: `SimHands.secret_choices`); none for a seat the table plays,
-    whose card is its own."""
+def _secrets(daemon: Daemon, steps: list[Action]) -> tuple[list[str], list[str]]:
+    """Where a person's next step (of `steps`, `_next_steps`) lays a card face down from the
+    hand the simulated hands hold for them, and the cards they may lay there
+    (`SimHands.secret_choices`); nothing for a seat the table plays, whose card is its own."""
     session, hands = daemon.session, daemon.hands
     state = session.state
-    if hands is None or not state.is_chance_node():
-        return []
-    seat, steps = daemon.game.roller(state), _next_steps(daemon)
-    if seat is None or seat in session.table_seats or not steps:
-        return []
-    if not hands.secret_choices(state):
-        return []
+    if hands is None or not steps or not state.is_chance_node():
+        return [], []
+    seat = daemon.game.roller(state)
+    if seat is None or seat in session.table_seats:
+        return [], []
+    cards = hands.secret_choices(state)
+    if not cards:
+        return [], []
     after = session.layout_after(steps[0])
-    return [spot for spot, token in after.items() if session.expected.get(spot) != token]
+    return [spot for spot, token in after.items() if session.expected.get(spot) != token], cards
 
 
 def _next_steps(daemon: Daemon) -> list[Action]:
@@ -186,9 +187,9 @@ def _spots(daemon: Daemon) -> JSON:
     what the next step of the game may leave there other than those two (None: it empties the
     spot)."""
     session = daemon.session
-    afters = [session.layout_after(step) for step in _next_steps(daemon)]
-    secret = _secret_spots(daemon)
-    cards = [] if not secret or daemon.hands is None else daemon.hands.secret_choices(session.state)
+    steps = _next_steps(daemon)
+    afters = [session.layout_after(step) for step in steps]
+    secret, cards = _secrets(daemon, steps)
     listed: JSON = {}
     for spot, sensor in sorted(daemon.game.spots().items()):
         if sensor == UNSENSED:

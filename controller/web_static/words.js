@@ -262,11 +262,8 @@ function messageText(snap) {
   if (!(key in STRINGS.en)) return snap.message || "";
   const vars = {};
   for (const [name, value] of Object.entries(note)) {
-    if (name === "actions") vars[name] = value.map(actionText).join(t("moves_sep"));
-    // A card named by its token: in the game's words ("force" is "Force").
-    else if (name === "card") vars[name] = lookup("words", value) ?? wordText(value);
-    else if (name === "cards") vars[name] = value.map((card) => lookup("words", card) ?? wordText(card)).join(", ");
-    else vars[name] = shown(value, "");
+    // Other values in the game's words ("force" is "Force"), a list of them joined.
+    vars[name] = name === "actions" ? value.map(actionText).join(t("moves_sep")) : shown(value, "");
   }
   const own = note.player && note.actions?.length === 1 ? ownMove(note.player, note.actions[0]) : null;
   if (own && `${key}_own` in STRINGS.en) return t(`${key}_own`, { ...vars, ...own });
