@@ -9,6 +9,7 @@ bots and for a person playing from the page alike.
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 
@@ -31,9 +32,14 @@ class SimHands:
         self.rng = rng
         self.wise = wise
         self._shadow: GameState = state.clone()  # what the hidden cards have seen
+        # The hidden cards as they were before each action the shadow played (by its index):
+        # after a take-back the cards lie as they did then, so a card turned up again is the
+        # same card, as on a real table (issue 24, controller/takeback.py).
+        self._before: dict[int, Hidden] = {}
         self.hidden: Hidden | None = self._deal()
 
     def _deal(self) -> Hidden | None:
+        self._before = {}
         hidden = self.game.deal(self._shadow, self.rng)
         if hidden is not None:
             hidden.decide_for(self.wise)
@@ -52,18 +58,31 @@ class SimHands:
         seen = self._shadow.actions()
         now = state.actions()
         # A new game with other options (another deck) starts from a deal of its own.
-        if now[: len(seen)] == seen and state.options == self._shadow.options:
+        same_game = state.options == self._shadow.options
+        if same_game and len(now) in self._before and seen[: len(now)] == now:
+            return self._take_back(state)
+        if same_game and now[: len(seen)] == seen:
             try:
-                for action in now[len(seen) :]:
-                    self._shadow.apply(action)
-                    self.hidden.observe(action, self._shadow)
+                for index in range(len(seen), len(now)):
+                    self._before[index] = copy.deepcopy(self.hidden)
+                    self._shadow.apply(now[index])
+                    self.hidden.observe(now[index], self._shadow)
                 return self.hidden
             except (ValueError, KeyError, IndexError) as error:
                 # A step this deal cannot follow (a card it did not hold, typed in by hand).
                 log.warning("the simulated hands are dealt again: %s", error)
-        # A corrected dice reading, a take-back or a new game: deal afresh to fit the table.
+        # A corrected dice reading or a new game: deal afresh to fit the table.
         self._shadow = state.clone()
         self.hidden = self._deal()
+        return self.hidden
+
+    def _take_back(self, state: GameState) -> Hidden | None:
+        """The hidden cards as they were when the game stood at `state`, a take-back's."""
+        kept = len(state.actions())
+        self.hidden = self._before[kept]
+        self.hidden.decide_for(self.wise)
+        self._before = {index: cards for index, cards in self._before.items() if index < kept}
+        self._shadow = state.clone()
         return self.hidden
 
     def secret_choices(self, state: GameState) -> list[str]:

@@ -18,11 +18,12 @@ from web_daemon import dashboard, fetch
 
 from controller.cli import main
 from controller.daemon import Daemon, RunOptions
+from controller.hands import SimHands
 from controller.journal import Journal, JournalError, Record
 from controller.refusals import Refused
 from controller.replay import load_record
 from controller.rules import GAMES, get_game
-from controller.rules.api import Game, GameState
+from controller.rules.api import Action, Game, GameState
 from controller.rules.words import action_text
 from controller.session import Session, differing
 from controller.takeback import Step, plan
@@ -310,6 +311,48 @@ def test_the_bots_hands_put_the_table_back(tmp_path: Path) -> None:
         # The hands put the table back before they play on (at their pace), and the moves
         # taken back are not read again from the table meanwhile.
         wait_for(put_back, what="the table put back as it was")
+
+
+def _hidden_games() -> list[str]:
+    return [
+        name
+        for name in GAMES
+        if get_game(name).deal(get_game(name).new_initial_state(), random.Random(0))
+    ]
+
+
+@pytest.mark.parametrize("name", _hidden_games())
+def test_the_simulated_hands_hold_the_same_cards_after_a_take_back(name: str) -> None:
+    """After a take-back every hand holds what it held then, and a card turned up after the
+    move taken back is the same card when it is turned up again (controller/takeback.py): the
+    simulated table's hands are not dealt again, as real hands are not."""
+    game = get_game(name)
+    rng = random.Random(4)
+    state = game.new_initial_state()
+    hands = SimHands(game, state, random.Random(5))
+    seen: list[tuple[Action | None, list[Action] | None]] = []  # per action: the hands' say
+    while not state.is_terminal() and len(seen) < 90:
+        if state.is_chance_node():
+            outcome = hands.outcome(state)
+            seen.append((outcome, None))
+            chances, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply(outcome or rng.choices(chances, weights)[0])
+        else:
+            choices = hands.choices(state)
+            assert choices
+            seen.append((None, choices))
+            state.apply(rng.choice(choices))
+    played = state.actions()
+    decisions = [i for i, (_, choices) in enumerate(seen) if choices is not None]
+    keep = decisions[len(decisions) // 2]
+    back = game.replay(state.history()[:keep], state.options)
+    for index in range(keep, len(played)):
+        if back.is_chance_node():
+            assert (hands.outcome(back), None) == seen[index], index
+        else:
+            assert (None, hands.choices(back)) == seen[index], index
+        back.apply(played[index])
+    assert len(played) - keep >= 20
 
 
 # -- the page ---------------------------------------------------------------------------
