@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from mightymania_play import attack, duel, started
 from playwright.sync_api import Page, expect
 from web_daemon import dashboard
+
+from controller.journal import Journal
 
 ATTACKS = '#actions [data-action^="attack:"]'
 TABLE = ("--computer", "2:easy", "--computer-dice", "virtual")
@@ -67,3 +70,32 @@ def test_multipli_potion_counts_its_actions_not_turns_in_the_header(
         )
         page.locator("#lang").select_option("fr")
         expect(page.locator("#turn")).to_contain_text("Actions jouées 2 · Joueur 1")
+
+
+def test_on_a_phone_a_power_cards_whole_name_shows_on_it(page: Page, tmp_path: Path) -> None:
+    """At 390 px a Mightymania spot is 64 px wide: a power card turned up keeps its whole name
+    on it ("brainwashing" on two lines), not cut at the card's edge."""
+    state = started()
+    attack(state, 2, 2, "T2", "R2")
+    duel(state, "brainwashing invisibility force", "speed thermokinetic invisibility")
+    journal = Journal(tmp_path)
+    journal.start("mightymania", state.options)
+    journal.append_actions(state.history())
+    page.set_viewport_size({"width": 390, "height": 844})
+    with dashboard(tmp_path, "--game", "mightymania") as table:
+        page.goto(table.page)
+        expect(page.locator("#board .on-card", has_text="brainwashing")).to_be_visible()
+        cut = page.locator("#board .square").evaluate_all(CUT)
+        assert len(cut) >= 6 and [name for name in cut if name[1] or name[2] > 0.5] == []
+
+
+# Each name on a card: its text, whether it is cut (wider than its box), how far its box reaches
+# past its square.
+CUT = """squares => squares.flatMap(square => {
+  const box = square.getBoundingClientRect();
+  return [...square.querySelectorAll(".on-card")].map(text => {
+    const r = text.getBoundingClientRect();
+    return [text.textContent, text.scrollWidth > text.clientWidth + 1,
+            Math.max(box.left - r.left, r.right - box.right)];
+  });
+})"""
