@@ -42,7 +42,9 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         expect(to_move).to_have_text("no one: the cards or dice come next")
         expect(page.locator("#dice-box")).to_be_hidden()
         # The spot's name over a face-down card stands on a plate of its own.
+        # Named as the decisions name it, not by its id.
         label = page.locator('.square[data-spot="s1.c1"] > .label')
+        expect(label).to_have_text("position 1")
         plate = label.evaluate("node => getComputedStyle(node).backgroundColor")
         assert plate not in ("", "transparent", "rgba(0, 0, 0, 0)")
         # The card offered on the simulated table carries its name on it, inside its button.
@@ -55,6 +57,12 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
             inside["y"] + inside["height"]
         )
         page.keyboard.press("Escape")
+        # A card taken away is to be put back: said with the spot's name in words.
+        page.locator('.square[data-spot="s1.c1"]').click()
+        page.locator('#chooser .choice[data-token=""]').click()
+        expect(page.locator("#turn")).to_contain_text("Put the face-down card on position 1")
+        page.locator('.square[data-spot="s1.c1"]').click()
+        page.locator('#chooser .choice[data-token="down"]').click()
         page.locator("#lang").select_option("fr")
         expect(to_move).to_have_text("personne : au tour des cartes ou des dés")
 

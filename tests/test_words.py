@@ -102,6 +102,9 @@ def test_every_id_has_words_in_both_languages(name: str) -> None:
         assert {option.name for option in info.options} <= set(said["options"]), language
         assert set(info.dice_kinds) <= set(said.get("dice", {})), language
         assert set(problems) <= set(said.get("problems", {})), language
+        for pattern in said.get("spots", {}):  # each names spots of the game's board
+            named = re.compile("(.+?)".join(map(re.escape, pattern.split("*")))).fullmatch
+            assert any(named(spot) for spot in game.spots()), f"{language}: no spot {pattern}"
         for key, template in said.get("problems", {}).items():
             assert key in problems, f"{language}: {key} is no problem of {name}"
             names = problems[key]

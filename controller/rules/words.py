@@ -19,6 +19,8 @@ A catalogue has one table per language, each with these sections:
 - options: a new game's option, by name;
 - tokens: what lies on a spot, by token; a `*` stands for any part, `{1}`, `{2}`... for the
   parts it stood for ("civilian-*" -> "Civilian card {1}");
+- spots: a spot's name on the board, by spot id, `*` as in tokens ("s*.r*" -> "round {2}"), as
+  the game's decisions name it; the page shows the id where a game has none;
 - words: single words that ids are made of (colours, faces, powers);
 - dice: a dice kind's name, one and many (["die", "dice"]);
 - problems: `Problem.key`'s sentence, a template over `Problem.params`.
@@ -45,6 +47,7 @@ SECTIONS = (
     "roles",
     "options",
     "tokens",
+    "spots",
     "words",
     "dice",
     "problems",

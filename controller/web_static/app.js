@@ -78,7 +78,7 @@ function bright(colour) {
   return 0.299 * r + 0.587 * g + 0.114 * b > 150;
 }
 
-function spotElement(id, spot, className, label = id) {
+function spotElement(id, spot, className, label = spotText(id)) {
   const node = el("div", {
     class: className,
     "data-spot": id,
@@ -156,7 +156,7 @@ async function choose(id) {
     $("chooser").close();
     post("place", token === null ? { spot: id, lift: true } : { spot: id, token, ...(secret ? { secret } : {}) });
   };
-  $("chooser-title").textContent = t("lay_on", { spot: squareOf(id) }); // "r0c2", not "r0c2.map"
+  $("chooser-title").textContent = t("lay_on", { spot: spotText(squareOf(id)) }); // "r0c2", not "r0c2.map"
   $("chooser-tokens").replaceChildren(...(offers.length
     ? offers.map(({ token, why, secret }) => el("button", {
       type: "button", class: "choice", "data-token": token ?? "", "data-why": why,

@@ -96,30 +96,37 @@ function wordText(part) {
   return lookup("words", part) ?? readable(part);
 }
 
-function tokenPatterns() {
+function patterns(section) {
   const words = catalogue();
-  return { ...words.en?.tokens, ...words[lang]?.tokens };
+  return { ...words.en?.[section], ...words[lang]?.[section] };
 }
 
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-// The catalogue's phrase for a token: "civilian-3" by "civilian-*", "large:blue" by "large:*".
-function tokenMatch(token) {
-  const exact = lookup("tokens", token);
+// The catalogue's phrase for an id in `section`, exact or by a pattern whose `*` stand for its
+// parts: the token "civilian-3" by "civilian-*", the spot "s1.r2" by "s*.r*".
+function patternMatch(section, id) {
+  const exact = lookup(section, id);
   if (exact !== undefined) return exact;
-  for (const [pattern, template] of Object.entries(tokenPatterns())) {
+  for (const [pattern, template] of Object.entries(patterns(section))) {
     if (!pattern.includes("*")) continue;
-    const found = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("(.+?)")}$`).exec(token);
+    const found = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("(.+?)")}$`).exec(id);
     if (found) return template.replace(/\{(\d+)\}/g, (_, n) => wordText(found[Number(n)]));
   }
   return undefined;
 }
 
+// A spot's name on the board as the game's decisions say it ("round 2" for "s1.r2"); its id,
+// which the command line takes, where the game has no words for it.
+function spotText(id) {
+  return patternMatch("spots", id) ?? id;
+}
+
 function tokenText(token) {
   if (token === null || token === undefined) return "–";
-  return tokenMatch(String(token)) ?? wordText(String(token));
+  return patternMatch("tokens", String(token)) ?? wordText(String(token));
 }
 
 // A template's value: `form` as in words.py (seat, token, tokens, actions).
@@ -183,7 +190,7 @@ function valueText(key, value) {
   if (typeof value !== "string") return shown(value, "");
   const words = catalogue();
   const own = words[lang]?.values?.[key]?.[value] ?? words.en?.values?.[key]?.[value];
-  return own ?? tokenMatch(value) ?? wordText(value);
+  return own ?? patternMatch("tokens", value) ?? wordText(value);
 }
 
 // "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
@@ -206,10 +213,12 @@ function handFix(spot) {
 
 // What a hand must do to put a spot right: "Put the akuma on 8".
 function fixText(id, spot) {
-  const dot = id.indexOf(".");
-  const place = dot > 0 ? id.slice(0, dot) : id;
-  const piece = dot > 0 ? id.slice(dot + 1) : "";
-  // A reed feels "a piece": its spot says which ("8.akuma").
+  // A spot within a square ("8.akuma" on square 8) is named by its square and its piece; one
+  // of the board's own ("s1.r2") by its name.
+  const square = squareOf(id);
+  const place = spotText(square);
+  const piece = square === id ? "" : id.slice(square.length + 1);
+  // A reed feels "a piece": its spot says which.
   const thing = (token) => (token === "piece" && piece ? lookup("words", piece) ?? wordText(piece) : tokenText(token));
   if (spot.expected && !spot.sensed) return t("put_back", { thing: thing(spot.expected), place });
   if (!spot.expected && spot.sensed) return t("take_off", { thing: thing(spot.sensed), place });
