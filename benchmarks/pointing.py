@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from controller.rules import GAMES
 from controller.session import differing
 from controller.simulate import random_step
-from controller.snapshot import board_places, pointed
+from controller.snapshot import board_places, decision_places
 
 STEPS = 3000
 
@@ -47,10 +47,10 @@ def measure(name: str, games: int, seed: int) -> dict[str, int]:
                 for action in offered:
                     after = game.layout(state.child(action))
                     changes = differing(after, before)
-                    if not changes:
+                    at, to = decision_places(game, state, action, before, after, changes, places)
+                    if at is None:
                         buttons += 1
                         continue
-                    at, to = pointed(before, after, changes, places)
                     ends[at, to] += 1
                     if to is not None:
                         targets[at].add(to)

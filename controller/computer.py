@@ -192,9 +192,12 @@ class Computer:
                 roles[spot] = SHOWN_FROM
             else:
                 roles[spot] = SHOWN_TO if spot in after else SHOWN_TAKE
-        if told is not None and told[1] is not None:
-            # Where it goes, though its top may look the same (a die onto a die alike).
-            roles[told[1]] = SHOWN_TO
+        if told is not None:
+            # Where it starts and goes, though nothing moves (an attack) or its top may look
+            # the same (a die onto a die alike).
+            roles[told[0]] = SHOWN_FROM
+            if told[1] is not None:
+                roles[told[1]] = SHOWN_TO
         return roles
 
     def choices(self, session: Session) -> list[Action] | None:

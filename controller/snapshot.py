@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.lights import render
 from controller.rules import GAMES
-from controller.rules.api import JSON, Action, Game, Layout
+from controller.rules.api import JSON, Action, Game, GameState, Layout
 from controller.rules.words import action_fields, catalogue
 from controller.session import Session, View
 from hardware.leds import RGB
@@ -57,6 +57,27 @@ def board_places(game: Game) -> dict[str, int | str]:
         if spot not in places:
             places[spot] = square if square in squares else len(places)
     return places
+
+
+def decision_places(
+    game: Game,
+    state: GameState,
+    action: Action,
+    expected: Layout,
+    after: Layout,
+    changes: frozenset[str],
+    places: Mapping[str, int | str],
+) -> tuple[str | None, str | None]:
+    """Where the page points for `action`, from `expected` to `after` (`changes` the spots that
+    differ): where the game says (`Game.pointing`), even for a decision that moves nothing (an
+    attack), else as the layouts show (`pointed`); (None, None) for a button."""
+    told = game.pointing(state, action)
+    if told is not None:
+        at, end = _place(told[0], places), told[1] and _place(told[1], places)
+        return at, None if end == at else end
+    if changes:
+        return pointed(expected, after, changes, places)
+    return None, None
 
 
 def _place(spot: str, places: Mapping[str, int | str]) -> str:
@@ -228,19 +249,13 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
 def _decision(
     game: Game, action: Action, session: Session, places: Mapping[str, int | str]
 ) -> JSON:
-    """A decision as the page offers it: by pointing at the board (`at`, then `to`) when it
-    changes the board, where the game says (`Game.pointing`) or as the layouts show; else as a
-    button."""
+    """A decision as the page offers it: by pointing at the board (`at`, then `to`), or as a
+    button (`decision_places`)."""
     offered = session.offered.get(action)
     if offered is None:
-        changes = session.changes(action)
-        told = game.pointing(session.state, action) if changes else None
-        if told is not None:
-            at, end = _place(told[0], places), told[1] and _place(told[1], places)
-            to = None if end == at else end
-        elif changes:
-            at, to = pointed(session.expected, session.layout_after(action), changes, places)
-        else:
-            at, to = None, None
+        after = session.layout_after(action)
+        at, to = decision_places(
+            game, session.state, action, session.expected, after, session.changes(action), places
+        )
         offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
     return offered

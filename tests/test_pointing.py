@@ -3,17 +3,22 @@ goes, from the layouts the game gives before and after it (controller/snapshot.p
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+from mightymania_play import started
 from table_session import session_over
 
+from controller.computer import SHOWN_FROM, SHOWN_TO, Computer
 from controller.config import load_config
 from controller.rules import GAMES
 from controller.rules.api import Layout
+from controller.rules.mightymania import Attack, Defend, Phase, Reveal
 from controller.rules.voodoo import Jump, VoodooState
 from controller.session import differing
 from controller.snapshot import board_places, pointed, table_snapshot
 from controller.startup import board_profile
+from controller.thinker import Thinker
 
 
 def point(game: str, before: Layout, after: Layout) -> tuple[str, str | None]:
@@ -64,3 +69,29 @@ def test_a_die_jumping_over_one_alike_is_pointed_from_the_jumper(tmp_path: Path)
     assert (jump["at"], jump["to"]) == ("r4c1", "r2c1")
     layouts = (session.expected, session.layout_after(Jump("r4c1", "r2c1")))
     assert point("voodoo", *layouts) == ("r3c1", "r2c1")  # what the layouts alone would say
+
+
+def test_an_attack_and_a_defence_point_from_card_to_card(tmp_path: Path) -> None:
+    """Mightymania: an attack moves no card, yet it is two taps, the attacking card then the
+    card it attacks (MM-3); a defence, the defending card then the attacked card it fights for
+    (MM-5). The table's own attack is lit from card to card as well."""
+    game = GAMES["mightymania"]
+    state = started()  # player_1 to attack, every card face down
+    session = session_over(game, tmp_path, state)
+    config = load_config(None)
+    shown = table_snapshot(
+        game, session, session.view(0.0), board_profile(config, game), config.palette
+    )
+    attacks = {a["id"]: (a["at"], a["to"]) for a in shown["actions"] if "attack:" in a["id"]}
+    assert attacks["attack:2:3"] == ("s1.c2", "s2.c3")
+    assert len(attacks) == sum(isinstance(a, Attack) for a in state.legal_actions())
+    computer = Computer(game, {1: "easy"}, False, Thinker, None, random.Random(1))
+    assert computer.roles(session, Attack(2, 3)) == {"s1.c2": SHOWN_FROM, "s2.c3": SHOWN_TO}
+    state.apply(Attack(2, 3))
+    while state.phase is Phase.REVEAL:  # the attacking card turned up
+        player, col = state.reveals[0]
+        state.apply(Reveal(player, col + 1, state.unrevealed(player)[0]))
+    defences = [a for a in state.legal_actions() if isinstance(a, Defend)]
+    assert defences and {game.pointing(state, d) for d in defences} == {
+        (f"s2.c{d.from_col}", "s2.c3") for d in defences
+    }

@@ -13,7 +13,6 @@ from web_daemon import dashboard
 
 from controller.journal import Journal
 
-ATTACKS = '#actions [data-action^="attack:"]'
 TABLE = ("--computer", "2:easy", "--computer-dice", "virtual")
 
 
@@ -22,16 +21,18 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         page.goto(table.page)
         # Seed 1: the start rolls give Player 1 the first attack.
         page.locator("#lay-out").click()
-        expect(page.locator(ATTACKS).first).to_be_visible(timeout=15_000)
-        # An attack lights nothing when tapped in the hint: its button plays it.
+        attackers = page.locator('#board .square.pointable[data-spot^="s1.c"]')
+        expect(attackers.first).to_be_visible(timeout=15_000)
+        # The hint's attack is lit on the board, from the card to the card it attacks.
         page.locator("#hint").click()
         expect(page.locator("#hint-note")).to_contain_text(
-            "Play it with its button among the decisions", timeout=15_000
+            "Tap a move to light it on the board", timeout=15_000
         )
-        expect(page.locator("#hint-note")).not_to_contain_text("light it on the board")
-        attack = page.locator(ATTACKS).first
-        source = attack.get_attribute("data-action").split(":")[1]  # type: ignore[union-attr]
-        attack.click()
+        # An attack is two taps: the attacking card, then the opponent's card it attacks.
+        source = attackers.first.get_attribute("data-spot")
+        assert source is not None
+        attackers.first.click()
+        page.locator('#board .square.target[data-spot^="s2.c"]').first.click()
         expect(page.locator("#phase-help")).to_contain_text("Turn the fighting card face up")
         # The log says whose move it was: the same attack twice would not.
         expect(page.locator("#log li").last).to_have_text(
@@ -48,7 +49,7 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         plate = label.evaluate("node => getComputedStyle(node).backgroundColor")
         assert plate not in ("", "transparent", "rgba(0, 0, 0, 0)")
         # The card offered on the simulated table carries its name on it, inside its button.
-        page.locator(f'.square[data-spot="s1.c{source}"]').click()
+        page.locator(f'.square[data-spot="{source}"]').click()
         offer = page.locator('#chooser .choice[data-why="next"]')
         expect(offer).to_be_visible()
         inside, outside = offer.bounding_box(), offer.locator(".on-card").bounding_box()
@@ -65,6 +66,21 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         page.locator('#chooser .choice[data-token="down"]').click()
         page.locator("#lang").select_option("fr")
         expect(to_move).to_have_text("personne : au tour des cartes ou des dés")
+
+
+def test_a_hint_whose_move_lights_nothing_says_to_use_its_button(
+    page: Page, tmp_path: Path
+) -> None:
+    """Capture the Akuma's first decision, one die or two (AK-3), is no place on the board: the
+    hint says to play it with its button rather than to tap it on the board."""
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "1", *TABLE) as table:
+        page.goto(table.page)
+        expect(page.locator('#actions [data-action^="choose_dice:"]').first).to_be_visible()
+        page.locator("#hint").click()
+        expect(page.locator("#hint-note")).to_contain_text(
+            "Play it with its button among the decisions", timeout=15_000
+        )
+        expect(page.locator("#hint-note")).not_to_contain_text("light it on the board")
 
 
 def test_multipli_potion_counts_its_actions_not_turns_in_the_header(

@@ -1143,6 +1143,19 @@ class MightymaniaGame(Game):
             roles[POS[d][s.target]] = "danger"
         return roles
 
+    def pointing(self, state: GameState, action: Action) -> tuple[str, str | None] | None:
+        """An attack points from the attacking card to the card it attacks (MM-3); a defence
+        from the defending card to the attacked Leader it fights for (MM-5). Neither moves a
+        card, so the layouts alone cannot show them."""
+        s = MightymaniaState.of(state)
+        match action:
+            case Attack(from_col, to_col):
+                a = s.current_player()
+                return POS[a][from_col - 1], POS[1 - a][to_col - 1]
+            case Defend(from_col):
+                return POS[s.defender][from_col - 1], POS[s.defender][s.target]
+        return None
+
     def board_rows(self) -> list[list[str]]:
         # As player_1 sees the table: player_2 lays power cards left to right from their side.
         return [list(reversed(SLOT[1])), list(POS[1]), list(POS[0]), list(SLOT[0])]

@@ -91,7 +91,7 @@ function markPointing(places) {
     const node = action.at === pointFrom && action.to !== null ? places[action.to] : undefined;
     if (!node || node.classList.contains("target")) continue;
     node.classList.add("target");
-    node.setAttribute("aria-label", t("point_target", { place: action.to }));
+    node.setAttribute("aria-label", t("point_target", { place: spotText(action.to) }));
     node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
     focusable(node);
   }
