@@ -110,7 +110,7 @@ function drawPointing() {
   }
   const here = actions.filter((action) => action.at === pointFrom && action.to === null);
   box.replaceChildren(
-    el("p", { text: t("point_to", { place: pointFrom }) }),
+    el("p", { text: t("point_to", { place: spotText(pointFrom) }) }),
     ...here.map((action) => el("button", {
       type: "button", "data-action": action.id, text: actionText(action.id), onclick: () => decide([action]),
     })),
