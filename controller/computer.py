@@ -273,7 +273,8 @@ class Computer:
 
     def _lay_hint(self, session: Session) -> JSON:
         """At a lay of cards face down (Mightymania's power cards): the cards the player may
-        lay, the best first (`Game.lay_advice`), said for them; chance has no other hint."""
+        lay, the best first (`Game.lay_advice`), said for them; on the simulated table, only
+        those still in their hand. Chance has no other hint."""
         state = session.state
         cards, seat = self.game.lay_advice(state), self.game.roller(state)
         if cards is None or seat is None:
@@ -283,6 +284,10 @@ class Computer:
             raise Refused(
                 f"{player} is played by the table: no hint", "hint_computer", player=player
             )
+        if self.hands is not None:
+            # The simulated table's hands know the cards already laid: only those left count.
+            held = self.hands.secret_choices(state)
+            cards = [card for card in cards if card in held] or cards
         lay = state.chance_outcomes()[0][0].id
         said = f"hint for {player}: lay {cards[0]} face down (best first: {', '.join(cards)})"
         session.say(said, "hint_lay", player=player, cards=cards, actions=[lay])

@@ -261,6 +261,18 @@ def test_a_hint_at_a_lay_names_the_cards_best_first_for_a_player_not_the_table()
     assert refused.value.key == "hint_chance"
 
 
+def test_on_the_simulated_table_the_lay_hint_names_only_the_cards_still_in_hand() -> None:
+    """Its hands know the power cards player_1 laid face down (rule 8: each power once a duel),
+    so the hint at the next lay leaves them out."""
+    state = _at_lay(3)
+    hands = SimHands(GAME, state, random.Random(2))
+    computer = Computer(GAME, {P2: "easy"}, True, _no_thinking, hands, random.Random(1))
+    hands.choose(state, "thermokinetic")  # the best, as the hint above says
+    state.apply(LayPower(P1, 1))
+    reply = computer.ask_hint(_table(state, []))  # type: ignore[arg-type]
+    assert reply["lay"]["cards"] == ["invisibility", "speed", "brainwashing", "force"]
+
+
 def test_smartboard_hint_prints_the_cards_to_lay_after_a_restart(
     run_options: RunOptionsMaker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
