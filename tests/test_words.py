@@ -21,6 +21,7 @@ from controller.rules.words import (
     action_fields,
     catalogue,
     placeholders,
+    starred,
 )
 from controller.simulate import random_step
 
@@ -103,7 +104,7 @@ def test_every_id_has_words_in_both_languages(name: str) -> None:
         assert set(info.dice_kinds) <= set(said.get("dice", {})), language
         assert set(problems) <= set(said.get("problems", {})), language
         for pattern in said.get("spots", {}):  # each names spots of the game's board
-            named = re.compile("(.+?)".join(map(re.escape, pattern.split("*")))).fullmatch
+            named = starred(pattern).fullmatch
             assert any(named(spot) for spot in game.spots()), f"{language}: no spot {pattern}"
         for key, template in said.get("problems", {}).items():
             assert key in problems, f"{language}: {key} is no problem of {name}"

@@ -69,6 +69,12 @@ def placeholders(template: str) -> list[tuple[str, str]]:
 
 
 @cache
+def starred(pattern: str) -> re.Pattern[str]:
+    """A catalogue key with `*` for any part ("civilian-*", "s*.r*") as a regex, a group for
+    each star."""
+    return re.compile("(.+?)".join(map(re.escape, pattern.split("*"))))
+
+
 def _load(path: Path) -> Catalogue:
     data = read_toml(path, "the words file", WordsError)
     if sorted(data) != sorted(LANGUAGES):
@@ -152,7 +158,7 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
         for pattern, template in patterns.items():
             if "*" not in pattern:
                 continue
-            found = re.fullmatch("(.+?)".join(map(re.escape, pattern.split("*"))), value)
+            found = starred(pattern).fullmatch(value)
             if found:
                 # "{1}", "{2}"...: the parts the stars stood for, counted from 1.
                 return str(template).format("", *map(word, found.groups()))
