@@ -4,7 +4,8 @@ A move taken back is a player's decision with the chance outcomes that followed 
 rolled after it, a card it turned up): the game goes back to just before that decision. The
 dice rolled before the decision stay as they fell, unless the players choose to roll again
 (`reroll`): then the dice outcomes it was made on are taken back too, and the table waits for a
-new roll. A card turned up before the decision stays up: only dice are thrown again. A card
+new roll. Only the deciding seat's own dice are rolled again: a take-back never throws another
+player's roll again (Hawk Moth's choice of dice is not made on Ladybug's Miraculous die). A card turned up before the decision stays up: only dice are thrown again. A card
 turned up after it is turned down again with it, as the lights show; it is still the same card
 lying there, and the board reads it again when it is turned up.
 
@@ -23,17 +24,19 @@ from controller.rules.api import Game, GameState
 
 @dataclass(frozen=True)
 class Step:
-    """One action as it was played: the seat that decided it (None: chance), and whether dice
-    told it."""
+    """One action as it was played: the seat that decided it (None: chance), whether dice
+    told it, and for a chance outcome the seat the rules say rolls it (None: they do not say,
+    and it is the roll of the seat whose decision it follows)."""
 
     player: int | None
     dice: bool
+    roller: int | None = None
 
 
 def step(game: Game, state: GameState) -> Step:
     """The step of the action about to be applied to `state`."""
     if state.is_chance_node():
-        return Step(None, game.dice_wanted(state) is not None)
+        return Step(None, game.dice_wanted(state) is not None, game.roller(state))
     return Step(state.current_player(), False)
 
 
@@ -45,6 +48,17 @@ def steps(game: Game, state: GameState) -> list[Step]:
         found.append(step(game, walked))
         walked.apply(action)
     return found
+
+
+def _roller(played: Sequence[Step], index: int) -> int | None:
+    """Whose roll chance step `index` is: the seat the rules name, else the one whose decision
+    it follows (as `Session.rolled_elsewhere` judges); None before any decision."""
+    if played[index].roller is not None:
+        return played[index].roller
+    return next(
+        (played[k].player for k in range(index - 1, -1, -1) if played[k].player is not None),
+        None,
+    )
 
 
 @dataclass(frozen=True)
@@ -77,6 +91,11 @@ def plan(played: Sequence[Step], skip: Collection[int] = ()) -> TakeBack | None:
     player = played[last].player
     assert player is not None
     first = last
-    while first > 0 and played[first - 1].player is None and played[first - 1].dice:
+    while (
+        first > 0
+        and played[first - 1].player is None
+        and played[first - 1].dice
+        and _roller(played, first - 1) in (None, player)
+    ):
         first -= 1
     return TakeBack(last, last - first, player)

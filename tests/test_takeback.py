@@ -64,18 +64,24 @@ def journalled(game: Game, tmp_path: Path, state: GameState) -> Session:
 def test_a_take_back_is_the_last_decision_and_what_followed_it() -> None:
     deal, roll = Step(None, False), Step(None, True)
     first, second = Step(0, False), Step(1, False)
-    # Set-up cards, a decision, its roll; the next player's decision made on that roll.
-    game = [deal, deal, first, roll, roll, second, roll]
+    # Set-up cards, a decision, its roll; the same player's decision made on that roll.
+    game = [deal, deal, first, roll, roll, first, roll]
     taken = plan(game)
     assert taken is not None
-    assert (taken.keep, taken.rolled, taken.player) == (5, 2, 1)
+    assert (taken.keep, taken.rolled, taken.player) == (5, 2, 0)
     assert taken.kept(reroll=True) == 3  # the roll the decision was made on goes too
+    # The next player's decision after another's roll: that roll is not theirs to throw again
+    # (Hawk Moth's choice of dice after Ladybug's Miraculous die), unless the rules say it is.
+    taken = plan([deal, first, roll, second, roll])
+    assert taken is not None and (taken.keep, taken.rolled, taken.player) == (3, 0, 1)
+    taken = plan([deal, first, roll, Step(None, True, roller=1), second])
+    assert taken is not None and (taken.keep, taken.rolled) == (4, 1)
     # A card turned up before the decision stays up, even when rolling again.
     taken = plan([deal, first, deal, second])
     assert taken is not None and (taken.keep, taken.rolled) == (3, 0)
     assert plan([deal, roll, deal]) is None  # only the set-up: nothing to take back
     # Against the computer (seat 1), back to the person's last decision, its replies with it.
-    taken = plan(game, skip={1})
+    taken = plan([deal, deal, first, roll, roll, second, roll], skip={1})
     assert taken is not None and (taken.keep, taken.rolled, taken.player) == (2, 0, 0)
     assert plan([deal, second, roll, second], skip={1}) is None
 
@@ -141,21 +147,36 @@ def test_a_finished_game_takes_back_the_move_that_ended_it(tmp_path: Path) -> No
 def test_the_dice_stay_as_they_fell_unless_rolled_again(tmp_path: Path) -> None:
     game = get_game("akuma")
     session = session_over(game, tmp_path, game.new_initial_state())
-    session.act("choose_dice:1", NOW)
-    session.on_dice([4], NOW)
-    session.act("choose_dice:1", NOW)  # the Ladybug's turn, after the Hawk Moth's roll
+    session.act("choose_dice:2", NOW)
+    session.on_dice([4, 6], NOW)  # 10: the Hawk Moth lays a trap (AK-4)
+    session.act("place_trap:5", NOW)  # a decision made on the Hawk Moth's own roll
     taken = session.take_back(NOW)
-    assert [a.id for a in taken] == ["choose_dice:1"]
+    assert [a.id for a in taken] == ["place_trap:5"]
     assert [a["type"] for a in session.state.history()] == ["ChooseDice", "Roll"]  # kept
-    session.act("choose_dice:1", NOW)
+    session.act("place_trap:5", NOW)
     taken = session.take_back(NOW, reroll=True)
-    assert [a.id for a in taken] == ["roll:4", "choose_dice:1"]
+    assert [a.id for a in taken] == ["roll:10", "place_trap:5"]
     assert session.state.is_chance_node() and game.dice_wanted(session.state) is not None
     record = Journal(tmp_path).read()
     assert [entry.get("take_back") for entry in record.entries if "take_back" in entry] == [1, 2]
     assert len(record.history()) == 1
     # The rolls taken back were thrown all the same: the dice's record keeps them.
-    assert [entry["dice"]["values"] for entry in record.entries if "dice" in entry] == [[4]]
+    assert [entry["dice"]["values"] for entry in record.entries if "dice" in entry] == [[4, 6]]
+
+
+def test_a_take_back_never_throws_another_players_roll_again(tmp_path: Path) -> None:
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.act("choose_dice:1", NOW)
+    session.on_dice([4], NOW)  # the Hawk Moth's roll (AK-3)
+    session.act("choose_dice:1", NOW)  # the Ladybug's turn: her choice is not made on it
+    taken_plan = session.take_back_plan()
+    assert taken_plan is not None and taken_plan.rolled == 0
+    with pytest.raises(Refused, match="no roll to take back"):
+        session.take_back(NOW, reroll=True)
+    taken = session.take_back(NOW)
+    assert [a.id for a in taken] == ["choose_dice:1"]
+    assert [a["type"] for a in session.state.history()] == ["ChooseDice", "Roll"]
 
 
 def test_rolling_again_a_move_made_on_no_roll_is_refused(tmp_path: Path) -> None:
@@ -363,24 +384,27 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         page.goto(table.page)
         expect(page.locator("#undo")).to_be_disabled()
         expect(page.locator("#undo-what")).to_have_text("Nothing to take back yet")
-        for op, body in (("act", {"id": "choose_dice:1"}), ("roll", {"values": [4]})):
+        for op, body in (("act", {"id": "choose_dice:2"}), ("roll", {"values": [4, 6]})):
             assert fetch(f"{table.url}api/{op}", body, table.key).json()["ok"]
-        assert fetch(f"{table.url}api/act", {"id": "choose_dice:1"}, table.key).json()["ok"]
+        # A 10: the Hawk Moth lays a trap, a decision made on her own roll (AK-4).
+        assert fetch(f"{table.url}api/act", {"id": "place_trap:5"}, table.key).json()["ok"]
         expect(page.locator("#undo-what")).to_have_text(
-            "Takes back Ladybug\u2019s move: Roll one die"
+            "Takes back Hawk Moth\u2019s move: Lay a trap on square 5"
         )
-        expect(page.locator("#undo-reroll-label")).to_have_text("and roll again (Rolled 4)")
+        expect(page.locator("#undo-reroll-label")).to_have_text("and roll again (Rolled 10)")
         page.locator("#undo-reroll").check()
         page.locator("#undo").click()
         # The log keeps one move, then marks the two taken back after it.
         expect(page.locator("#log li")).to_have_text(
-            ["Hawk Moth: Roll one die", "↶ 2 moves taken back"]
+            ["Hawk Moth: Roll both dice", "↶ 2 moves taken back"]
         )
         expect(page.locator("#roll-form")).to_be_visible()  # the roll is thrown again
-        expect(page.locator("#message")).to_contain_text("Taken back: Rolled 4; Roll one die")
+        expect(page.locator("#message")).to_contain_text(
+            "Taken back: Rolled 10; Lay a trap on square 5"
+        )
         # Hints switched off for the rest of the game, beside the Hint button.
-        assert fetch(f"{table.url}api/roll", {"values": [4]}, table.key).json()["ok"]
-        expect(page.locator("#hint")).to_be_visible()  # Ladybug to move
+        assert fetch(f"{table.url}api/roll", {"values": [4, 6]}, table.key).json()["ok"]
+        expect(page.locator("#hint")).to_be_visible()  # the Hawk Moth to lay her trap
         expect(page.locator("#hints-on")).to_be_checked()
         page.locator("#hints-on").uncheck()
         expect(page.locator("#hint")).to_be_hidden()
@@ -388,7 +412,7 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         page.locator("#lang").select_option("fr")
         expect(page.locator("#undo")).to_have_text("↶ Reprendre")
         expect(page.locator("#undo-what")).to_have_text(
-            "Reprend le coup de Papillombre : Lancer un dé, et l\u2019étape qui a suivi"
+            "Reprend le coup de Papillombre : Lancer les deux dés, et l\u2019étape qui a suivi"
         )
         expect(page.locator("#log li.taken")).to_have_text("↶ 2 coups repris")
         expect(page.locator("#hints-switch")).to_have_text("Conseils")
