@@ -233,6 +233,8 @@ class Computer:
         seats = session.state.num_players
         return {
             "computer": [self.seats.get(seat) for seat in range(seats)],
+            # Who throws its seats' dice: "table" (drawn in software) or "hand" (the tray).
+            "computer_dice": "hand" if self.roll is None else "table",
             "levels": list(LEVELS),
             "hints": self.hints,
             "thinking": self.thinking(session, thinker),

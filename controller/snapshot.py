@@ -15,7 +15,7 @@ from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game, GameState, Layout
 from controller.rules.words import action_fields, catalogue
-from controller.session import Session, View
+from controller.session import Session, View, roller
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
 
@@ -176,7 +176,13 @@ def table_snapshot(
         "candidates": [a.id for a in session.candidates()],
         "dice_wanted": None
         if wanted is None
-        else {"kind": wanted.kind, "count": wanted.count, "faces": list(wanted.faces)},
+        else {
+            "kind": wanted.kind,
+            "count": wanted.count,
+            "faces": list(wanted.faces),
+            # Whose dice: the page says to roll them for a seat the table plays.
+            "roller": _roller_name(game, state),
+        },
         "log": [a.id for a in state.actions()],
         # Who decided each (null: chance), so that the log says whose move it was.
         "log_by": [
@@ -194,6 +200,13 @@ def table_snapshot(
         "games": games_offered(),
         "looks": looks(game, palette),
     }
+
+
+def _roller_name(game: Game, state: GameState) -> str | None:
+    """The seat whose roll this chance node is, as the computer judges whose dice it rolls."""
+    seat = game.roller(state)
+    seat = roller(state) if seat is None else seat
+    return None if seat is None else state.player_name(seat)
 
 
 def _take_back(session: Session) -> JSON | None:

@@ -5,9 +5,10 @@ rolled after it, a card it turned up): the game goes back to just before that de
 dice rolled before the decision stay as they fell, unless the players choose to roll again
 (`reroll`): then the dice outcomes it was made on are taken back too, and the table waits for a
 new roll. Only the deciding seat's own dice are rolled again: a take-back never throws another
-player's roll again (Hawk Moth's choice of dice is not made on Ladybug's Miraculous die). A card turned up before the decision stays up: only dice are thrown again. A card
-turned up after it is turned down again with it, as the lights show; it is still the same card
-lying there, and the board reads it again when it is turned up.
+player's roll again (Hawk Moth's choice of dice is not made on Ladybug's Miraculous die). A
+card turned up before the decision stays up: only dice are thrown again. A card turned up after
+it is turned down again with it, as the lights show; it is still the same card lying there,
+and the board reads it again when it is turned up.
 
 Against the computer, the table's own seats (`skip`) do not count as a stop: a take-back goes
 back to the last decision of a person, taking the computer's replies with it, as PicoChess

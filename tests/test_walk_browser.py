@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mightymania_play import attack, duel, started
 from playwright.sync_api import Page, expect
-from web_daemon import dashboard
+from web_daemon import dashboard, fetch
 
 from controller.journal import Journal
 
@@ -66,6 +66,54 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         page.locator('#chooser .choice[data-token="down"]').click()
         page.locator("#lang").select_option("fr")
         expect(to_move).to_have_text("personne : au tour des cartes ou des dés")
+
+
+def test_a_tap_first_where_a_piece_goes_takes_the_decisions_ending_there(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: a player taps the lit destination first. Once it laid a second piece there on
+    the simulated table; now it takes the decisions that end there, a chooser when several
+    start elsewhere."""
+    with dashboard(tmp_path, "--game", "mightymania", "--seed", "1", *TABLE) as table:
+        page.goto(table.page)
+        page.locator("#lay-out").click()
+        attackers = page.locator('#board .square.pointable[data-spot^="s1.c"]')
+        expect(attackers.first).to_be_visible(timeout=15_000)
+        actions = fetch(f"{table.url}api/snapshot", headers=table.key).json()["actions"]
+        target = next(a["to"] for a in actions if a.get("to"))
+        ending = [a["id"] for a in actions if a.get("to") == target]
+        page.locator(f'#board .square[data-spot="{target}"]').click()
+        if len(ending) > 1:
+            choices = page.locator("#chooser .choice")
+            expect(choices).to_have_count(len(ending))
+            choices.first.click()
+        expect(page.locator("#log li").last).to_have_text(
+            re.compile(rf"^Player 1: Attack the opponent.s position {target[-1]} from position \d$")
+        )
+        # Nothing was laid on the opponent's card: nothing to put right.
+        expect(page.locator("#fixes")).to_be_hidden()
+
+
+def test_the_page_names_the_players_seat_and_whose_dice_to_roll_for_the_table(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: nothing said which seat was the player's, and "Roll your d12" was shown when
+    the d12 to throw was one of the table's seats (its dice rolled by hand, by default)."""
+    seats = ("--computer", "2:easy", "--computer", "3:easy")
+    with dashboard(tmp_path, "--game", "takeover", "--players", "3", *seats) as table:
+        page.goto(table.page)
+        banner = page.locator("#thinking-text")
+        # Red rolls first for the first player (HT-5): a person's roll.
+        expect(banner).to_have_text("The table plays Blue (easy), Green (easy) \u00b7 you play Red")
+        expect(page.locator("#phase-help")).not_to_contain_text("the table")
+        assert fetch(f"{table.url}api/roll", {"values": [3]}, table.key).json()["ok"]
+        # Blue's d12: a hand throws it for the table.
+        expect(banner).to_have_text("Roll Blue\u2019s dice for the table")
+        expect(page.locator("#phase-help")).to_contain_text(
+            "Blue is played by the table (easy), and its dice are rolled by hand"
+        )
+        page.locator("#lang").select_option("fr")
+        expect(banner).to_have_text("Lancez les dés de Bleu pour la table")
 
 
 def test_a_hint_whose_move_lights_nothing_says_to_use_its_button(

@@ -10,6 +10,12 @@ function levelName(level) {
 // one decision it then offers). Null on a person's turn, or when the table could not think and
 // the players make its move themselves.
 function tableTurn() {
+  // Dice of a seat the table plays, thrown by a hand in the tray (`--computer-dice hand`).
+  const roller = snap.dice_wanted?.roller ?? null;
+  const rollLevel = roller === null ? null : snap.computer?.[snap.players.indexOf(roller)];
+  if (rollLevel && snap.computer_dice !== "table" && !snap.result) {
+    return { player: playerName(roller), level: levelName(rollLevel), roll: true };
+  }
   const level = snap.computer?.[snap.players.indexOf(snap.to_move)];
   if (!level || snap.result || snap.note?.key === "computer_failed") return null;
   const thinking = Boolean(snap.thinking) && !snap.thinking.hint;
@@ -24,6 +30,7 @@ function tableTurn() {
 function tableTurnHelp() {
   const turn = tableTurn();
   if (!turn) return null;
+  if (turn.roll) return t("now_table_roll", turn);
   if (!turn.move) return t("now_table_thinking", turn);
   return turn.own ? t("now_table_move_own", turn) : t("now_table_move", turn);
 }
@@ -35,11 +42,15 @@ function drawComputer() {
   const turn = tableTurn();
   const seats = snap.result ? [] : (snap.computer ?? []).flatMap((level, i) => level
     ? [t("table_level", { player: playerName(snap.players[i]), level: levelName(level) })] : []);
+  // The people's seats named beside the table's: nothing else tells a player which is theirs.
+  const yours = snap.players.filter((_, i) => !snap.computer?.[i]).map(playerName);
   $("thinking").hidden = !thinking && !turn && seats.length === 0;
   $("thinking-progress").hidden = !thinking;
   if (thinking) $("thinking-progress").value = thinking.fraction;
   $("thinking-text").textContent = thinking?.hint ? t("thinking_hint", { player: playerName(thinking.player) })
-    : !turn ? t("table_seats", { players: seats.join(", ") }) : turn.thinking ? t("thinking", turn)
+    : !turn ? [t("table_seats", { players: seats.join(", ") }),
+      ...(yours.length ? [t("your_seats", { players: yours.join(", ") })] : [])].join(" · ")
+      : turn.roll ? t("table_roll", turn) : turn.thinking ? t("thinking", turn)
       : turn.own ? t("table_plays_own", turn.own) : turn.move ? t("table_plays", turn) : t("table_seat", turn);
   // While the table thinks, or waits for its move to be carried out, the bar in brief at the
   // foot of the screen once it is scrolled out of view (a phone, at the decisions below the

@@ -1,5 +1,6 @@
 // Decisions by pointing: a tap on a piece or a spot where decisions start lights where they may
-// go, as the table's LEDs would, and a tap there takes the decision. The snapshot gives each
+// go, as the table's LEDs would, and a tap there takes the decision; a tap first where a piece
+// may go takes the decisions that end there. The snapshot gives each
 // decision that changes the board its place (`at`) and, for a piece it moves, where to (`to`);
 // decisions the board cannot show (which dice to roll) stay buttons.
 "use strict";
@@ -23,6 +24,15 @@ function pointAt(place) {
     }
   }
   const starting = actions.filter((action) => action.at === place);
+  if (starting.length === 0 && pointFrom === null) {
+    // Where a piece goes, tapped first: the decisions that end there, from wherever they start
+    // (the table's move lit ^ to @ is carried out by one tap on @, not a second piece laid).
+    const ending = actions.filter((action) => action.to === place);
+    if (ending.length) {
+      decide(ending);
+      return true;
+    }
+  }
   if (starting.length === 0 || pointFrom === place) {
     const wasPointing = pointFrom !== null;
     pointFrom = null;
