@@ -184,10 +184,14 @@ def table_snapshot(
             "roller": _roller_name(game, state),
         },
         "log": [a.id for a in state.actions()],
-        # Who decided each (null: chance), so that the log says whose move it was.
+        # Who decided each, or rolled the dice where the rules name the roller (null: chance),
+        # so that the log says whose move or roll it was.
         "log_by": [
-            None if step.player is None else state.player_name(step.player)
-            for step in session.played_steps()
+            None if seat is None else state.player_name(seat)
+            for seat in (
+                step.player if step.player is not None else step.roller if step.dice else None
+                for step in session.played_steps()
+            )
         ],
         # Where moves were taken back: the log marks them ("↶ 2 moves taken back").
         "taken_back": session.journal.take_backs.to_json(),

@@ -39,7 +39,8 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         page.locator('#dice-inputs select[name="die0"]').select_option("3")
         page.locator('#dice-inputs select[name="die1"]').select_option("4")
         page.locator("#roll-form button[type=submit]").click()
-        expect(page.locator("#log li").last).to_have_text("Rolled 7")
+        # The roll under the name of the side that threw it (AK-3).
+        expect(page.locator("#log li").last).to_have_text("Hawk Moth: Rolled 7")
         expect(root).to_have_attribute("data-to-move", "ladybug")
         expect(page.locator('[data-spot="7"]')).to_have_attribute("data-light", PALETTE["rolled"])
         # A legend says what the colours lit now mean.
