@@ -116,6 +116,25 @@ def test_the_page_names_the_players_seat_and_whose_dice_to_roll_for_the_table(
         expect(banner).to_have_text("Lancez les dés de Bleu pour la table")
 
 
+def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Path) -> None:
+    """The walk: after the table's turn the line under the board said its last move alone ("End
+    the turn"), its capture and point only in the log far below. It says the turn's moves."""
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "1", *TABLE) as table:
+        page.goto(table.page)
+        expect(page.locator('#actions [data-action^="choose_dice:"]').first).to_be_visible()
+        said = page.evaluate(
+            """messageText({
+                note: {key: "computer_played", player: "ladybug", actions: ["power:venom"]},
+                log: ["choose_dice:1", "roll:4", "choose_dice:2", "roll:7", "power:venom"],
+                log_by: ["hawkmoth", "hawkmoth", "ladybug", "ladybug", "ladybug"],
+                message: "",
+            })"""
+        )
+        assert said == (
+            "Ladybug (the table) played: Roll both dice; Rolled 7; Miraculous power: Venom"
+        )
+
+
 def test_a_hint_whose_move_lights_nothing_says_to_use_its_button(
     page: Page, tmp_path: Path
 ) -> None:

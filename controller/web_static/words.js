@@ -259,6 +259,17 @@ function ownMove(seat, id) {
   return move.startsWith(player) && /^[\s:]/.test(rest) ? { player, rest, move } : null;
 }
 
+// The moves of `player` at the end of the log, back to another seat's decision.
+function turnOf(snap, player) {
+  const ids = [];
+  for (let i = snap.log.length - 1; i >= 0; i--) {
+    const by = snap.log_by?.[i] ?? null;
+    if (by !== null && by !== player) break;
+    if (by === player) ids.unshift(snap.log[i]);
+  }
+  return ids;
+}
+
 // The table's message: from its key and values when it has one, else as it came.
 function messageText(snap) {
   const note = snap.note;
@@ -274,7 +285,12 @@ function messageText(snap) {
     // Other values in the game's words ("force" is "Force"), a list of them joined.
     vars[name] = name === "actions" ? value.map(actionText).join(t("moves_sep")) : shown(value, "");
   }
-  const own = note.player && note.actions?.length === 1 ? ownMove(note.player, note.actions[0]) : null;
+  // The table's turn said whole (a jump, a point scored, the turn ended), not its last move alone.
+  const actions = note.key === "computer_played" ? turnOf(snap, note.player) : note.actions;
+  if (note.key === "computer_played" && actions.length) {
+    vars.actions = actions.map(actionText).join(t("moves_sep"));
+  }
+  const own = note.player && actions?.length === 1 ? ownMove(note.player, actions[0]) : null;
   if (own && `${key}_own` in STRINGS.en) return t(`${key}_own`, { ...vars, ...own });
   return t(key, vars);
 }
