@@ -116,6 +116,14 @@ def _offered(games: tuple[Game, ...]) -> JSON:
             "option_words": {
                 language: words.get("options", {}) for language, words in catalogue(game).items()
             },
+            # ... what an option takes, where its name does not say, and its choices if bound.
+            "option_help": {
+                language: words.get("option_help", {})
+                for language, words in catalogue(game).items()
+            },
+            "option_choices": {
+                option.name: list(option.choices) for option in game.info.options if option.choices
+            },
             # ... and its seats ("Hawk Moth"), for any game, not only the one on the table.
             "seat_words": {
                 language: words.get("players", {}) for language, words in catalogue(game).items()

@@ -299,6 +299,14 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 expect(youngest.locator("option")).to_have_text(["Player 1", "Player 2"])
                 youngest.select_option(label="Player 2")
                 assert page.evaluate("chosenOptions()")["youngest"] == 1
+                # An option bound to choices is offered as them; one whose name does not say
+                # what it takes has a line on it (the walk: bare text fields).
+                colours = page.locator("#new-options select[name=colours]")
+                expect(colours.locator("option")).to_have_text(["green", "purple", "both"])
+                colours.select_option("green")
+                assert page.evaluate("chosenOptions()")["colours"] == "green"
+                deck = page.locator("#new-options label", has=page.locator("input[name=deck]"))
+                expect(deck.locator(".option-help")).to_contain_text("80 or 64 cards")
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
             assert visible_ids(page) == []
             page.locator("#lang").select_option("fr")
@@ -310,6 +318,7 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 )
             else:
                 expect(page.locator("#new-options label").first).to_have_text(re.compile("Paquet"))
+                expect(deck.locator(".option-help")).to_contain_text("80 ou 64 cartes")
                 expect(page.locator("#new-options select[name=youngest] option")).to_have_text(
                     ["Joueur 1", "Joueur 2"]
                 )

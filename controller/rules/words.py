@@ -17,6 +17,7 @@ A catalogue has one table per language, each with these sections:
   trap"); `{player}` is the player to move, `{dice}` the dice wanted;
 - roles: a light's meaning, by palette role;
 - options: a new game's option, by name;
+- option_help: what such an option takes, where its name does not say, shown under its field;
 - tokens: what lies on a spot, by token; a `*` stands for any part, `{1}`, `{2}`... for the
   parts it stood for ("civilian-*" -> "Civilian card {1}");
 - spots: a spot's name on the board, by spot id, `*` as in tokens ("s*.r*" -> "round {2}"), as
@@ -46,6 +47,7 @@ SECTIONS = (
     "prompts",
     "roles",
     "options",
+    "option_help",
     "tokens",
     "spots",
     "words",

@@ -437,7 +437,11 @@ function drawLog() {
 
 // `game`: the option names one of that game's seats, offered as the form numbers them, from 1;
 // its value stays the seat's index, from 0.
-function optionInput(name, value, game = null) {
+function optionInput(name, value, game = null, choices = null) {
+  if (choices) {
+    return el("select", { name, "data-kind": typeof value === "number" ? "number" : "text" },
+      ...choices.map((choice) => el("option", { value: String(choice), text: String(choice), selected: choice === value ? "" : null })));
+  }
   if (game) {
     return el("select", { name, "data-kind": "seat" }, ...(snap.games[game]?.seats ?? []).map((seat, i) =>
       el("option", { value: String(i), text: seatLabel(seat, i, game), selected: i === value ? "" : null })));
@@ -454,9 +458,13 @@ function drawOptions() {
   // The game on the table offers its own options again; another game, its defaults.
   const options = { ...snap.games[name]?.options, ...(name === snap.game ? snap.options : {}) };
   const seatOptions = snap.games[name]?.seat_options ?? [];
+  const choices = snap.games[name]?.option_choices ?? {};
+  const help = snap.games[name]?.option_help?.[lang] ?? {};
   $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
     el("label", {}, el("span", { text: optionName(name, key) }), " ",
-      optionInput(key, value, seatOptions.includes(key) ? name : null))));
+      optionInput(key, value, seatOptions.includes(key) ? name : null, choices[key] ?? null),
+      // What a field takes, where its name does not say ("red,yellow"; a file's path).
+      ...(help[key] ? [el("small", { class: "option-help", text: help[key] })] : []))));
   drawNames(); // a name field per seat (past.js)
   drawSeats(); // who plays each seat: a player or the table (computer.js)
 }
