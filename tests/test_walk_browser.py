@@ -135,6 +135,33 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
         )
 
 
+def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path: Path) -> None:
+    """The walk: Takeover's legend read "Blue 25 %", "Blue 100 %", "Green 20 %", figures that
+    mean nothing to a player. A role is said once, with what its brightness tells."""
+    with dashboard(tmp_path, "--game", "takeover") as table:
+        page.goto(table.page)
+        expect(page.locator("#turn")).not_to_be_empty()
+        said = page.evaluate(
+            """() => {
+                const lit = (role, light) => ({sensor: "reed", role, light});
+                snap = {...snap, spots: {
+                    r0c0: lit("blue@0.25", "#000040"), r0c1: lit("blue@1.00", "#0000ff"),
+                    r0c2: lit("green@0.20", "#003300"), r0c3: lit("legal", "#0040ff"),
+                }};
+                drawLegend();
+                return [...document.querySelectorAll("#legend li")].map((li) => li.lastChild.textContent);
+            }"""
+        )
+        assert said == [
+            "Blue: a building, as bright as its points left; Blue\u2019s spawn, dim",
+            "Green: a building, as bright as its points left; Green\u2019s spawn, dim",
+            "a legal move",
+        ]
+        # The swatch is the role's brightest light.
+        swatch = page.locator("#legend li .swatch").first
+        assert swatch.evaluate("node => node.style.background") == "rgb(0, 0, 255)"
+
+
 def test_a_hint_whose_move_lights_nothing_says_to_use_its_button(
     page: Page, tmp_path: Path
 ) -> None:

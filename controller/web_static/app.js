@@ -497,16 +497,24 @@ function roleMark(role) {
 // What each colour lit on the board now means: the table's own roles in words, a game's roles
 // (a piece, a player) by their names.
 function drawLegend() {
+  // One entry a role: lit at several levels ("blue@0.25", a Takeover spawn; "blue@1.00", a
+  // building at full points), it is said once with what its brightness tells, not once a level.
   const lit = new Map();
   for (const [id, spot] of Object.entries(snap.spots)) {
     const role = spot.fix ? "fix" : spot.role;
     // A sub-spot's role may be lit by its square's LEDs (a Hostile Takeover cell's map tile).
     const light = spot.light ?? snap.spots[squareOf(id)]?.light;
-    if (role && light && light !== "#000000" && !lit.has(role)) lit.set(role, light);
+    if (!role || !light || light === "#000000") continue;
+    const [base, level] = role.split("@");
+    const bright = level === undefined ? 1 : Number(level);
+    const seen = lit.get(base);
+    const levels = Boolean(seen?.levels) || level !== undefined;
+    if (!seen || bright > seen.bright) lit.set(base, { light, bright, levels });
+    else seen.levels = levels;
   }
-  $("legend").replaceChildren(...[...lit].map(([role, colour]) => el("li", {},
-    el("span", { class: "swatch", style: `background: ${colour}`, text: roleMark(role) }),
-    roleName(role))));
+  $("legend").replaceChildren(...[...lit].map(([role, { light, levels }]) => el("li", {},
+    el("span", { class: "swatch", style: `background: ${light}`, text: roleMark(role) }),
+    levels ? lookup("roles", `${role}@`) ?? t("role_levels", { role: roleName(role) }) : roleName(role))));
   $("legend-box").hidden = lit.size === 0;
 }
 
