@@ -149,7 +149,8 @@ def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path:
                     r0c2: lit("green@0.20", "#003300"), r0c3: lit("legal", "#0040ff"),
                 }};
                 drawLegend();
-                return [...document.querySelectorAll("#legend li")].map((li) => li.lastChild.textContent);
+                const items = [...document.querySelectorAll("#legend li")];
+                return items.map((li) => li.lastChild.textContent);
             }"""
         )
         assert said == [
