@@ -67,6 +67,15 @@ def test_every_phase_a_game_shows_has_help_in_both_languages(
 
 
 @pytest.mark.parametrize("name", GUIDED)
+def test_the_help_of_a_phase_shows_players_no_clarification_id(name: str) -> None:
+    """The help of "what to do now" is read by players mid-game: "(HT-5)" means nothing to
+    them. The ids stay in the code, the tests and the guide pages."""
+    for lang in LANGUAGES:
+        helps = guide(GAMES[name].info, lang).phases
+        assert helps and not [t for t in helps.values() if re.search(r"\b[A-Z]{2}-\d+", t)]
+
+
+@pytest.mark.parametrize("name", GUIDED)
 def test_every_guide_has_its_sections_in_both_languages_in_the_subset_drawn(name: str) -> None:
     info = GAMES[name].info
     pages = {lang: guide(info, lang) for lang in LANGUAGES}
