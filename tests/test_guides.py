@@ -4,6 +4,7 @@ and the ways to reach them (the control op `guide`, `smartboard how-to-play`).""
 from __future__ import annotations
 
 import importlib
+import json
 import random
 import re
 from dataclasses import replace
@@ -67,6 +68,15 @@ def test_every_phase_a_game_shows_has_help_in_both_languages(
 
 
 @pytest.mark.parametrize("name", GUIDED)
+def test_the_help_of_a_phase_shows_players_no_clarification_id(name: str) -> None:
+    """The help of "what to do now" is read by players mid-game: "(HT-5)" means nothing to
+    them. The ids stay in the code, the tests and the guide pages."""
+    for lang in LANGUAGES:
+        helps = guide(GAMES[name].info, lang).phases
+        assert helps and not [t for t in helps.values() if re.search(r"\b[A-Z]{2}-\d+", t)]
+
+
+@pytest.mark.parametrize("name", GUIDED)
 def test_every_guide_has_its_sections_in_both_languages_in_the_subset_drawn(name: str) -> None:
     info = GAMES[name].info
     pages = {lang: guide(info, lang) for lang in LANGUAGES}
@@ -96,6 +106,19 @@ def test_the_french_help_names_the_seats_as_the_page_does(name: str) -> None:
             continue
         assert not [text for text in page.phases.values() if english in text], (name, english)
         assert english not in re.sub(r"\([^)]*\)", "", page.text), (name, english)
+
+
+def test_takeover_in_french_claims_with_one_verb() -> None:
+    """HT-5's claim is "revendiquer" in the words (the decision, the header's prompt) and so in
+    the help and the guide: a player reading "conquérez" beside "revendiquez" looks for two
+    actions."""
+    game = GAMES["takeover"]
+    words = catalogue(game)["fr"]
+    page = guide(game.info, "fr")
+    assert words["actions"]["claim"].startswith("Revendiquer")
+    assert "revendiquez" in words["prompts"]["turn"] and "revendiquez" in page.phases["turn"]
+    said = [json.dumps(words, ensure_ascii=False), page.text, *page.phases.values()]
+    assert not [text for text in said if "conqu" in text.lower()]
 
 
 def test_a_guide_refuses_an_unknown_language_and_a_game_without_one() -> None:

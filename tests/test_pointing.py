@@ -6,17 +6,20 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from mightymania_play import started
 from table_session import session_over
+from takeover_play import position
 
 from controller.computer import SHOWN_FROM, SHOWN_TO, Computer
 from controller.config import load_config
-from controller.rules import GAMES
+from controller.rules import GAMES, takeover
 from controller.rules.api import Layout
 from controller.rules.mightymania import Attack, Defend, Phase, Reveal
 from controller.rules.voodoo import Jump, VoodooState
 from controller.session import differing
-from controller.snapshot import board_places, pointed, table_snapshot
+from controller.simulate import random_step
+from controller.snapshot import board_places, decision_places, pointed, table_snapshot
 from controller.startup import board_profile
 from controller.thinker import Thinker
 
@@ -95,3 +98,70 @@ def test_an_attack_and_a_defence_point_from_card_to_card(tmp_path: Path) -> None
     assert defences and {game.pointing(state, d) for d in defences} == {
         (f"s2.c{d.from_col}", "s2.c3") for d in defences
     }
+
+
+def test_a_takeover_claim_and_attack_point_from_the_pawn(tmp_path: Path) -> None:
+    """HT-5: buildings bear no number on the board, so a claim is two taps, the pawn then the
+    building; a large one on its cell next to the pawn (here its second). An attack: the pawn
+    then the pawn it fights. The table's own claim is lit the same way."""
+    game = GAMES["takeover"]
+    state = position(
+        """
+        o o o o o
+        o L L r o
+        o o s b o
+        R o o B o
+        """
+    )
+    session = session_over(game, tmp_path, state)
+    config = load_config(None)
+    shown = table_snapshot(
+        game, session, session.view(0.0), board_profile(config, game), config.palette
+    )
+    offered = {a["id"]: (a["at"], a["to"]) for a in shown["actions"]}
+    assert offered["claim:0"] == ("r1c3", "r1c2")  # the large building on r1c1 and r1c2
+    assert offered["claim:1"] == ("r1c3", "r2c2")
+    assert offered["attack:blue"] == ("r1c3", "r2c3")
+    assert offered["move:r0c2"] == ("r1c3", "r0c2")
+    assert None not in {at for at, _ in offered.values()}  # no buttons left
+    computer = Computer(game, {1: "easy"}, False, Thinker, None, random.Random(1))
+    roles = computer.roles(session, takeover.Claim(0))
+    assert roles == {"r1c3": SHOWN_FROM, "r1c2": SHOWN_TO}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_takeover_turn_decision_is_pointed_apart(players: int) -> None:
+    """HT-5, over random games: on a turn, every claim points from the pawn to a cell of its
+    building that the pawn touches, every attack from the pawn to the defender's pawn, and no
+    two decisions point alike (no chooser: each is one tap from the pawn)."""
+    game = GAMES["takeover"]
+    places = board_places(game)
+    rng = random.Random(players)
+    seen = {takeover.Claim: 0, takeover.Attack: 0}
+    for _ in range(3):
+        state = takeover.TakeoverState.of(game.new_initial_state({"players": players}))
+        while not state.is_terminal():
+            if state.phase is takeover.Phase.TURN:
+                names, pawn = state.grid.names, state.pawns[state.player]
+                assert pawn is not None
+                before = game.layout(state)
+                ends = set()
+                actions = state.legal_actions()
+                for action in actions:
+                    after = game.layout(state.child(action))
+                    changes = differing(after, before)
+                    at, to = decision_places(game, state, action, before, after, changes, places)
+                    ends.add((at, to))
+                    if isinstance(action, takeover.Claim):
+                        cells = {names[c] for c in state.buildings[action.building].cells}
+                        assert at == names[pawn] and to in cells
+                        assert state.grid.index[to] in state.grid.around[pawn]
+                    elif isinstance(action, takeover.Attack):
+                        defender = state.pawns[takeover.COLOURS.index(action.target)]
+                        assert defender is not None
+                        assert (at, to) == (names[pawn], names[defender])
+                    if type(action) in seen:
+                        seen[type(action)] += 1
+                assert len(ends) == len(actions)
+            random_step(state, rng)
+    assert seen[takeover.Claim] and seen[takeover.Attack]

@@ -5,7 +5,8 @@ A game's `GameType.guide` names its files in guides/: NAME.en.md and NAME.fr.md,
 reads as it is on GitHub, in the small subset that the terminal and the page render (headings,
 paragraphs, lists, **bold**, `code`); and NAME.phases.toml, a table per value of the game's
 "phase" detail with its help in each language. The rulebooks in ../shared are explained, never
-copied: a page cites the clarification (AK-3, BV-5, ...) where our reading settles a gap.
+copied: a page cites the clarification (AK-3, BV-5, ...) where our reading settles a gap;
+the help of a phase, shown to players as they play, names none.
 """
 
 from __future__ import annotations

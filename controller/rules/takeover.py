@@ -1429,6 +1429,26 @@ class TakeoverGame(Game):
                 )
         return None
 
+    def pointing(self, state: GameState, action: Action) -> tuple[str, str | None] | None:
+        """HT-5: a claim points from the pawn to the building it touches, an attack from the
+        pawn to the pawn it fights, as a move points from the pawn to its cell. Neither moves a
+        piece, and buildings bear no number on the board: the building is where it is tapped.
+        A large building is pointed at on its first cell next to the pawn."""
+        s = TakeoverState.of(state)
+        pawn = s.pawns[s.player]
+        if pawn is None or s.phase is not Phase.TURN:
+            return None
+        names = s.grid.names
+        if isinstance(action, Claim):
+            near = s.grid.around_set[pawn]
+            cells = s.buildings[action.building].cells
+            return names[pawn], names[next((c for c in cells if c in near), cells[0])]
+        if isinstance(action, Attack):
+            defender = s.pawns[COLOURS.index(action.target)]
+            if defender is not None:
+                return names[pawn], names[defender]
+        return None
+
     def hidden(self, sensed: Layout) -> frozenset[str]:
         """A pawn stands on its spawn or on a tile cell (HT-4, HT-5), over the markers there."""
         index = self._grid().index
