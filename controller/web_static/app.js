@@ -341,9 +341,9 @@ function drawDice() {
   if (key === diceKey) return;
   diceKey = key;
   if (!wanted) return;
-  // In --sim a click on a die rolls them all.
+  // In --sim a click on a die rolls them all: a die face on it, not a "?" read as help.
   const dice = Array.from({ length: wanted.count }, () => snap.sim
-    ? el("button", { type: "button", class: "die", title: t("roll"), text: "?", onclick: () => post("roll") })
+    ? el("button", { type: "button", class: "die", title: t("roll"), "aria-label": t("roll"), text: "⚄", onclick: () => post("roll") })
     : "");
   $("dice-wanted").replaceChildren(t("wanted", { dice: diceText(wanted) }), ...dice);
   // Each die starts unset, and the form is not sent until every one is set: a form left

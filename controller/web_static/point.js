@@ -6,6 +6,7 @@
 "use strict";
 
 let pointFrom = null; // the place tapped first, while its destinations are lit
+const MANY_STARTS = 12;
 
 function pointedActions() {
   return snap.actions.filter((action) => action.at !== null && action.at !== undefined);
@@ -88,6 +89,10 @@ function focusable(node) {
 function markPointing(places) {
   const actions = pointedActions();
   if (pointFrom !== null && !actions.some((action) => action.at === pointFrom)) pointFrom = null;
+  // Where nearly every piece may start (a Voodoo turn: 47 places), the outlines say little and
+  // crowd the board: they are drawn fainter.
+  const starts = new Set(actions.map((action) => action.at)).size;
+  document.getElementById("board").classList.toggle("many-starts", starts > MANY_STARTS);
   for (const action of actions) {
     const node = places[action.at];
     if (!node) continue;
