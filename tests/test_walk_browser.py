@@ -163,6 +163,25 @@ def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path:
         assert swatch.evaluate("node => node.style.background") == "rgb(0, 0, 255)"
 
 
+def test_a_hint_whose_moves_look_alike_says_so(page: Page, tmp_path: Path) -> None:
+    """The walk: a Takeover hint at set-up listed five tiles, all "49 %", "the best first". When
+    the chances are within the playouts' noise the note says any will do."""
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "1", *TABLE) as table:
+        page.goto(table.page)
+        expect(page.locator('#actions [data-action^="choose_dice:"]').first).to_be_visible()
+        note = """chances => {
+            const ids = ["choose_dice:1", "choose_dice:2"];
+            snap = {...snap, hint: {player: "hawkmoth", lit: null,
+                choices: chances.map((chance, i) => ({id: ids[i], chance}))}};
+            drawComputer();
+            return document.getElementById("hint-note").textContent;
+        }"""
+        alike = "These moves look alike to the table"
+        assert alike in page.evaluate(note, [49, 48])
+        assert alike not in page.evaluate(note, [62, 41])
+        assert alike not in page.evaluate(note, [49, None])  # too few tries to say
+
+
 def test_a_hint_whose_move_lights_nothing_says_to_use_its_button(
     page: Page, tmp_path: Path
 ) -> None:

@@ -2,6 +2,8 @@
 // its alternatives listed, and in the new-game form who plays each seat, a player or the table.
 "use strict";
 
+const ALIKE_POINTS = 2; // chances of winning this close are the playouts' noise, not a judgement
+
 function levelName(level) {
   return t(`level_${level}`);
 }
@@ -77,7 +79,12 @@ function drawComputer() {
   // nothing when tapped: the note then points at their buttons instead.
   const shown = hint.choices.some((choice) => snap.actions.some((a) => a.id === choice.id && a.at != null));
   $("hint-note").dataset.i18n = shown ? "hint_share" : "hint_share_buttons";
-  $("hint-note").textContent = t($("hint-note").dataset.i18n);
+  // Moves the playouts cannot tell apart (a Takeover tile at set-up: all 49 %) are said to be
+  // alike, so that "the best first" is not read as a judgement.
+  const chances = hint.choices.map((choice) => choice.chance).filter((chance) => chance !== null);
+  const alike = hint.choices.length > 1 && chances.length === hint.choices.length
+    && Math.max(...chances) - Math.min(...chances) <= ALIKE_POINTS;
+  $("hint-note").textContent = [t($("hint-note").dataset.i18n), ...(alike ? [t("hint_alike")] : [])].join(" ");
   // Each move tapped is lit on the board in turn, as the best was first.
   $("hint-choices").replaceChildren(...hint.choices.map((choice, i) => el("li", {
     "data-action": choice.id,
