@@ -1,8 +1,8 @@
 // Decisions by pointing: a tap on a piece or a spot where decisions start lights where they may
 // go, as the table's LEDs would, and a tap there takes the decision; a tap first where a piece
-// may go takes the decisions that end there. The snapshot gives each
-// decision that changes the board its place (`at`) and, for a piece it moves, where to (`to`);
-// decisions the board cannot show (which dice to roll) stay buttons.
+// may go takes the decisions that end there. The snapshot gives each decision that changes the
+// board its place (`at`) and, for a piece it moves, where to (`to`); decisions the board cannot
+// show (which dice to roll) stay buttons.
 "use strict";
 
 let pointFrom = null; // the place tapped first, while its destinations are lit
