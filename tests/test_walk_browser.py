@@ -182,6 +182,28 @@ def test_a_hint_whose_moves_look_alike_says_so(page: Page, tmp_path: Path) -> No
         assert alike not in page.evaluate(note, [49, None])  # too few tries to say
 
 
+def test_on_a_phone_a_pill_says_the_decisions_wait_below_the_board(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: on a phone Akuma's first decisions sit 1.5 screens below the board, and nothing
+    says so. A pill at the foot of the screen does, while they are out of view, and takes the
+    player there."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    with dashboard(tmp_path, "--game", "akuma", "--seed", "1", *TABLE) as table:
+        page.goto(table.page)
+        pill = page.locator("#below-pill")
+        expect(pill).to_have_text("\u2193 2 decisions to choose from, below")
+        expect(pill).to_be_visible()
+        choice = page.locator('#actions [data-action="choose_dice:1"]')
+        expect(choice).not_to_be_in_viewport()
+        pill.click()
+        expect(choice).to_be_in_viewport()
+        expect(pill).to_be_hidden()
+        page.locator("#lang").select_option("fr")
+        page.evaluate("window.scrollTo(0, 0)")
+        expect(pill).to_have_text("\u2193 2 décisions au choix, plus bas")
+
+
 def test_a_hint_whose_move_lights_nothing_says_to_use_its_button(
     page: Page, tmp_path: Path
 ) -> None:

@@ -301,6 +301,19 @@ function drawActions() {
   filterActions();
 }
 
+// On a phone the decisions and the dice lie below the board: while they are out of view a pill
+// at the foot of the screen says what waits there, as the thinking pill does for the table.
+function drawBelow() {
+  const buttons = $("actions").querySelectorAll(":scope > button, .group > button").length;
+  const roll = !$("roll-form").hidden;
+  const text = buttons === 1 ? t("below_one") : buttons > 1 ? t("below_many", { count: buttons })
+    : roll ? t("below_dice") : "";
+  const box = $(buttons ? "actions-box" : "dice-box");
+  const below = !box.hidden && box.getBoundingClientRect().top > window.innerHeight;
+  $("below-pill").hidden = !text || !below || !$("thinking-pill").hidden;
+  $("below-pill-text").textContent = text;
+}
+
 function filterActions() {
   const words = $("actions-filter").value.trim().toLowerCase();
   for (const group of $("all-actions").querySelectorAll("details")) {
@@ -545,6 +558,7 @@ function render() {
   drawActions();
   drawPointing();
   drawDice();
+  drawBelow();
   drawDetails();
   drawCamera();
   drawLog();
@@ -615,6 +629,14 @@ $("correct-form").addEventListener("submit", (event) => {
   else post("correct", { values });
 });
 $("new-game").addEventListener("change", drawOptions);
+// Scrolled into view or out of it, the decisions and the dice tell the pill again.
+const belowObserver = new IntersectionObserver(() => drawBelow());
+belowObserver.observe($("actions-box"));
+belowObserver.observe($("dice-box"));
+$("below-pill").addEventListener("click", () => {
+  const box = $("actions").querySelector("button") ? $("actions-box") : $("dice-box");
+  box.scrollIntoView({ behavior: "smooth", block: "start" });
+});
 $("new-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const abandon = Boolean(snap && !snap.result);
