@@ -127,7 +127,7 @@ def play_by_taps(page: Page, seed: int, choose: Choice = at_random, limit: int =
             elif put_right(page, snap):
                 pass
             elif snap["to_move"] == "chance":
-                page.locator("#dice-wanted button.die").first.click(timeout=TAP_MS)
+                page.locator("#roll-random").click(timeout=TAP_MS)
             else:
                 wanted = choose(snap, snap["actions"], rng)["id"]
                 tap_decision(page, next(a for a in snap["actions"] if a["id"] == wanted))

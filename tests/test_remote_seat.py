@@ -94,7 +94,7 @@ def test_a_page_only_participant_plays_its_seat_from_the_page(
         # Ladybug's choice and roll, made on the page, reach the table.
         page.locator('#actions [data-action="choose_dice:1"]').click()
         expect(help_box).to_contain_text("Throw the dice and enter what they show below")
-        page.locator("#dice-wanted button.die").first.click()
+        page.locator("#roll-random").click()
         expect(page.locator("#log li")).to_have_count(4)
         played = _history(ladybug)[:4]
         wait_for(lambda: _history(hawkmoth)[:4] == played, what="Ladybug's roll at the table")

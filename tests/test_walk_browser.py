@@ -133,6 +133,12 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
         assert said == (
             "Ladybug (the table) played: Roll both dice; Rolled 7; Miraculous power: Venom"
         )
+        # The header on the table's turn names it, not a prompt that speaks to "you".
+        header = page.evaluate(
+            """headerText({...snap, to_move: "ladybug", computer: [null, "easy"],
+                details: {...snap.details, phase: "choose_dice"}})"""
+        )
+        assert header == "Ladybug is played by the table (easy)"
 
 
 def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path: Path) -> None:

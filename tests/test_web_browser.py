@@ -61,9 +61,9 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         )
         expect(page.locator("#fixes")).to_be_hidden()
 
-        # Ladybug rolls one die, by clicking it.
+        # Ladybug rolls one die, with the simulated table's Roll button.
         page.locator('[data-action="choose_dice:1"]').click()
-        page.locator("#dice-wanted button.die").first.click()
+        page.locator("#roll-random").click()
         expect(page.locator("#log li")).to_have_count(4)
         expect(page.locator("#log li").last).to_have_text(re.compile(r"Rolled [1-6]$"))
 

@@ -354,11 +354,9 @@ function drawDice() {
   if (key === diceKey) return;
   diceKey = key;
   if (!wanted) return;
-  // In --sim a click on a die rolls them all: a die face on it, not a "?" read as help.
-  const dice = Array.from({ length: wanted.count }, () => snap.sim
-    ? el("button", { type: "button", class: "die", title: t("roll"), "aria-label": t("roll"), text: "⚄", onclick: () => post("roll") })
-    : "");
-  $("dice-wanted").replaceChildren(t("wanted", { dice: diceText(wanted) }), ...dice);
+  // In --sim the form's Roll button rolls them (one way: a die to tap beside it read as a
+  // second Roll button).
+  $("dice-wanted").replaceChildren(t("wanted", { dice: diceText(wanted) }));
   // Each die starts unset, and the form is not sent until every one is set: a form left
   // untouched must not enter a roll of first faces.
   $("dice-inputs").replaceChildren(
@@ -571,6 +569,7 @@ function translate() {
   $("lang").value = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   $("actions-filter").placeholder = t("find_decision");
+  $("correct-form").querySelector("input").placeholder = t("correct_example"); // not read as a roll
   $("actions-filter").setAttribute("aria-label", t("find_decision"));
   drawSound(); // sound.js
   diceKey = null;

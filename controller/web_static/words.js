@@ -237,6 +237,9 @@ function headerText(snap) {
   const fix = Object.entries(snap.spots).find(([, spot]) => handFix(spot));
   if (fix) return fixText(...fix);
   if (!snap.to_move) return "";
+  // A seat the table plays: its prompt would speak to it ("play a card from your hand").
+  const level = snap.computer?.[snap.players.indexOf(snap.to_move)];
+  if (level) return t("table_seat", { player: playerName(snap.to_move), level: levelName(level) });
   const prompt = lookup("prompts", snap.details?.phase);
   if (prompt !== undefined) {
     return fill(prompt, (name) => {
