@@ -98,6 +98,17 @@ class SimHands:
             raise ValueError(f"{self.game.name} has no cards laid face down")
         hidden.choose(state, card)
 
+    def known_to(self, state: GameState, seats: list[int]) -> dict[str, list[list[str]]]:
+        """What each of `seats` holds or laid unseen, by seat name: [spot, card] pairs, the
+        spot "" for a card in hand (`Hidden.known_to`); nothing for a game without them."""
+        hidden = self.follow(state)
+        if hidden is None:
+            return {}
+        return {
+            state.player_name(seat): [[spot, card] for spot, card in hidden.known_to(seat)]
+            for seat in seats
+        }
+
     def choices(self, state: GameState) -> list[Action] | None:
         """The decisions the player to move can really make with what they hold; None for a
         game without hidden cards, where every legal decision can be made."""

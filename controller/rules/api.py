@@ -366,6 +366,12 @@ class Hidden:
         not."""
         raise ValueError("no card is laid face down now")
 
+    def known_to(self, seat: int) -> list[tuple[str, str]]:
+        """What `seat` holds or laid unseen, as (spot, token): a card face down on a spot of
+        the board, or "" for one in its hand. The simulated table shows it to the person
+        playing that seat, who has no real cards to look at. Nothing by default."""
+        return []
+
     def decide_for(self, seats: frozenset[int]) -> None:
         """Let `seats` choose the secret cards they lay (face down) by the game's own judgement
         rather than at random: the seats the table plays, a one-ply player's, and every seat in

@@ -784,6 +784,15 @@ class MightymaniaHidden(Hidden):
         shown); `seat` keeps its own, which it laid and knows (rules 1 and 8)."""
         return construct(MightymaniaHidden, MightymaniaState.of(state), rng, (seat, self))
 
+    def known_to(self, seat: int) -> list[tuple[str, str]]:
+        """The seat's squad cards face down where they lie and those still in hand at set-up
+        (rule 1: its Leader among them), and the power cards it laid face down this duel."""
+        return (
+            [(POS[seat][col], card) for col, card in sorted(self.down[seat].items())]
+            + [("", card) for card in sorted(self.hand[seat])]
+            + [(SLOT[seat][k], power) for k, power in sorted(self.laid[seat].items())]
+        )
+
     def choices(self, state: GameState) -> list[Action]:
         """Every decision is public, but a face-down card may be defended only if it really is
         the Leader (MM-5)."""

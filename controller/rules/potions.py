@@ -505,6 +505,10 @@ class PotionsHidden(Hidden):
                 self.hands[player].add(self.pile.popleft())
         self.mover = state.to_move
 
+    def known_to(self, seat: int) -> list[tuple[str, str]]:
+        """The seat's hand (MP rules: four cards, drawn back up each turn)."""
+        return [("", card) for card in sorted(self.hands[seat])]
+
     def redeal(self, state: GameState, rng: random.Random, seat: int) -> PotionsHidden:
         """The other hand and the pile's order dealt afresh; `seat` keeps its hand, which is
         all that a player knows of the hidden cards (the spent pairs' order under the pile is

@@ -241,6 +241,22 @@ function drawResult() {
   box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: line }));
 }
 
+// The simulated table's hand of a person (`secrets`): the cards they hold or laid face down,
+// which on a real table they would look at in their hand. Several people at one page take
+// turns: the hand of the one to move, or laying, shows.
+function drawSecrets() {
+  const secrets = snap.secrets ?? {};
+  let seats = Object.keys(secrets).filter((seat) => secrets[seat].length > 0);
+  if (seats.length > 1) seats = seats.filter((seat) => seat === (snap.lay_hint_for ?? snap.to_move));
+  $("secrets").hidden = seats.length === 0;
+  if (seats.length === 0) return;
+  const [seat] = seats;
+  $("secrets-title").textContent = t("secrets_title", { player: playerName(seat) });
+  $("secrets-list").replaceChildren(...secrets[seat].map(([spot, token]) => el("li", {},
+    tokenElement(token, spot, snap) ?? "",
+    el("span", { class: "where", text: spot ? spotText(spot) : t("in_hand") }))));
+}
+
 function drawFixes() {
   const fixes = Object.entries(snap.spots).filter(([, spot]) => handFix(spot));
   $("fixes").hidden = fixes.length === 0;
@@ -551,6 +567,7 @@ function render() {
   drawUndo(); // undo.js
   drawLayOut(); // the simulated table lays out what chance brings (undo.js)
   drawFixes();
+  drawSecrets();
   // help.js; the table's turn (computer.js), another table's (room.js)
   drawPhaseHelp(snap, lang, tableTurnHelp() ?? roomTurnHelp());
   drawActions();
