@@ -236,7 +236,7 @@ function drawResult() {
   if (!snap.result) return;
   const winners = snap.result.winners;
   const line = Array.isArray(winners)
-    ? winners.length ? t("winners", { names: winners.map(playerName).join(", ") }) : t("draw")
+    ? winners.length ? t(winners.length === 1 ? "winner" : "winners", { names: winners.map(playerName).join(", ") }) : t("draw")
     : "";
   box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: line }));
 }
