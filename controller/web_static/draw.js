@@ -136,6 +136,8 @@ function stackBelow(id, snapshot) {
   return Array.isArray(stack) ? stack.slice(0, -1) : [];
 }
 
+const SHORT_LABEL = 5;
+
 function cardPicture(src, alt, fallback) {
   const img = drawNode("img");
   img.src = src;
@@ -165,7 +167,9 @@ function tokenElement(token, id, snapshot) {
     const src = look.kind === "back" ? "/api/card/back.png"
       : `/api/card/${encodeURIComponent(snapshot.game)}/${encodeURIComponent(token)}.png`;
     node.append(cardPicture(src, look.label || token, look.label || token));
-    if (look.label) node.append(drawNode("span", "on-card", look.label));
+    // A short value ("9×10") stays on one line, wider than a narrow card if it must; a long
+    // name ("thermokinetic") wraps within it.
+    if (look.label) node.append(drawNode("span", look.label.length <= SHORT_LABEL ? "on-card short" : "on-card", look.label));
   } else if (look.kind === "die") {
     const die = dieElement(look.face || token, null, looks, colour);
     const below = stackBelow(id, snapshot);
