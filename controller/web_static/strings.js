@@ -7,7 +7,7 @@ const STRINGS = {
     // Between the moves of a list ("Rolled 5; Miraculous power: Venom").
     moves_sep: "; ",
     offline: "Connection to the table lost; reconnecting…",
-    fix: "To put right",
+    fix: "To do on the board",
     decisions: "Decisions",
     dice: "Dice",
     confirm: "Confirm as read",
@@ -397,7 +397,7 @@ const STRINGS = {
   fr: {
     moves_sep: " ; ",
     offline: "Connexion à la table perdue ; reconnexion…",
-    fix: "À remettre en place",
+    fix: "À faire sur le plateau",
     decisions: "Décisions",
     dice: "Dés",
     confirm: "Confirmer la lecture",
