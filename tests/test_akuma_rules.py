@@ -139,6 +139,7 @@ def test_ak1_ak9_hawk_moth_wins_on_each_winning_line(line: tuple[int, int, int])
     result = GAME.result(state)
     assert result is not None
     assert result["winning_line"] == list(line)
+    assert result["ended"] == "line"  # said in words on the page (values.ended)
 
 
 @pytest.mark.parametrize(
@@ -815,6 +816,7 @@ def test_ak9_ladybug_wins_when_de_evilize_leaves_no_akuma_and_no_trap() -> None:
     result = GAME.result(state)
     assert result is not None
     assert result["winning_line"] == []
+    assert result["ended"] == "cleared"
 
 
 def test_ak9_ladybug_wins_when_cataclysm_destroys_the_last_trap() -> None:

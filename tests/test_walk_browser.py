@@ -139,6 +139,13 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
                 details: {...snap.details, phase: "choose_dice"}})"""
         )
         assert header == "Ladybug is played by the table (easy)"
+        # The end says who won and why (AK-9), one winner "Winner".
+        page.evaluate(
+            """snap = {...snap, result: {winners: ["ladybug"], ended: "cleared"}}; drawResult()"""
+        )
+        expect(page.locator("#result p")).to_have_text(
+            "Winner: Ladybug: no akuma and no trap are left on the board."
+        )
 
 
 def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path: Path) -> None:

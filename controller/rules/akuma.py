@@ -650,7 +650,10 @@ class AkumaGame(Game):
     def result(self, state: GameState) -> JSON | None:
         summary = super().result(state)
         if summary is not None:
-            summary["winning_line"] = list(AkumaState.of(state).winning_line or ())
+            line = AkumaState.of(state).winning_line
+            summary["winning_line"] = list(line or ())
+            # Why it ended (AK-9), for the page to say in words (values.ended).
+            summary["ended"] = "line" if line else "cleared"
         return summary
 
 

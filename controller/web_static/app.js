@@ -238,7 +238,9 @@ function drawResult() {
   const line = Array.isArray(winners)
     ? winners.length ? t(winners.length === 1 ? "winner" : "winners", { names: winners.map(playerName).join(", ") }) : t("draw")
     : "";
-  box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: line }));
+  // Why, where the game says (Akuma: a line of three, or a board cleared: AK-9).
+  const why = snap.result.ended ? valueText("ended", snap.result.ended) : "";
+  box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }));
 }
 
 // The simulated table's hand of a person (`secrets`): the cards they hold or laid face down,
