@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from potions_play import P1, numbered, place, quiet_turns, set_up, write_deck
 
+import controller.search as searching
 from controller.rules import AKUMA, MIGHTYMANIA, POTIONS, TAKEOVER, VOODOO
 from controller.rules.api import CHANCE, TERMINAL, Action, Game, GameState, Hidden, leads
 from controller.rules.mightymania import MightymaniaHidden
 from controller.rules.potions import Capture, EndTurn, Phase, Place, PotionsHidden, PotionsState
 from controller.search import DEFAULT_LEVEL, LEVELS, Level, level_named, think
 from controller.search.greedy import greedy_move
-from controller.search.mcts import chance, choices, drawn, step
+from controller.search.mcts import Budget, Node, Worlds, chance, choices, drawn, step
 
 # Caps that end every search here; the time cap is never reached.
 SMALL = Level("test", iterations=120, seconds=600.0)
@@ -310,3 +311,29 @@ def test_a_lead_is_measured_against_the_best_of_the_others() -> None:
     assert values[0] == values[2] == 0.0  # level with the best other
     assert values[1] == pytest.approx(math.tanh(-1.0))
     assert values[3] < values[1] < 0.0
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "depth"), [(TAKEOVER, {"players": 3}, 8), (VOODOO, {}, 40)]
+)
+def test_a_game_may_judge_its_playouts_sooner_than_a_level_would(
+    game: Game, options: dict[str, int], depth: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile Takeover's evaluation judges after 8 random actions (`playout_horizon`), as well
+    as after 40 in half the time. A game without a horizon keeps the level's."""
+    seen: list[int] = []
+    real = searching.search
+
+    def spy(
+        worlds: Worlds, rng: random.Random, budget: Budget, order: list[Action]
+    ) -> tuple[Node, int]:
+        seen.append(budget.playout)
+        return real(worlds, rng, budget, order)
+
+    monkeypatch.setattr(searching, "search", spy)
+    rng = random.Random(2)
+    state = game.new_initial_state(options)
+    while state.is_chance_node() or len(game.search_actions(state, None)) < 2:
+        step(state, None, chance(state, None, rng) if state.is_chance_node() else state.sample(rng))
+    think(game, state, SMALL, seed=1)
+    assert seen == [depth]

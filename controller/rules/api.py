@@ -537,6 +537,12 @@ class Game(ABC):
         that stops its playouts short; None: the game has no such guess, playouts run to the end."""
         return None
 
+    def playout_horizon(self) -> int | None:
+        """The most random actions a search's playout runs before `evaluate` judges, where the
+        game's evaluation is worth more than random play much further on: a long game whose
+        positions change little a move blurs under random moves. None: the level's."""
+        return None
+
     def pointing(self, state: GameState, action: Action) -> tuple[str, str | None] | None:
         """Where a player points to take `action` on a drawing of the board: the spot of the
         piece it moves, and the spot it goes to (None: it stays where it lies). None: the page

@@ -99,7 +99,9 @@ def think(
         return Thought(own[0], (Choice(own[0], 1.0, 0.0),), 0, 0.0)
     start = time.perf_counter()
     limit = level.seconds if seconds is None else seconds
-    budget = Budget(level.iterations, start, limit, level.playout, progress, stop)
+    horizon = game.playout_horizon()
+    depth = level.playout if horizon is None else min(level.playout, horizon)
+    budget = Budget(level.iterations, start, limit, depth, progress, stop)
     worlds = Worlds(game, state, seat, hidden)
     # The moves in the order one look ahead likes them, which widening admits them in: with
     # hundreds of moves, the likely ones are weighed first. A quarter of the time at most goes
