@@ -1147,6 +1147,9 @@ class MightymaniaGame(Game):
                 roles[POS[a][i]] = "attacker"
                 roles[POS[d][j]] = "target"
         if s.phase is Phase.DEFEND:
+            # The card attacked, and who may defend it: a defender sees which card the attack
+            # is on (the walk: the table's attack left it unmarked).
+            roles[POS[d][s.target]] = "target"
             roles.update((POS[d][j], "guard") for j in s.defenders())
         if s.phase in DUEL and s.guard is None and s.leader_attacked():
             roles[POS[d][s.target]] = "danger"
