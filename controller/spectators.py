@@ -17,11 +17,11 @@ from controller.rules.api import JSON
 MIN_INTERVAL_S = 0.5
 """The least time between two snapshots published: a blinking table changes often."""
 
-PRIVATE = frozenset({"version", "actions", "hint"})
+PRIVATE = frozenset({"version", "actions", "hint", "secrets"})
 """Kept from spectators (and so from the other tables, whose account may read them): the page's
 version number; the decisions open to the player to move, which on a table that knows its
-players' hands (a page-only seat's, the simulated table's) are the cards in that hand; and the
-hint, its moves made from them."""
+players' hands (a page-only seat's, the simulated table's) are the cards in that hand; the
+hint, its moves made from them; and the simulated table's hands shown to their players."""
 Publish = Callable[[str, bytes], None]
 """Sends a retained message: its topic and payload."""
 

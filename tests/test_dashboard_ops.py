@@ -76,7 +76,12 @@ def test_the_snapshot_shows_the_akuma_table(running: Daemon, page: Page) -> None
     assert call(running, op="act", id="choose_dice:2")["ok"]
     after = page.wait_for(lambda s: s["log"] == ["choose_dice:2"])
     assert after["version"] > first["version"]
-    assert after["dice_wanted"] == {"kind": "d6", "count": 2, "faces": [1, 2, 3, 4, 5, 6]}
+    assert after["dice_wanted"] == {
+        "kind": "d6",
+        "count": 2,
+        "faces": [1, 2, 3, 4, 5, 6],
+        "roller": "hawkmoth",  # whose dice (AK-3): the page says so for a seat the table plays
+    }
     assert after["actions"] == []  # a chance node: the dice decide
     assert first["log_by"] == [] and after["log_by"] == ["hawkmoth"]  # whose move, for the log
     asked = call(running, op="snapshot")

@@ -142,7 +142,8 @@ def test_the_sixth_game_plays_from_the_page(
         expect(pawn).to_have_attribute("data-light", palette["red"])
         expect(pawn).to_have_attribute("data-sensed", "piece")
         assert call(daemon, op="roll", values=[4])["ok"]
-        expect(page.locator("#log li").last).to_have_text("roll: 4")
+        # The rules name the roller: the log says whose roll it was.
+        expect(page.locator("#log li").last).to_have_text("red: roll: 4")
         expect(page.locator('[data-spot="5.red"]')).to_have_attribute(
             "data-light", palette["legal"]
         )
