@@ -29,7 +29,7 @@ from controller.refusals import Refused
 from controller.rules.api import JSON, Action, Game, GameState, Hidden
 from controller.rules.words import catalogue, placeholders
 from controller.search import DEFAULT_LEVEL, LEVELS, Choice, Thought
-from controller.session import Session, roller
+from controller.session import Session, dice_owner
 from controller.thinker import Job, Thinker, thought_from_json
 from vision.dice_sources import DiceReading, VirtualDice
 
@@ -460,8 +460,7 @@ class Computer:
         if self.roll is None or self._rolled == key:
             return
         wanted = self.game.dice_wanted(state)
-        seat = self.game.roller(state)
-        if wanted is None or (roller(state) if seat is None else seat) not in self.seats:
+        if wanted is None or dice_owner(self.game, state) not in self.seats:
             return
         self._rolled = key
         self.roll(VirtualDice(self.rng).roll(wanted.faces, wanted.count))

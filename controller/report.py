@@ -118,11 +118,7 @@ def snapshot(daemon: Daemon, now: float, view: View) -> JSON:
     # The simulated table's hands, for the people at it, who have no real cards to look at:
     # each seat the table does not play (the page shows the one to move when several are).
     state = daemon.session.state
-    people = [
-        seat
-        for seat in range(state.num_players)
-        if seat not in daemon.computer.seats and seat not in daemon.session.elsewhere
-    ]
+    people = [seat for seat in range(state.num_players) if seat not in daemon.session.table_seats]
     out["secrets"] = {} if daemon.hands is None else daemon.hands.known_to(state, people)
     link = daemon.backends.link_state()
     # Whole seconds: the dashboard is sent a snapshot whenever one changes.

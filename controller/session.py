@@ -712,6 +712,13 @@ class Session:
         self._mismatch_since = None
 
 
+def dice_owner(game: Game, state: GameState) -> int | None:
+    """Whose dice a chance node's roll is: the seat the rules name (`Game.roller`), else the
+    one the turns around it tell (`roller`)."""
+    seat = game.roller(state)
+    return roller(state) if seat is None else seat
+
+
 def roller(state: GameState, limit: int = 100) -> int | None:
     """Whose roll a chance node is: the seat that decides next after most of its outcomes (the
     first `VOTES`), whatever the dice show: a roll that leaves its roller no move passes the

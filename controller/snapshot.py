@@ -15,7 +15,7 @@ from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game, GameState, Layout
 from controller.rules.words import action_fields, catalogue
-from controller.session import Session, View, roller
+from controller.session import Session, View, dice_owner
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
 
@@ -164,6 +164,7 @@ def table_snapshot(
     player = state.current_player()
     terminal = state.is_terminal()
     wanted = None if terminal else game.dice_wanted(state)
+    owner = None if wanted is None else dice_owner(game, state)
     details = game.describe(state)
     return {
         "game": game.name,
@@ -189,7 +190,7 @@ def table_snapshot(
             "count": wanted.count,
             "faces": list(wanted.faces),
             # Whose dice: the page says to roll them for a seat the table plays.
-            "roller": _roller_name(game, state),
+            "roller": None if owner is None else state.player_name(owner),
         },
         "log": [a.id for a in state.actions()],
         # Who decided each, or rolled the dice where the rules name the roller (null: chance),
@@ -212,13 +213,6 @@ def table_snapshot(
         "games": games_offered(),
         "looks": looks(game, palette),
     }
-
-
-def _roller_name(game: Game, state: GameState) -> str | None:
-    """The seat whose roll this chance node is, as the computer judges whose dice it rolls."""
-    seat = game.roller(state)
-    seat = roller(state) if seat is None else seat
-    return None if seat is None else state.player_name(seat)
 
 
 def _take_back(session: Session) -> JSON | None:

@@ -52,8 +52,8 @@ def steps(game: Game, state: GameState) -> list[Step]:
 
 
 def _roller(played: Sequence[Step], index: int) -> int | None:
-    """Whose roll chance step `index` is: the seat the rules name, else the one whose decision
-    it follows (as `Session.rolled_elsewhere` judges); None before any decision."""
+    """Whose roll chance step `index` is: the seat the rules name, else the last seat that
+    decided before it (AK-3: the dice thrown are its choice); None before any decision."""
     if played[index].roller is not None:
         return played[index].roller
     return next(
