@@ -328,6 +328,14 @@ def _resumed_at_lay(tmp_path: Path) -> None:
     journal.append_actions(state.history())
 
 
+def _laid(hands: SimHands) -> dict[int, str]:
+    """player_1's power cards laid face down, by round slot, as the daemon's thread last
+    followed the hands (read only: `SimHands.follow` belongs to that thread)."""
+    hidden = hands.hidden
+    assert isinstance(hidden, MightymaniaHidden)
+    return dict(hidden.laid[P1])
+
+
 def test_the_simulated_table_lays_the_power_card_a_person_chooses(
     run_options: RunOptionsMaker, tmp_path: Path, page: Page, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -357,8 +365,7 @@ def test_the_simulated_table_lays_the_power_card_a_person_chooses(
         wait_for(lambda: len(daemon.session.state.history()) == 16, what="the lay")
         hands = daemon.hands
         assert hands is not None
-        hidden = hands.follow(daemon.session.state)
-        assert isinstance(hidden, MightymaniaHidden) and hidden.laid[P1][0] == "speed"
+        wait_for(lambda: _laid(hands) == {0: "speed"}, what="speed laid by the hands")
         state_dir = ["--state-dir", str(tmp_path)]
         assert main(["place", "--list", *state_dir]) == 0
         (line,) = (line for line in capsys.readouterr().out.splitlines() if "s1.r2" in line)
@@ -369,5 +376,4 @@ def test_the_simulated_table_lays_the_power_card_a_person_chooses(
         assert main(["place", "s1.r2", "--secret", "force", *state_dir]) == 0
         assert capsys.readouterr().out == "s1.r2: down\n"
         wait_for(lambda: len(daemon.session.state.history()) == 17, what="the second lay")
-        hidden = hands.follow(daemon.session.state)
-        assert isinstance(hidden, MightymaniaHidden) and hidden.laid[P1][1] == "force"
+        wait_for(lambda: _laid(hands) == {0: "speed", 1: "force"}, what="force laid")
