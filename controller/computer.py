@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from controller.hands import SimHands
 from controller.refusals import Refused
-from controller.rules.api import JSON, Action, Game, GameState, Hidden
+from controller.rules.api import JSON, Action, Game, GameState, Hidden, Layout
 from controller.rules.words import catalogue, placeholders
 from controller.search import DEFAULT_LEVEL, LEVELS, Choice, Thought
 from controller.session import Session, dice_owner
@@ -36,6 +36,7 @@ from vision.dice_sources import DiceReading, VirtualDice
 log = logging.getLogger(__name__)
 
 SHOWN_FROM, SHOWN_TO, SHOWN_TAKE = "shown_from", "shown_to", "shown_take"
+SHOWN_SWAP = "shown_swap"
 """The lights of a move the table shows: where a piece leaves, where one goes (or a card is
 played), and what is taken away."""
 HINT_LEVEL = "strong"
@@ -176,7 +177,7 @@ class Computer:
     def roles(self, session: Session, action: Action) -> dict[str, str]:
         """The lights of `action`: where its piece leaves and goes (`Game.pointing` says, else a
         spot emptied whose piece turns up elsewhere), where pieces go or cards are laid, what is
-        taken away."""
+        taken away; two pieces that change places, both alike (BV-6's swap)."""
         before, after = session.expected, session.layout_after(action)
         changed = session.changes(action)
         told = self.game.pointing(session.state, action)
@@ -198,6 +199,9 @@ class Computer:
             roles[told[0]] = SHOWN_FROM
             if told[1] is not None:
                 roles[told[1]] = SHOWN_TO
+                if _swapped(before, after, told[0], told[1]):
+                    # Lit from and to, a hand would move one piece onto the other.
+                    roles[told[0]] = roles[told[1]] = SHOWN_SWAP
         return roles
 
     def choices(self, session: Session) -> list[Action] | None:
@@ -506,3 +510,11 @@ def _unknown(level: str) -> str:
     """A level the journal names that the search no longer has: its default."""
     log.warning("no computer level %r: playing at %r", level, DEFAULT_LEVEL)
     return DEFAULT_LEVEL
+
+
+def _swapped(before: Layout, after: Layout, first: str, second: str) -> bool:
+    """Whether the pieces on `first` and `second` change places, each still on the board."""
+    one, other = before.get(first), before.get(second)
+    return one is not None and other is not None and one != other and (
+        after.get(first) == other and after.get(second) == one
+    )

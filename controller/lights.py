@@ -24,6 +24,7 @@ PROMPTS = (
     "shown_take",
     "shown_from",
     "shown_to",
+    "shown_swap",
     "landing",
     "changed",
     "candidate",
@@ -32,7 +33,7 @@ PROMPTS = (
 # While a move is shown (the table's own, a hint, another table's), the game's lights and the
 # legal moves stay this bright: the move stands out, and its colours are not confused with
 # theirs (Baron Voodoo's dice that can capture are pink, as where the move goes).
-SHOWN = ("shown_take", "shown_from", "shown_to")
+SHOWN = ("shown_take", "shown_from", "shown_to", "shown_swap")
 BEHIND_SHOWN = 0.25
 # Trouble with the table itself flashes every LED for a moment every few seconds: seen from
 # across the room, and the game's lights still show in between.

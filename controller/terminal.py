@@ -26,10 +26,11 @@ TABLE_MARKS = {
     "changed": "~",
     "legal": "o",
     "landing": "v",
-    # A move the table shows (a computer seat's, a hint): from, to, taken away.
+    # A move the table shows (a computer seat's, a hint): from, to, taken away, swapped.
     "shown_from": "^",
     "shown_to": "@",
     "shown_take": "/",
+    "shown_swap": "=",
 }
 
 

@@ -32,7 +32,7 @@ from controller.search import Choice, Thought
 from controller.simulate import random_step
 from controller.thinker import Job, Thinker, thought_from_json
 
-SHOWN = {"shown_from", "shown_to", "shown_take"}
+SHOWN = {"shown_from", "shown_to", "shown_take", "shown_swap"}
 
 
 def test_computer_seats_play_a_game_to_its_end_and_a_restart_keeps_them(

@@ -17,7 +17,7 @@ from controller.cli import main
 from controller.journal import Journal, JournalError, Record, read_journal
 from controller.rules.api import Game
 
-SHOWN = {"shown_from", "shown_to", "shown_take"}
+SHOWN = {"shown_from", "shown_to", "shown_take", "shown_swap"}
 
 
 def test_the_journal_keeps_the_last_hints_switch_and_where_moves_were_taken_back(

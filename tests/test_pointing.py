@@ -11,12 +11,12 @@ from mightymania_play import started
 from table_session import session_over
 from takeover_play import position
 
-from controller.computer import SHOWN_FROM, SHOWN_TO, Computer
+from controller.computer import SHOWN_FROM, SHOWN_SWAP, SHOWN_TO, Computer
 from controller.config import load_config
 from controller.rules import GAMES, takeover
 from controller.rules.api import Layout
 from controller.rules.mightymania import Attack, Defend, Phase, Reveal
-from controller.rules.voodoo import Jump, VoodooState
+from controller.rules.voodoo import ErzulieFreda, Jump, VoodooState
 from controller.session import differing
 from controller.simulate import random_step
 from controller.snapshot import board_places, decision_places, pointed, table_snapshot
@@ -72,6 +72,29 @@ def test_a_die_jumping_over_one_alike_is_pointed_from_the_jumper(tmp_path: Path)
     assert (jump["at"], jump["to"]) == ("r4c1", "r2c1")
     layouts = (session.expected, session.layout_after(Jump("r4c1", "r2c1")))
     assert point("voodoo", *layouts) == ("r3c1", "r2c1")  # what the layouts alone would say
+
+
+def test_the_tables_swap_lights_both_dice_alike_bv_6(tmp_path: Path) -> None:
+    """BV-6: Erzulie Freda swaps two single dice. Lit from one and to the other, a hand would
+    move one die onto the other; both are lit as changing places, and the page still points
+    from the first to the second."""
+    voodoo = GAMES["voodoo"]
+    columns = {"r1c1": ["white:steal"], "r2c3": ["red:point"], "r4c1": ["yellow:point"]}
+    state = VoodooState.from_position({"columns": columns | {"r3c1": ["red:steal"]}})
+    swap = ErzulieFreda("r1c1", "r2c3")
+    assert state.is_legal(swap)
+    session = session_over(voodoo, tmp_path, state)
+    computer = Computer(voodoo, {1: "easy"}, False, Thinker, None, random.Random(1))
+    assert computer.roles(session, swap) == {"r1c1": SHOWN_SWAP, "r2c3": SHOWN_SWAP}
+    jump = Jump("r4c1", "r2c1")  # a die that moves: lit from and to, the die jumped taken
+    assert computer.roles(session, jump)["r4c1"] == SHOWN_FROM
+    assert computer.roles(session, jump)["r2c1"] == SHOWN_TO
+    config = load_config(None)
+    shown = table_snapshot(
+        voodoo, session, session.view(0.0), board_profile(config, voodoo), config.palette
+    )
+    (offered,) = (a for a in shown["actions"] if a["id"] == swap.id)
+    assert (offered["at"], offered["to"]) == ("r1c1", "r2c3")
 
 
 def test_an_attack_and_a_defence_point_from_card_to_card(tmp_path: Path) -> None:

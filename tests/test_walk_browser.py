@@ -245,6 +245,27 @@ def test_multipli_potion_counts_its_actions_not_turns_in_the_header(
         expect(page.locator("#turn")).to_contain_text("Actions jouées 2 · Joueur 1")
 
 
+def test_multipli_potions_rows_say_whose_zone_they_are(page: Page, tmp_path: Path) -> None:
+    """The walk: six rows of "slot 1".."trophy 5" and nothing said whose they were. Each row
+    has a caption naming its player by the name given (words section `rows`)."""
+    names = ("--names", "Ada,Bo")
+    with dashboard(tmp_path, "--game", "potions", "--seed", "3", *names, *TABLE) as table:
+        page.goto(table.page)
+        captions = page.locator("#board .row-caption")
+        expect(captions).to_have_text(
+            [
+                "Bo: trophies",
+                "Bo: play zone, slots 11-20",
+                "Bo: play zone, slots 1-10",
+                "Ada: play zone, slots 1-10",
+                "Ada: play zone, slots 11-20",
+                "Ada: trophies",
+            ]
+        )
+        page.locator("#lang").select_option("fr")
+        expect(captions.first).to_have_text("Bo : trophées")
+
+
 def test_on_a_phone_a_power_cards_whole_name_shows_on_it(page: Page, tmp_path: Path) -> None:
     """At 390 px a Mightymania spot is 64 px wide: a power card turned up keeps its whole name
     on it ("brainwashing" on two lines), not cut at the card's edge."""

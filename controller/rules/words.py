@@ -22,6 +22,8 @@ A catalogue has one table per language, each with these sections:
   parts it stood for ("civilian-*" -> "Civilian card {1}");
 - spots: a spot's name on the board, by spot id, `*` as in tokens ("s*.r*" -> "round {2}"), as
   the game's decisions name it; the page shows the id where a game has none;
+- rows: a caption the page shows over a row of the board, by the row's first spot, `*` as in
+  spots; `{1|seat}` names the seat that part numbers from 1, as spot ids do ("s2" -> Player 2);
 - words: single words that ids are made of (colours, faces, powers);
 - dice: a dice kind's name, one and many (["die", "dice"]);
 - problems: `Problem.key`'s sentence, a template over `Problem.params`.
@@ -50,6 +52,7 @@ SECTIONS = (
     "option_help",
     "tokens",
     "spots",
+    "rows",
     "words",
     "dice",
     "problems",

@@ -183,13 +183,25 @@ function drawBoard() {
   const focused = document.activeElement?.closest?.("#table [data-spot]")?.dataset.spot;
   board.replaceChildren();
   const squares = {};
-  snap.board_rows.forEach((row, r) => row.forEach((id, c) => {
-    squares[id] = spotElement(id, spots[id] ?? { sensor: "unsensed", light: "#000000" }, "square");
-    squares[id].append(el("div", { class: "subs" }));
-    // Placed in its own row and column: a shorter row (a player's hand) never flows into the next.
-    squares[id].style.gridArea = `${r + 1} / ${c + 1}`;
-    board.append(squares[id]);
-  }));
+  // A caption over the rows a game names ("Player 2's play zone"), in a grid row of its own.
+  let line = 0;
+  snap.board_rows.forEach((row) => {
+    const caption = row.length ? patternMatch("rows", row[0]) : undefined;
+    if (caption) {
+      line += 1;
+      const node = el("div", { class: "row-caption", text: caption });
+      node.style.gridArea = `${line} / 1 / ${line + 1} / -1`;
+      board.append(node);
+    }
+    line += 1;
+    row.forEach((id, c) => {
+      squares[id] = spotElement(id, spots[id] ?? { sensor: "unsensed", light: "#000000" }, "square");
+      squares[id].append(el("div", { class: "subs" }));
+      // Placed in its own row and column: a shorter row (a player's hand) never flows into the next.
+      squares[id].style.gridArea = `${line} / ${c + 1}`;
+      board.append(squares[id]);
+    });
+  });
   const others = $("other-spots");
   others.replaceChildren();
   for (const [id, spot] of Object.entries(spots)) {

@@ -113,7 +113,9 @@ function patternMatch(section, id) {
   for (const [pattern, template] of Object.entries(patterns(section))) {
     if (!pattern.includes("*")) continue;
     const found = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("(.+?)")}$`).exec(id);
-    if (found) return template.replace(/\{(\d+)\}/g, (_, n) => wordText(found[Number(n)]));
+    if (found) return template.replace(/\{(\d+)(\|seat)?\}/g, (_, n, seat) => seat
+      ? playerName(snap.players[Number(found[Number(n)]) - 1]) // "s2" is the second seat
+      : wordText(found[Number(n)]));
   }
   return undefined;
 }

@@ -88,7 +88,8 @@ def score(k: int, pips: list[Path], work: Path) -> tuple[dict[str, float], dict[
 def dice_eval(folder: Path, lines: Path) -> dict[str, float]:
     """../shared/tools/dice_eval.py's summary of a reader's JSON lines over a labelled folder."""
     done = subprocess.run(
-        [sys.executable, str(EVAL), str(folder), "--predictions", str(lines), "--json"],
+        [sys.executable, str(EVAL), str(folder), "--predictions", str(lines), "--json"]
+        + ["--gate", str(GATE)],
         capture_output=True,
         text=True,
         check=True,
@@ -118,22 +119,27 @@ def main() -> int:
         [path for path, (fold, _) in zip(trained, runs, strict=True) if fold == k]
         for k in range(a.folds)
     ]
-    dice = right = frames = exact = 0.0
+    dice = right = frames = exact = auto = auto_wrong = 0.0
     modes: dict[str, ModeFigures] = {}
     for k, pips in enumerate(models):
         s, fold_modes = score(k, pips, a.work)
         add(modes, fold_modes)
         print(
             f"fold {k}: {s['images']} photos, {s['dice']} dice, recall {s['recall']:.3f}, "
-            f"die_accuracy {s['die_accuracy']:.4f}, frame_exact {s['frame_exact']:.2f}"
+            f"die_accuracy {s['die_accuracy']:.4f}, frame_exact {s['frame_exact']:.2f}, "
+            f"applied without asking {s['auto_frames']:.2f}, of them wrong "
+            f"{s['auto_frames_wrong']:.0f}"
         )
         dice += s["dice"]
         right += s["die_accuracy"] * s["dice"]
         frames += s["images"]
         exact += s["frame_exact"] * s["images"]
+        auto += s["auto_frames"] * s["images"]
+        auto_wrong += s["auto_frames_wrong"]
     print(
         f"all {a.folds} folds: {frames:.0f} photos, {dice:.0f} dice, {dice - right:.0f} wrong, "
-        f"die_accuracy {right / dice:.4f}, frame_exact {exact / frames:.3f}"
+        f"die_accuracy {right / dice:.4f}, frame_exact {exact / frames:.3f}, "
+        f"applied without asking {auto / frames:.3f} (gate {GATE}), of them wrong {auto_wrong:.0f}"
     )
     for name, tally in modes.items():
         print(f"  {name} (gate {GATE}): {json.dumps(tally.to_json())}")
