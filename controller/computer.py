@@ -515,6 +515,6 @@ def _unknown(level: str) -> str:
 def _swapped(before: Layout, after: Layout, first: str, second: str) -> bool:
     """Whether the pieces on `first` and `second` change places, each still on the board."""
     one, other = before.get(first), before.get(second)
-    return one is not None and other is not None and one != other and (
-        after.get(first) == other and after.get(second) == one
-    )
+    if one is None or other is None or one == other:
+        return False
+    return after.get(first) == other and after.get(second) == one

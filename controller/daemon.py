@@ -31,7 +31,13 @@ from controller.event_loop import Event, Events, Watchdog
 from controller.game_vision import board_contents
 from controller.hands import SimHands, lay_out
 from controller.held_roll import HeldRoll
-from controller.journal import Journal, JournalError, JournalWriteError, StateDirInUseError
+from controller.journal import (
+    COMPUTER_DICE,
+    Journal,
+    JournalError,
+    JournalWriteError,
+    StateDirInUseError,
+)
 from controller.lights import next_flash_edge, table_frame
 from controller.notify import notify
 from controller.operations import answer
@@ -337,7 +343,7 @@ class Daemon:
         """The table's own part in the game journalled: the seats it plays, and hints."""
         if self._computer is not None:
             self._computer.cancel()
-        virtual = self.bots is None and self.options.computer_dice == "virtual"
+        virtual = self.bots is None and self.journal.computer_dice == "virtual"
         seed = self.options.seed
         self._computer = computer = Computer(
             self.game,
@@ -668,11 +674,13 @@ class Daemon:
         names: object = None,
         computer: object = None,
         hints: object = None,
+        computer_dice: object = None,
     ) -> None:
         """Start a game afresh, this one or another, played by `names` (controller/seats.py),
-        the table playing the `computer` seats (`SEAT[:LEVEL]` words), hints "on" or "off"; a
-        game on another board (another game, or another size) opens the table with its own
-        board profile. The old journal is kept under a dated name."""
+        the table playing the `computer` seats (`SEAT[:LEVEL]` words), their dice thrown by
+        "hand" or "virtual" (default: as in the last game), hints "on" or "off"; a game on
+        another board (another game, or another size) opens the table with its own board
+        profile. The old journal is kept under a dated name."""
         if name is not None and not isinstance(name, str):
             raise ValueError(f"the game must be named: {name!r}")
         if options is not None and not isinstance(options, dict):
@@ -688,12 +696,17 @@ class Daemon:
         if hints not in (None, "on", "off"):
             raise ValueError(f'hints are "on" or "off", not {hints!r}')
         hinting = hints != "off"
+        if computer_dice not in (None, *COMPUTER_DICE):
+            raise ValueError(
+                f'the computer\'s dice are thrown by "hand" or "virtual", not {computer_dice!r}'
+            )
+        dice = self.journal.computer_dice if computer_dice is None else str(computer_dice)
         # Read before anything changes: a board with no profile leaves the game as it was.
         profile = board_profile(self.config, game)
         if profile == self.profile:
             # Journalled first: a full disk leaves the game as it was, and what the table shows
             # of the new game is recorded in its own journal.
-            self.journal.start(game.name, state.options, chosen, seats, hinting)
+            self.journal.start(game.name, state.options, chosen, seats, hinting, dice)
             self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
             self._seat_players()
@@ -709,7 +722,7 @@ class Daemon:
                 self._reopen(playing, error)
                 raise
             try:
-                self.journal.start(game.name, state.options, chosen, seats, hinting)
+                self.journal.start(game.name, state.options, chosen, seats, hinting, dice)
             except JournalWriteError as error:
                 self._close_table()
                 self._reopen(playing, error)

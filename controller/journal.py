@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 JOURNAL = "journal.jsonl"
 KEPT = "journal-{}.jsonl"
+COMPUTER_DICE = ("hand", "virtual")
+"""Who throws the dice of the seats the table plays: a hand in the tray, or the table itself."""
 """A game's journal once the next game has started: the time it was kept in the name."""
 
 PROBE_BYTES = 4096
@@ -117,6 +119,7 @@ class Record:
     started: float | None = None  # when the game started (time.time()), if the journal says
     computer: dict[int, str] = field(default_factory=dict)  # the seats the table plays: level
     hints: bool = True  # whether the players may ask the table for hints, as last switched
+    computer_dice: str = "hand"  # who throws its seats' dice: "hand" (in the tray), "virtual"
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -234,7 +237,7 @@ def read_journal(path: Path) -> tuple[Record, int]:
     started = head.get("started")
     when = float(started) if isinstance(started, int | float) else None
     record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
-    record.computer, record.hints = _players(head, path)
+    record.computer, record.hints, record.computer_dice = _players(head, path)
     for body in bodies[1:]:
         # Hints switched on or off during the game (`smartboard hints`): the last switch holds.
         if "hints" in body:
@@ -244,16 +247,20 @@ def read_journal(path: Path) -> tuple[Record, int]:
     return record, good_length
 
 
-def _players(head: JSON, path: Path) -> tuple[dict[int, str], bool]:
-    """The first record's computer seats (seat index -> level) and whether hints are on."""
+def _players(head: JSON, path: Path) -> tuple[dict[int, str], bool, str]:
+    """The first record's computer seats (seat index -> level), whether hints are on, and who
+    throws the dice of the computer's seats."""
     computer, hints = head.get("computer", {}), head.get("hints", True)
+    dice = head.get("computer_dice", "hand")
     if not isinstance(computer, dict) or not all(
         key.isdigit() and isinstance(level, str) for key, level in computer.items()
     ):
         raise JournalError(f"{path}: the first record's computer seats are not seats and levels")
     if not isinstance(hints, bool):
         raise JournalError(f"{path}: the first record's hints are neither on nor off")
-    return {int(seat): level for seat, level in computer.items()}, hints
+    if dice not in COMPUTER_DICE:
+        raise JournalError(f"{path}: the first record's computer dice are {dice!r}")
+    return {int(seat): level for seat, level in computer.items()}, hints, dice
 
 
 def write_durably(fd: int, data: bytes) -> None:
@@ -287,6 +294,8 @@ class Journal:
         """The seats the table plays in the game journalled, and at which level."""
         self.hints = True
         """Whether the players of the game journalled may ask for hints."""
+        self.computer_dice = "hand"
+        """Who throws the dice of the seats the table plays: "hand" or "virtual"."""
         self.take_backs = TakeBacks()
         """Where the game journalled was taken back, for its log."""
 
@@ -332,6 +341,7 @@ class Journal:
         self.names = list(record.names)
         self.started = record.started
         self.computer, self.hints = dict(record.computer), record.hints
+        self.computer_dice = record.computer_dice
         self.take_backs = record.take_backs()
         return record
 
@@ -354,11 +364,13 @@ class Journal:
         names: Sequence[str | None] = (),
         computer: Mapping[int, str] | None = None,
         hints: bool = True,
+        computer_dice: str = "hand",
     ) -> None:
         """Begin a new game, played by `names` (chosen per seat, None for the seat's own name),
-        the table playing the `computer` seats (index -> level), hints on or off; a finished
-        game's journal is kept beside it under a dated name. If the first record cannot be
-        written, the journal is left as it was, still open."""
+        the table playing the `computer` seats (index -> level), their dice thrown by a hand or
+        virtual (`computer_dice`), hints on or off; a finished game's journal is kept beside it
+        under a dated name. If the first record cannot be written, the journal is left as it
+        was, still open."""
         now = time.time()
         started: dict[str, Any] = {"game": game, "options": dict(options), "started": now}
         if any(name is not None for name in names):
@@ -367,6 +379,8 @@ class Journal:
             started["computer"] = {str(seat): level for seat, level in sorted(computer.items())}
         if not hints:
             started["hints"] = False
+        if computer_dice != "hand":
+            started["computer_dice"] = computer_dice
         head = _encode(started | ({} if self.request is None else {"request": self.request}))
         kept = handle = None
         try:
@@ -393,6 +407,7 @@ class Journal:
         self.names = list(names)
         self.started = now
         self.computer, self.hints = dict(computer or {}), hints
+        self.computer_dice = computer_dice
         self.take_backs = TakeBacks()
 
     def append_action(self, action: JSON) -> None:

@@ -56,7 +56,7 @@ class RunOptions:
     seed: int | None = None
     names: tuple[str | None, ...] | None = None  # the players' names for a new game (--names)
     computer: tuple[str, ...] | None = None  # the seats the table plays, SEAT[:LEVEL] (--computer)
-    computer_dice: str = "hand"  # who rolls the dice of those seats: "hand", or "virtual"
+    computer_dice: str | None = None  # who rolls their dice: "hand" (default), "virtual"
     hints: bool | None = None  # whether hints are on for a new game (default: on)
     think_s: float | None = None  # the most a computer seat thinks per move (--think-time)
     show: TextIO | None = None
@@ -102,9 +102,8 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
         game = get_game(chosen)
         state = game.new_initial_state(options.options)
         hints = options.hints is not False
-        journal.start(
-            game.name, state.options, _names(options, state), _computer(options, state), hints
-        )
+        seats, dice = _computer(options, state), options.computer_dice or "hand"
+        journal.start(game.name, state.options, _names(options, state), seats, hints, dice)
         return game.on_board(state.options), state
     except (JournalError, HistoryError, ValueError, OSError, JournalWriteError) as error:
         raise StartupError(f"cannot open the game journal: {error}") from error
@@ -131,13 +130,18 @@ def _computer(options: RunOptions, state: GameState) -> dict[int, str]:
 
 
 def _check_players(options: RunOptions, record: Record, state: GameState, path: Path) -> None:
-    """A game resumed keeps the seats the table plays and its hints: other ones asked for are
-    another game."""
+    """A game resumed keeps the seats the table plays, who throws their dice, and its hints:
+    other ones asked for are another game."""
     if options.computer is not None and _computer(options, state) != record.computer:
         played = ", ".join(f"{s + 1}:{level}" for s, level in sorted(record.computer.items()))
         raise StartupError(
             f"{path} holds a {record.game} game whose computer seats are {played or 'none'}, not "
             f"{', '.join(options.computer)}; {ANOTHER}"
+        )
+    if options.computer_dice is not None and options.computer_dice != record.computer_dice:
+        raise StartupError(
+            f"{path} holds a {record.game} game whose computer's dice are thrown "
+            f"{'by hand' if record.computer_dice == 'hand' else 'by the table'}; {ANOTHER}"
         )
     if options.hints is not None and options.hints != record.hints:
         raise StartupError(

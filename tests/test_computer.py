@@ -30,6 +30,7 @@ from controller.rules.api import JSON, Game
 from controller.rules.takeover import TakeoverState
 from controller.search import Choice, Thought
 from controller.simulate import random_step
+from controller.startup import StartupError
 from controller.thinker import Job, Thinker, thought_from_json
 
 SHOWN = {"shown_from", "shown_to", "shown_take", "shown_swap"}
@@ -56,6 +57,7 @@ def test_computer_seats_play_a_game_to_its_end_and_a_restart_keeps_them(
         daemon.close()
     record = Journal(tmp_path).read()
     assert record.computer == {0: "easy", 1: "normal"} and record.hints
+    assert record.computer_dice == "hand"  # none asked for
     again = Daemon(config, run_options(seed=4))
     again.open()
     try:
@@ -63,6 +65,32 @@ def test_computer_seats_play_a_game_to_its_end_and_a_restart_keeps_them(
         assert again.snapshot(again.clock())["computer"] == ["easy", "normal"]
     finally:
         again.close()
+
+
+def test_who_throws_the_tables_dice_is_kept_by_the_journal(
+    race: Game, tmp_path: Path, run_options: RunOptionsMaker
+) -> None:
+    """`--computer-dice virtual` is the game's: journalled, kept by a restart without it, and
+    a restart asking for hand dice is another game, refused with nothing changed. A journal
+    from before the choice reads as dice thrown by hand."""
+    config = fast_sim_config(game=race.name)
+    daemon = Daemon(config, run_options(seed=4, computer=("2",), computer_dice="virtual"))
+    daemon.open()
+    try:
+        assert daemon.snapshot(daemon.clock())["computer_dice"] == "table"
+    finally:
+        daemon.close()
+    assert Journal(tmp_path).read().computer_dice == "virtual"
+    again = Daemon(config, run_options(seed=4))
+    again.open()
+    try:
+        assert again.snapshot(again.clock())["computer_dice"] == "table"
+    finally:
+        again.close()
+    with pytest.raises(StartupError, match="computer's dice are thrown by the table"):
+        Daemon(config, run_options(seed=4, computer_dice="hand")).open()
+    assert Journal(tmp_path).read().computer_dice == "virtual"
+    assert (tmp_path / "journal.jsonl").read_text().count("computer_dice") == 1
 
 
 def _snap(daemon: Daemon) -> dict[str, object]:
@@ -137,15 +165,21 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         _carry_out(daemon, "blue", 1 + int(other.split(":")[1]), 1 + int(shown.split(":")[1]))
         wait_for(lambda: len(_snap(daemon)["log"]) == log + 1, what="the table's move taken")
         assert _snap(daemon)["log"][-1] == shown
-        # A new game from the page's form: blue the table's at the strong level, hints off.
+        # A new game from the page's form: blue the table's at the strong level, hints off, its
+        # dice thrown by hand now (asked only once a seat is the table's; as this game's first).
         page.select_option("#new-game", race.name)
+        page.select_option('#new-seats select[data-seat="2"]', "")
+        expect(page.locator("#new-dice")).to_be_hidden()
         page.select_option('#new-seats select[data-seat="2"]', "strong")
+        expect(page.locator("#new-dice")).to_have_value("virtual")
+        page.select_option("#new-dice", "hand")
         page.locator("#new-hints").uncheck()
         page.once("dialog", lambda dialog: dialog.accept())
         page.locator("#new-form button[type=submit]").click()
         wait_for(lambda: _snap(daemon)["log"] == [], what="the new game")
         snap = _snap(daemon)
         assert snap["computer"] == [None, "strong"] and snap["hints"] is False
+        assert snap["computer_dice"] == "hand" and daemon.journal.computer_dice == "hand"
         expect(page.locator("#hint")).to_be_hidden()
         assert call(daemon, op="roll", values=[2])["ok"]
         refused = call(daemon, op="hint")
@@ -153,6 +187,8 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
         for bad, said in ((["3"], "no seat 3"), (["1:genius"], "no level 'genius'")):
             reply = call(daemon, op="new", abandon=True, computer=bad)
             assert not reply["ok"] and said in reply["error"]
+        reply = call(daemon, op="new", abandon=True, computer=["2"], computer_dice="dealt")
+        assert not reply["ok"] and "'dealt'" in reply["error"]
         assert _snap(daemon)["log"] == ["roll:2"]  # nothing changed
 
 

@@ -132,16 +132,17 @@ def _add_argument(command: argparse.ArgumentParser, argument: Argument) -> None:
     """A flag is an option; die faces are words; text is a word if required, else an option; an
     object (a game's options) is for the command to build (see `new`)."""
     choices = argument.choices or None
+    flag = f"--{argument.name.replace('_', '-')}"  # "computer_dice": --computer-dice
     if argument.kind == "flag":
-        command.add_argument(f"--{argument.name}", action="store_true", help=argument.help)
+        command.add_argument(flag, dest=argument.name, action="store_true", help=argument.help)
     elif argument.kind == "faces":
         command.add_argument(argument.name, nargs="+", type=_face, help=argument.help)
     elif argument.kind == "text" and argument.required:
         command.add_argument(argument.name, choices=choices, help=argument.help)
     elif argument.kind == "text":
-        command.add_argument(f"--{argument.name}", choices=choices, help=argument.help)
+        command.add_argument(flag, dest=argument.name, choices=choices, help=argument.help)
     elif argument.kind == "words":
-        command.add_argument(f"--{argument.name}", type=split_names, help=argument.help)
+        command.add_argument(flag, dest=argument.name, type=split_names, help=argument.help)
 
 
 def _face(word: str) -> int | str:

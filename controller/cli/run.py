@@ -27,7 +27,7 @@ from controller.cli.errors import (
     failing,
 )
 from controller.config import LINK_DICE, Config, ConfigError
-from controller.journal import JournalError, JournalWriteError, StateDirInUseError
+from controller.journal import COMPUTER_DICE, JournalError, JournalWriteError, StateDirInUseError
 from controller.paths import daemon_socket_path, default_state_dir
 from controller.rules import GAMES, get_game
 from controller.rules.api import HistoryError
@@ -60,10 +60,9 @@ def add_commands(commands: Commands) -> None:
     )
     run.add_argument(
         "--computer-dice",
-        choices=("hand", "virtual"),
-        default="hand",
-        help="who rolls the dice of the seats the table plays: a hand in the tray (default), or "
-        "the table itself",
+        choices=COMPUTER_DICE,
+        help="who rolls the dice of the seats the table plays in a new game: a hand in the tray "
+        "(default), or the table itself; a game resumed keeps its own",
     )
     run.add_argument(
         "--think-time",

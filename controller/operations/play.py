@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from controller.journal import COMPUTER_DICE
 from controller.operations.registry import Argument, applied_reply, operation, refused
 from controller.refusals import Refused
 from controller.rules import GAMES
@@ -193,6 +194,13 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
         f"a level among {', '.join(LEVELS)} (default {DEFAULT_LEVEL}); e.g. 2:strong,3",
     ),
     Argument(
+        "computer_dice",
+        "text",
+        "who throws the dice of the seats the table plays: a hand in the tray, or the table "
+        "itself (default: as in the last game)",
+        choices=COMPUTER_DICE,
+    ),
+    Argument(
         "hints",
         "text",
         "whether the players may ask for hints (default: on)",
@@ -217,6 +225,7 @@ def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
         request.get("names"),
         request.get("computer"),
         request.get("hints"),
+        request.get("computer_dice"),
     )
     return {"ok": True, "game": daemon.game.name}
 

@@ -659,6 +659,7 @@ $("correct-form").addEventListener("submit", (event) => {
   else post("correct", { values });
 });
 $("new-game").addEventListener("change", drawOptions);
+$("new-seats").addEventListener("change", drawDiceChoice);
 // Scrolled into view or out of it, the decisions and the dice tell the pill again.
 const belowObserver = new IntersectionObserver(() => drawBelow());
 belowObserver.observe($("actions-box"));
@@ -674,6 +675,7 @@ $("new-form").addEventListener("submit", async (event) => {
   post("new", {
     game: $("new-game").value, options: chosenOptions(), names: chosenNames(), abandon,
     computer: chosenComputer(), hints: $("new-hints").checked ? "on" : "off",
+    computer_dice: chosenComputer().length ? $("new-dice").value : undefined,
   });
 });
 $("unsure-picture").addEventListener("error", () => showUnsurePicture(false));

@@ -125,8 +125,11 @@ function drawSeats() {
   const chosen = [...box.querySelectorAll("select")].map((select) => select.value);
   const kept = box.dataset.game === name ? chosen
     : name === snap.game ? (snap.computer ?? []).map((level) => level ?? "") : [];
-  // Hints offered again as the game on the table has them; on for another game.
-  if (box.dataset.game !== name) $("new-hints").checked = name === snap.game ? snap.hints !== false : true;
+  // Hints and the table's dice offered again as the game on the table has them.
+  if (box.dataset.game !== name) {
+    $("new-hints").checked = name === snap.game ? snap.hints !== false : true;
+    $("new-dice").value = snap.computer_dice === "table" ? "virtual" : "hand";
+  }
   box.dataset.game = name;
   const levels = snap.levels ?? [];
   box.replaceChildren(el("legend", { text: t("seats_played") }), ...seats.slice(0, count).map((seat, i) =>
@@ -137,6 +140,12 @@ function drawSeats() {
           value: level, text: t("computer_level", { level: levelName(level) }),
           selected: kept[i] === level ? "" : null,
         }))))));
+  drawDiceChoice();
+}
+
+// Who throws the table's dice: asked only when the table plays a seat.
+function drawDiceChoice() {
+  $("new-dice-label").hidden = chosenComputer().length === 0;
 }
 
 // The seats the table is to play, as `smartboard new --computer` takes them: "2:strong".

@@ -87,9 +87,9 @@ def score(k: int, pips: list[Path], work: Path) -> tuple[dict[str, float], dict[
 
 def dice_eval(folder: Path, lines: Path) -> dict[str, float]:
     """../shared/tools/dice_eval.py's summary of a reader's JSON lines over a labelled folder."""
+    scored = [str(folder), "--predictions", str(lines), "--json", "--gate", str(GATE)]
     done = subprocess.run(
-        [sys.executable, str(EVAL), str(folder), "--predictions", str(lines), "--json"]
-        + ["--gate", str(GATE)],
+        [sys.executable, str(EVAL), *scored],
         capture_output=True,
         text=True,
         check=True,
