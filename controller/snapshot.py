@@ -262,6 +262,7 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
         "stacks": declared.stacks,
         "owners": declared.owners,
         "ground": declared.ground,
+        "numbers": declared.numbers,
     }
 
 

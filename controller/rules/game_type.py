@@ -216,7 +216,9 @@ class Looks:
     the detail field giving each spot's stack (spot -> its tokens, bottom first), whose height
     the page shows; `owners`: the detail field giving where each player's piece is (player ->
     spot), so that a piece the sensors feel is drawn in its owner's colour; `ground`: the detail
-    field giving each board spot's printed colour (spot -> colour), drawn under its tokens."""
+    field giving each board spot's printed colour (spot -> colour), drawn under its tokens;
+    `numbers`: the detail field giving the number a piece on a spot is named by in the game's
+    decisions (spot -> number), which the board itself does not show."""
 
     tokens: tuple[Look, ...]
     seats: tuple[str, ...] = ()
@@ -225,6 +227,7 @@ class Looks:
     stacks: str = ""
     owners: str = ""
     ground: str = ""
+    numbers: str = ""
 
     def __post_init__(self) -> None:
         for name, colour in self.colours.items():

@@ -1104,6 +1104,7 @@ LOOKS = Looks(
     seats=COLOURS,
     colours={"ground": "#6b7d4a", "none": "#e0e0e0"},
     owners="pawns",
+    numbers="building_at",
 )
 
 
@@ -1241,6 +1242,11 @@ class TakeoverGame(Game):
             Detail(
                 "buildings",
                 "each one's id, size, cells, owner (None unclaimed) and points left (HT-5).",
+            ),
+            Detail(
+                "building_at",
+                "each cell a building covers, with that building's id: the number its claims "
+                "name it by (HT-5), shown on the board.",
             ),
             Detail(
                 "claim",
@@ -1500,6 +1506,7 @@ class TakeoverGame(Game):
                 }
                 for k, b in enumerate(s.buildings)
             ],
+            "building_at": {names[c]: k for k, b in enumerate(s.buildings) for c in b.cells},
             "claim": claim,
             "fight": fight,
             "returning": None if s.returning is None else COLOURS[s.returning],

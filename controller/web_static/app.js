@@ -101,6 +101,11 @@ function spotElement(id, spot, className, label = spotText(id)) {
     node.style.setProperty("--ground", lookColour(ground, snap.looks) ?? ground);
     node.title += ` · ${valueText(snap.looks.ground, ground)}`;
   }
+  // The number the game's decisions name the piece here by ("Claim building 13").
+  const number = snap.looks?.numbers ? snap.details[snap.looks.numbers]?.[id] : null;
+  if (number !== null && number !== undefined) {
+    node.append(el("span", { class: "number", text: t("number_on", { n: number }) }));
+  }
   // A long name may break after its dot or its row ("s2.|z11", "r10|c10") rather than run into
   // the next square.
   const [head, ...rest] = label.split(/(?<=\.)|(?<=\d)(?=[a-z])/i);
@@ -427,8 +432,8 @@ function detailValue(value, key) {
 }
 
 function drawDetails() {
-  // What the board draws (the stacks, the printed colours) is not listed again.
-  const drawn = [snap.looks?.stacks, snap.looks?.ground].filter(Boolean);
+  // What the board draws (the stacks, the printed colours, the numbers) is not listed again.
+  const drawn = [snap.looks?.stacks, snap.looks?.ground, snap.looks?.numbers].filter(Boolean);
   const listed = Object.entries(snap.details).filter(([key]) => !drawn.includes(key));
   $("details").replaceChildren(...listed.flatMap(([key, value]) =>
     [el("dt", { text: detailName(key), title: snap.detail_help?.[key] ?? "" }),
