@@ -266,6 +266,27 @@ def test_multipli_potions_rows_say_whose_zone_they_are(page: Page, tmp_path: Pat
         expect(captions.first).to_have_text("Bo : trophées")
 
 
+def test_a_spot_named_in_a_sentence_says_whose_it_is(page: Page, tmp_path: Path) -> None:
+    """The walk: "s1.c1" in the details, and "position 3" said of either player's card. On the
+    board a square's label stays short; the details and what the page asks name the seat
+    (words section `places`), in either language."""
+    state = started()
+    journal = Journal(tmp_path)
+    journal.start("mightymania", state.options)
+    journal.append_actions(state.history())
+    with dashboard(tmp_path, "--game", "mightymania") as table:
+        page.goto(table.page)
+        details = page.locator("#details")
+        expect(details).to_contain_text("Player 1's position 1")
+        expect(details).not_to_contain_text("s1.c1")
+        expect(page.locator('[data-spot="s2.c3"] > .label')).to_have_text("position 3")
+        assert page.evaluate("fixText('s2.c3', { expected: 'down' })") == (
+            "Put the face-down card on Player 2's position 3"
+        )
+        page.locator("#lang").select_option("fr")
+        expect(details).to_contain_text("position 1 de Joueur 1")
+
+
 def test_on_a_phone_a_power_cards_whole_name_shows_on_it(page: Page, tmp_path: Path) -> None:
     """At 390 px a Mightymania spot is 64 px wide: a power card turned up keeps its whole name
     on it ("brainwashing" on two lines), not cut at the card's edge."""

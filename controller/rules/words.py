@@ -22,6 +22,8 @@ A catalogue has one table per language, each with these sections:
   parts it stood for ("civilian-*" -> "Civilian card {1}");
 - spots: a spot's name on the board, by spot id, `*` as in tokens ("s*.r*" -> "round {2}"), as
   the game's decisions name it; the page shows the id where a game has none;
+- places: a spot's name in a sentence where its name on the board does not say whose it is,
+  `*` and `{1|seat}` as in rows ("s*.c*" -> "{1|seat}'s position {2}"); else its spots name;
 - rows: a caption the page shows over a row of the board, by the row's first spot, `*` as in
   spots; `{1|seat}` names the seat that part numbers from 1, as spot ids do ("s2" -> Player 2);
 - words: single words that ids are made of (colours, faces, powers);
@@ -52,6 +54,7 @@ SECTIONS = (
     "option_help",
     "tokens",
     "spots",
+    "places",
     "rows",
     "words",
     "dice",

@@ -161,7 +161,7 @@ async function choose(id) {
     $("chooser").close();
     post("place", token === null ? { spot: id, lift: true } : { spot: id, token, ...(secret ? { secret } : {}) });
   };
-  $("chooser-title").textContent = t("lay_on", { spot: spotText(squareOf(id)) }); // "r0c2", not "r0c2.map"
+  $("chooser-title").textContent = t("lay_on", { spot: placeText(squareOf(id)) }); // "r0c2", not "r0c2.map"
   $("chooser-tokens").replaceChildren(...(offers.length
     ? offers.map(({ token, why, secret }) => el("button", {
       type: "button", class: "choice", "data-token": token ?? "", "data-why": why,

@@ -106,7 +106,7 @@ function markPointing(places) {
     const node = action.at === pointFrom && action.to !== null ? places[action.to] : undefined;
     if (!node || node.classList.contains("target")) continue;
     node.classList.add("target");
-    node.setAttribute("aria-label", t("point_target", { place: spotText(action.to) }));
+    node.setAttribute("aria-label", t("point_target", { place: placeText(action.to) }));
     node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
     focusable(node);
   }
@@ -125,7 +125,7 @@ function drawPointing() {
   }
   const here = actions.filter((action) => action.at === pointFrom && action.to === null);
   box.replaceChildren(
-    el("p", { text: t("point_to", { place: spotText(pointFrom) }) }),
+    el("p", { text: t("point_to", { place: placeText(pointFrom) }) }),
     ...here.map((action) => el("button", {
       type: "button", "data-action": action.id, text: actionText(action.id), onclick: () => decide([action]),
     })),

@@ -126,6 +126,12 @@ function spotText(id) {
   return patternMatch("spots", id) ?? id;
 }
 
+// A spot's name in a sentence, where its label on the board would not say whose it is:
+// "Player 2's position 3", not "position 3".
+function placeText(id) {
+  return patternMatch("places", id) ?? spotText(id);
+}
+
 function tokenText(token) {
   if (token === null || token === undefined) return "–";
   return patternMatch("tokens", String(token)) ?? wordText(String(token));
@@ -185,14 +191,14 @@ function kindText(kind) {
 
 function detailName(key) {
   if (isSeat(key)) return playerName(key);
-  return lookup("details", key) ?? readable(key);
+  return lookup("details", key) ?? patternMatch("places", key) ?? readable(key);
 }
 
 function valueText(key, value) {
   if (typeof value !== "string") return shown(value, "");
   const words = catalogue();
   const own = words[lang]?.values?.[key]?.[value] ?? words.en?.values?.[key]?.[value];
-  return own ?? patternMatch("tokens", value) ?? wordText(value);
+  return own ?? patternMatch("tokens", value) ?? patternMatch("places", value) ?? wordText(value);
 }
 
 // "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
@@ -218,7 +224,7 @@ function fixText(id, spot) {
   // A spot within a square ("8.akuma" on square 8) is named by its square and its piece; one
   // of the board's own ("s1.r2") by its name.
   const square = squareOf(id);
-  const place = spotText(square);
+  const place = placeText(square);
   const piece = square === id ? "" : id.slice(square.length + 1);
   // A reed feels "a piece": its spot says which.
   const thing = (token) => (token === "piece" && piece ? lookup("words", piece) ?? wordText(piece) : tokenText(token));
