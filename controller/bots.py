@@ -77,6 +77,7 @@ class Bots:
         self.hands = hands
         self.chance_only = chance_only
         self.began = len(session.state.actions())  # the steps played when the hands came
+        self.limit: int | None = None  # `chance_only`: done after this many steps, if any
         self.done = False
         self.told: Callable[[GameState], tuple[bool, Action | None]] | None = None
         """Whether a seat the table plays is to move, and its move once shown
@@ -100,6 +101,9 @@ class Bots:
                 self._place(session.expected)  # put the table right, as the lights ask
             return
         state, game = session.state, session.game
+        if self.limit is not None and len(state.actions()) - self.began >= self.limit:
+            self.done = True  # the steps asked for are laid, and settled on the table
+            return
         if state.is_terminal() or (self.chance_only and not state.is_chance_node()):
             if self.chance_only and not state.is_terminal():
                 # The last piece seen is no longer the news: all is laid, a player decides.

@@ -311,10 +311,12 @@ class Daemon:
             chance_only=chance_only,
         )
 
-    def lay_out(self) -> None:
-        """The simulated hands lay out what chance brings up to a player's decision, at the
-        pace the table reads it: each step seen and journalled as the hands' own would be."""
+    def lay_out(self, one: bool = False) -> None:
+        """The simulated hands lay out what chance brings up to a player's decision (`one`:
+        the next step only, to watch each come), at the pace the table reads it: each step
+        seen and journalled as the hands' own would be."""
         self.laying = self._hands(self.rng, 0.0, chance_only=True)
+        self.laying.limit = 1 if one else None
 
     def laying_out(self) -> str | None:
         """Whether the simulated hands lay out what chance brings: "running"; "offered" where

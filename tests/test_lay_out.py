@@ -65,6 +65,15 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
             f"{SET_UP - laid} étapes jusqu\u2019à la prochaine décision"
         )
         page.select_option("#lang", "en")
+        # One step at a time: one die, laid and settled, and the rest offered again.
+        page.locator("#lay-out-one").click()
+        wait_for(lambda: daemon.laying is None, what="the one step laid")
+        assert len(daemon.session.state.actions()) == laid + 1 and _chance(daemon)
+        assert daemon.session.sensed == daemon.session.expected
+        laid += 1
+        expect(page.locator("#lay-out-left")).to_have_text(
+            f"{SET_UP - laid} steps up to the next decision"
+        )
         page.locator("#lay-out").click()
         expect(page.locator("#lay-out-left")).to_have_text(
             re.compile(rf"\d+ steps? to go, of {SET_UP - laid}")

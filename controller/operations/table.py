@@ -109,6 +109,7 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
     "of a player, as they would on a real table for the camera to read: the dice of a set-up "
     "rolled onto their spaces (BV-1), the cards laid face down or dealt, the dice rolled; "
     "every decision stays the players'",
+    Argument("one", "flag", "lay out the next step only (a card turned, a die), to watch each"),
     changes_game=True,
     refused_paused=True,
     dashboard="post",
@@ -126,7 +127,7 @@ def _lay_out(daemon: Daemon, request: JSON, now: float) -> JSON:
             "lay_out_nothing",
         )
     if offer == "offered":
-        daemon.lay_out()
+        daemon.lay_out(bool(request.get("one")))
     return {"ok": True, "laying_out": True}
 
 

@@ -52,6 +52,8 @@ function drawLayOut() {
   const left = snap.lay_out_steps?.left ?? null;
   const laid = snap.lay_out_steps?.laid ?? 0;
   const running = offer === "running";
+  // One step at a time, to watch each card or die come, where there are several.
+  document.getElementById("lay-out-one").hidden = running || left === 1;
   document.getElementById("lay-out-steps").hidden = left === null;
   const key = running ? "lay_out_to_go" : "lay_out_steps";
   document.getElementById("lay-out-left").textContent = left === null ? ""
@@ -62,3 +64,4 @@ function drawLayOut() {
 }
 
 document.getElementById("lay-out").addEventListener("click", () => post("lay_out"));
+document.getElementById("lay-out-one").addEventListener("click", () => post("lay_out", { one: true }));
