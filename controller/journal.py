@@ -29,9 +29,9 @@ log = logging.getLogger(__name__)
 
 JOURNAL = "journal.jsonl"
 KEPT = "journal-{}.jsonl"
+"""A game's journal once the next game has started: the time it was kept in the name."""
 COMPUTER_DICE = ("hand", "virtual")
 """Who throws the dice of the seats the table plays: a hand in the tray, or the table itself."""
-"""A game's journal once the next game has started: the time it was kept in the name."""
 
 PROBE_BYTES = 4096
 """What a probe for free space writes: a block, more than any record needs."""

@@ -61,7 +61,9 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         # A card taken away is to be put back: said with the spot's name in words.
         page.locator('.square[data-spot="s1.c1"]').click()
         page.locator('#chooser .choice[data-token=""]').click()
-        expect(page.locator("#turn")).to_contain_text("Put the face-down card on position 1")
+        expect(page.locator("#turn")).to_contain_text(
+            "Put the face-down card on Player 1's position 1"
+        )
         page.locator('.square[data-spot="s1.c1"]').click()
         page.locator('#chooser .choice[data-token="down"]').click()
         page.locator("#lang").select_option("fr")
