@@ -54,3 +54,17 @@ def test_a_die_the_labels_leave_out_is_added_once(tmp_path: Path) -> None:
     copy = mended(DICE / "nell", tmp_path)
     added = copy / "labels" / f"{listed[0]['photo']}.txt"
     assert label_text(added).splitlines().count(listed[0]["die"]) == 1
+
+
+def test_a_labelled_die_not_in_the_photo_is_taken_out(tmp_path: Path) -> None:
+    """matteo_train_0050 shows one die, a five; its labels add a one on bare wood."""
+    listed = tomllib.loads(FIXES.read_text(encoding="utf-8"))["absent"]
+    for die in listed:
+        label = DICE / die["folder"] / "labels" / f"{die['photo']}.txt"
+        before = label.read_text(encoding="utf-8").splitlines()
+        after = label_text(label).splitlines()
+        assert die["die"] in before and after == [line for line in before if line != die["die"]]
+        assert die["why"]
+    copy = mended(DICE / "matteo", tmp_path)
+    kept = copy / "labels" / f"{listed[0]['photo']}.txt"
+    assert label_text(kept) == kept.read_text(encoding="utf-8")  # mended once, not again

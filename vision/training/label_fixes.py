@@ -1,7 +1,7 @@
 """The labels of the shared dice photos, with the project's corrections applied.
 
-`label_fixes.toml` lists dice labelled wrong in ../shared/data/dice, and dice in plain view that
-the labels leave out; ../shared stays as it is.
+`label_fixes.toml` lists dice labelled wrong in ../shared/data/dice, dice in plain view that
+the labels leave out, and labelled dice that are not in the photo; ../shared stays as it is.
 Everything that reads those labels to learn or to score (dataset.py, heldout.py,
 benchmarks/dice.py) reads them through here.
 """
@@ -43,13 +43,24 @@ def _missing() -> dict[tuple[str, str], list[str]]:
     return missing
 
 
+@functools.cache
+def _absent() -> dict[tuple[str, str], list[str]]:
+    """(folder, photo) -> the label lines of dice that are not in the photo."""
+    absent: dict[tuple[str, str], list[str]] = {}
+    for die in _listed().get("absent", []):
+        key = (str(die["folder"]), str(die["photo"]))
+        absent.setdefault(key, []).append(str(die["die"]))
+    return absent
+
+
 def label_text(label: Path) -> str:
     """The text of a label file (`ROOT/labels/PHOTO.txt`), mended where the fixes say; a
     ValueError if a fix no longer matches the file."""
     text = label.read_text(encoding="utf-8")
     key = (label.parent.parent.name, label.stem)
     fixes, missing = _fixes().get(key, {}), _missing().get(key, [])
-    if not fixes and not missing:
+    absent = _absent().get(key, [])
+    if not fixes and not missing and not absent:
         return text
     lines = text.splitlines()
     for number, (wrong, truth) in fixes.items():
@@ -60,6 +71,8 @@ def label_text(label: Path) -> str:
             raise ValueError(f"{label}: line {number} is not labelled {wrong} ({FIXES} is stale)")
         lines[number - 1] = " ".join([str(truth), *fields[1:]])
     lines += [die for die in missing if die not in lines]  # not twice in a mended copy
+    # Dice that are not there go last, so that the fixes' line numbers stay those of the file.
+    lines = [line for line in lines if line not in absent]
     return "\n".join(lines) + "\n"
 
 
