@@ -44,27 +44,24 @@ def test_a_mended_copy_links_the_images_and_mends_the_labels(tmp_path: Path) -> 
         label_text(data / "labels" / shared.name)
 
 
-def test_a_die_the_labels_leave_out_is_added_once(tmp_path: Path) -> None:
-    listed = tomllib.loads(FIXES.read_text(encoding="utf-8"))["missing"]
+@pytest.mark.parametrize("kind", ["missing", "absent"])
+def test_a_die_left_out_is_added_and_one_not_there_taken_out_once(
+    kind: str, tmp_path: Path
+) -> None:
+    """ "missing": a die in plain view the labels leave out, added after them; "absent": a
+    labelled die the photo does not show (matteo_train_0050: one five, and a one on bare wood),
+    taken out. A mended copy is not mended twice."""
+    listed = tomllib.loads(FIXES.read_text(encoding="utf-8"))[kind]
     for die in listed:
         label = DICE / die["folder"] / "labels" / f"{die['photo']}.txt"
         before = label.read_text(encoding="utf-8").splitlines()
         after = label_text(label).splitlines()
-        assert len(after) == len(before) + 1 and after[-1] == die["die"] and die["why"]
-    copy = mended(DICE / "nell", tmp_path)
-    added = copy / "labels" / f"{listed[0]['photo']}.txt"
-    assert label_text(added).splitlines().count(listed[0]["die"]) == 1
-
-
-def test_a_labelled_die_not_in_the_photo_is_taken_out(tmp_path: Path) -> None:
-    """matteo_train_0050 shows one die, a five; its labels add a one on bare wood."""
-    listed = tomllib.loads(FIXES.read_text(encoding="utf-8"))["absent"]
-    for die in listed:
-        label = DICE / die["folder"] / "labels" / f"{die['photo']}.txt"
-        before = label.read_text(encoding="utf-8").splitlines()
-        after = label_text(label).splitlines()
-        assert die["die"] in before and after == [line for line in before if line != die["die"]]
+        if kind == "missing":
+            # (a fix may change a value of the same photo: only the count and the last line)
+            assert len(after) == len(before) + 1 and after[-1] == die["die"]
+        else:
+            assert die["die"] in before and after == [line for line in before if line != die["die"]]
         assert die["why"]
-    copy = mended(DICE / "matteo", tmp_path)
+    copy = mended(DICE / listed[0]["folder"], tmp_path)
     kept = copy / "labels" / f"{listed[0]['photo']}.txt"
-    assert label_text(kept) == kept.read_text(encoding="utf-8")  # mended once, not again
+    assert label_text(kept) == kept.read_text(encoding="utf-8")

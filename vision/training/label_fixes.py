@@ -34,23 +34,14 @@ def _fixes() -> dict[tuple[str, str], dict[int, tuple[int, int]]]:
 
 
 @functools.cache
-def _missing() -> dict[tuple[str, str], list[str]]:
-    """(folder, photo) -> the label lines of the dice the labels leave out."""
-    missing: dict[tuple[str, str], list[str]] = {}
-    for die in _listed().get("missing", []):
+def _dice(kind: str) -> dict[tuple[str, str], list[str]]:
+    """(folder, photo) -> the label lines listed as `kind`: "missing", dice the labels leave
+    out, or "absent", labelled dice that are not in the photo."""
+    listed: dict[tuple[str, str], list[str]] = {}
+    for die in _listed().get(kind, []):
         key = (str(die["folder"]), str(die["photo"]))
-        missing.setdefault(key, []).append(str(die["die"]))
-    return missing
-
-
-@functools.cache
-def _absent() -> dict[tuple[str, str], list[str]]:
-    """(folder, photo) -> the label lines of dice that are not in the photo."""
-    absent: dict[tuple[str, str], list[str]] = {}
-    for die in _listed().get("absent", []):
-        key = (str(die["folder"]), str(die["photo"]))
-        absent.setdefault(key, []).append(str(die["die"]))
-    return absent
+        listed.setdefault(key, []).append(str(die["die"]))
+    return listed
 
 
 def label_text(label: Path) -> str:
@@ -58,8 +49,8 @@ def label_text(label: Path) -> str:
     ValueError if a fix no longer matches the file."""
     text = label.read_text(encoding="utf-8")
     key = (label.parent.parent.name, label.stem)
-    fixes, missing = _fixes().get(key, {}), _missing().get(key, [])
-    absent = _absent().get(key, [])
+    fixes, missing = _fixes().get(key, {}), _dice("missing").get(key, [])
+    absent = _dice("absent").get(key, [])
     if not fixes and not missing and not absent:
         return text
     lines = text.splitlines()
