@@ -268,6 +268,14 @@ def test_multipli_potions_rows_say_whose_zone_they_are(page: Page, tmp_path: Pat
         expect(captions.first).to_have_text("Bo : trophées")
 
 
+WHOSE_ROWS = (
+    ("Player 2", "power cards, round by round"),
+    ("Player 2", "squad"),
+    ("Player 1", "squad"),
+    ("Player 1", "power cards, round by round"),
+)
+
+
 def test_a_spot_named_in_a_sentence_says_whose_it_is(page: Page, tmp_path: Path) -> None:
     """The walk: "s1.c1" in the details, and "position 3" said of either player's card. On the
     board a square's label stays short; the details and what the page asks name the seat
@@ -282,6 +290,9 @@ def test_a_spot_named_in_a_sentence_says_whose_it_is(page: Page, tmp_path: Path)
         expect(details).to_contain_text("Player 1's position 1")
         expect(details).not_to_contain_text("s1.c1")
         expect(page.locator('[data-spot="s2.c3"] > .label')).to_have_text("position 3")
+        expect(page.locator("#board .row-caption")).to_have_text(
+            [f"{who}: {what}" for who, what in WHOSE_ROWS]
+        )
         assert page.evaluate("fixText('s2.c3', { expected: 'down' })") == (
             "Put the face-down card on Player 2's position 3"
         )
