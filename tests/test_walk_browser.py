@@ -296,6 +296,11 @@ def test_a_spot_named_in_a_sentence_says_whose_it_is(page: Page, tmp_path: Path)
         assert page.evaluate("fixText('s2.c3', { expected: 'down' })") == (
             "Put the face-down card on Player 2's position 3"
         )
+        problem = {"key": "problem", "problem": "not_power_card"}
+        note = problem | {"params": {"spot": "s1.r2", "token": "T1"}}
+        assert page.evaluate("(note) => messageText({ note })", note) == (
+            "Player 1's round 2: T1 is no power card"
+        )
         page.locator("#lang").select_option("fr")
         expect(details).to_contain_text("position 1 de Joueur 1")
 

@@ -146,6 +146,8 @@ function shown(value, form) {
   if (form === "actions") return [].concat(value).map(actionText).join(t("moves_sep"));
   if (Array.isArray(value)) return value.map((item) => shown(item, "")).join(", ");
   if (typeof value === "boolean") return t(value ? "yes" : "no");
+  // A spot of the table ("s1.c3", a problem's): named as a sentence names it, with its seat.
+  if (typeof value === "string" && snap?.spots?.[value] !== undefined) return placeText(value);
   if (typeof value === "string") return wordText(value);
   return String(value);
 }
