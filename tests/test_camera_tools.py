@@ -151,6 +151,7 @@ def test_calibration_from_a_phone(page: Page, tmp_path: Path) -> None:
         page.click("#calib-take")
         expect(page.locator("#calib-result")).to_contain_text("Markers found: 0, 1, 2, 3. Error")
         save = page.locator("#calib-save")
+        expect(save).to_be_visible()
         box = save.bounding_box()
         assert box is not None and box["height"] >= 44 and box["x"] + box["width"] <= 390
         save.click()
