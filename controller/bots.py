@@ -26,26 +26,6 @@ from vision.dice_sources import DiceReading, VirtualDice
 
 CAMERA_WAIT_S = 0.05
 """How often bots waiting for a roll the camera reads, or for the table's own move, look again."""
-STEPS_COUNTED = 500
-"""The most chance steps `steps_to_decision` counts."""
-
-
-def steps_to_decision(state: GameState) -> int | None:
-    """How many chance steps come before the next decision (or the end): what the hands laying
-    out chance would lay from `state`. Their number hardly depends on what comes up (a set-up's
-    spaces, the cards laid face down); a roll-off could go on, so the outcomes are taken in turn,
-    never the same tie twice. None past `STEPS_COUNTED`."""
-    if not state.is_chance_node():
-        return 0
-    state = state.clone()
-    steps = 0
-    while state.is_chance_node():
-        if steps == STEPS_COUNTED:
-            return None
-        outcomes = state.chance_outcomes()
-        state.play(outcomes[steps % len(outcomes)][0])  # its own outcome: not checked again
-        steps += 1
-    return steps
 
 
 class Bots:
@@ -104,10 +84,15 @@ class Bots:
         if self.limit is not None and len(state.actions()) - self.began >= self.limit:
             self.done = True  # the steps asked for are laid, and settled on the table
             return
-        if state.is_terminal() or (self.chance_only and not state.is_chance_node()):
-            if self.chance_only and not state.is_terminal():
+        # Laying out chance stops where a player decides, a secret card of theirs included.
+        chosen = self.chance_only and (
+            not state.is_chance_node() or self.hands.person_lays(state, session.table_seats)
+        )
+        if state.is_terminal() or chosen:
+            if chosen and not state.is_terminal():
                 # The last piece seen is no longer the news: all is laid, a player decides.
-                player = state.player_name(state.current_player())
+                seat = game.roller(state) if state.is_chance_node() else state.current_player()
+                player = state.player_name(state.current_player() if seat is None else seat)
                 session.say(f"laid out; {player} to play", "laid_out", player=player)
             self.done = self.chance_only
             return

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from controller import report
 from controller.backends import TableBackends, close_all
-from controller.bots import Bots, steps_to_decision
+from controller.bots import Bots
 from controller.broker import BrokerError, parse_link
 from controller.camera_desk import CameraDesk
 from controller.computer import PROGRESS_S, Computer
@@ -329,16 +329,20 @@ class Daemon:
             return None
         if not state.is_chance_node() or self.game.dice_wanted(state) is not None:
             return None
+        if self.hands is not None and self.hands.person_lays(state, self.session.table_seats):
+            return None  # the card a person lays face down is theirs to choose
         return "offered"
 
     def laying_steps(self) -> tuple[int, int | None]:
         """The progress of `lay_out`, for the page: the steps laid since it began, and those left
         up to the next decision (None: too many to count), counted once a position."""
-        session = self.session
+        session, hands = self.session, self.hands
+        assert hands is not None  # laying out is offered on the simulated table alone
         played = len(session.state.actions())
         known = self._steps_left
         if known is None or known[0] is not session or known[1] != played:
-            known = self._steps_left = (session, played, steps_to_decision(session.state))
+            left = hands.chance_steps(session.state, session.table_seats)
+            known = self._steps_left = (session, played, left)
         return (0 if self.laying is None else played - self.laying.began), known[2]
 
     def _seat_players(self) -> None:

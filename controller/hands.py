@@ -19,6 +19,9 @@ from vision.board_camera import SimBoardCamera
 
 log = logging.getLogger(__name__)
 
+STEPS_COUNTED = 500
+"""The most chance steps `SimHands.chance_steps` counts."""
+
 
 class SimHands:
     """The hidden cards of a game on the simulated table, dealt at random to fit it."""
@@ -90,6 +93,32 @@ class SimHands:
         hidden = self.follow(state)
         return [] if hidden is None else hidden.secret_choices(state)
 
+    def person_lays(self, state: GameState, table_seats: frozenset[int]) -> bool:
+        """Whether the chance step at hand is a card a person lays face down from the hand
+        held for them (a seat not in `table_seats`): theirs to choose, never the hands'."""
+        return _person_lays(self.game, state, self.follow(state), table_seats)
+
+    def chance_steps(self, state: GameState, table_seats: frozenset[int]) -> int | None:
+        """How many chance steps come before the next decision, the end, or a card a person
+        lays face down (`person_lays`): what the hands laying out chance lay from `state`.
+        Their number hardly depends on what comes up (a set-up's spaces, the cards turned up),
+        so the outcomes are taken in turn, never the same tie twice, but the cards the hidden
+        deal turns up as it says. None past `STEPS_COUNTED`."""
+        hidden = copy.deepcopy(self.follow(state))
+        state = state.clone()
+        steps = 0
+        while state.is_chance_node() and not _person_lays(self.game, state, hidden, table_seats):
+            if steps == STEPS_COUNTED:
+                return None
+            outcomes = state.chance_outcomes()
+            dealt = None if hidden is None else hidden.outcome(state)
+            action = outcomes[steps % len(outcomes)][0] if dealt is None else dealt
+            state.play(action)  # its own outcome: not checked again
+            if hidden is not None:
+                hidden.observe(action, state)
+            steps += 1
+        return steps
+
     def choose(self, state: GameState, card: str) -> None:
         """A person lays `card` face down now, of those `secret_choices` gives; a ValueError
         says why not."""
@@ -121,6 +150,15 @@ class SimHands:
         """At a chance node, the card the hidden deal turns up; None for true chance."""
         hidden = self.follow(state)
         return None if hidden is None else hidden.outcome(state)
+
+
+def _person_lays(
+    game: Game, state: GameState, hidden: Hidden | None, table_seats: frozenset[int]
+) -> bool:
+    if hidden is None or not state.is_chance_node():
+        return False
+    seat = game.roller(state)
+    return seat is not None and seat not in table_seats and bool(hidden.secret_choices(state))
 
 
 def lay_out(reeds: ReedBank, camera: SimBoardCamera | None, layout: Layout) -> None:

@@ -67,7 +67,8 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
         page.select_option("#lang", "en")
         # One step at a time: one die, laid and settled, and the rest offered again.
         page.locator("#lay-out-one").click()
-        wait_for(lambda: daemon.laying is None, what="the one step laid")
+        wait_for(lambda: len(daemon.session.state.actions()) > laid, what="the one step")
+        wait_for(lambda: daemon.laying is None, what="the hands done after one step")
         assert len(daemon.session.state.actions()) == laid + 1 and _chance(daemon)
         assert daemon.session.sensed == daemon.session.expected
         laid += 1

@@ -55,10 +55,14 @@ def test_the_page_shows_a_persons_cards_not_the_tables(page: Page, tmp_path: Pat
         expect(box.locator("h2")).to_have_text("Player 1\u2019s cards, unseen by the others")
         expect(box.locator("li")).to_have_count(4)  # the squad, all in hand before the set-up
         expect(box.locator("li .where").first).to_have_text("in hand")
-        page.locator("#lay-out").click()
-        expect(box.locator("li .where")).to_have_text(
-            [f"position {i}" for i in range(1, 5)], timeout=15_000
-        )
+        # Where the squad's cards go is the person's to choose (rule 1): "lay it out for me"
+        # is not offered for them, only once the table's squad is next.
+        expect(page.locator("#lay-out-box")).to_be_hidden()
+        for i in range(1, 5):
+            page.locator(f'[data-spot="s1.c{i}"]').click()
+            page.locator("#chooser-tokens button[data-secret]").first.click()
+            expect(box.locator("li .where").nth(i - 1)).to_have_text(f"position {i}")
+        expect(page.locator("#lay-out-box")).to_be_visible()
         secrets = fetch(f"{table.url}api/snapshot", headers=table.key).json()["secrets"]
         assert list(secrets) == ["player_1"]  # the table's seat is never shown
         page.locator("#lang").select_option("fr")

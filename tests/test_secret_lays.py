@@ -192,6 +192,42 @@ def _step(state: GameState, hands: SimHands, rng: random.Random) -> None:
     state.apply(action)
 
 
+def test_laying_out_chance_stops_at_a_card_a_person_lays_face_down_mm_4_rule_1() -> None:
+    """The walk: "lay it out for me" laid a person's squad and power cards, choices that are
+    the game itself. The hands lay the table's cards and what chance turns up, and stop where
+    a person lays a card face down: set-up's squad (rule 1), a duel's power cards (MM-4)."""
+    game = get_game("mightymania")
+    state = game.new_initial_state()
+    hands = SimHands(game, state, random.Random(4))
+    player_2_played = frozenset({P2})
+    assert hands.person_lays(state, player_2_played)  # player_1's squad first: theirs
+    assert hands.chance_steps(state, player_2_played) == 0
+    player_1_played = frozenset({P1})
+    assert not hands.person_lays(state, player_1_played)
+    assert hands.chance_steps(state, player_1_played) == 4  # the table's squad, then player_2's
+    both = frozenset({P1, P2})
+    assert not hands.person_lays(state, both)
+    assert hands.chance_steps(state, both) == steps_to_a_decision(state)
+    state = started()  # after set-up and the start rolls: player_1 attacks
+    hands = SimHands(game, state, random.Random(4))
+    attack(state, 2, 2, "T2", "R2")  # the cards turned up, the defence declined: powers next
+    while not (state.is_chance_node() and hands.secret_choices(state)):
+        _step(state, hands, random.Random(1))
+    assert hands.person_lays(state, player_2_played)
+    assert not hands.person_lays(state, player_1_played)
+
+
+def steps_to_a_decision(state: GameState) -> int:
+    """Chance steps before the next decision, for a table that lays every card itself (the
+    outcomes in turn: the start rolls never tie twice)."""
+    state, steps = state.clone(), 0
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        state.apply(outcomes[steps % len(outcomes)][0])
+        steps += 1
+    return steps
+
+
 def test_the_lay_advice_ranks_the_powers_for_the_player_who_lays_now_mm_2_mm_4() -> None:
     """T2 against R2 as above, the tie in the cycle's order (MM-2); then R2 (brainwashing 2,
     thermokinetic 7, invisibility 3, speed 5, force 6) against T2, over T2's five answers:

@@ -152,14 +152,9 @@ def _secrets(daemon: Daemon, steps: list[Action]) -> tuple[list[str], list[str]]
     (`SimHands.secret_choices`); nothing for a seat the table plays, whose card is its own."""
     session, hands = daemon.session, daemon.hands
     state = session.state
-    if hands is None or not steps or not state.is_chance_node():
-        return [], []
-    seat = daemon.game.roller(state)
-    if seat is None or seat in session.table_seats:
+    if hands is None or not steps or not hands.person_lays(state, session.table_seats):
         return [], []
     cards = hands.secret_choices(state)
-    if not cards:
-        return [], []
     after = session.layout_after(steps[0])
     return [spot for spot, token in after.items() if session.expected.get(spot) != token], cards
 
