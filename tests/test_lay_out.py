@@ -1,6 +1,7 @@
 """`lay_out` (issue 24): on the simulated table played from the page, its hands lay out what
 chance brings up to a player's decision, Baron Voodoo's 48 set-up dice (BV-1) here, each seen by
-the simulated camera and journalled, so that a restart resumes; the decision stays the human's."""
+the simulated camera and journalled, so that a restart resumes; the decision stays the human's.
+And what a person's own hand does on the simulated table: a tap that puts a piece right."""
 
 from __future__ import annotations
 
@@ -96,3 +97,36 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
         again = call(daemon, op="lay_out")
         assert again["key"] == "lay_out_nothing"
         assert len(daemon.session.state.actions()) == SET_UP
+
+
+def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
+    tmp_path: Path, page: Page
+) -> None:
+    """The walk, Hostile Takeover on a phone: told "Take the pawn off r0c0", a player taps the
+    pawn, and the tap went to the tile under it (the cell's camera spot), offering to take the
+    tile away. A tap on a spot that is as it should be, in a square whose own piece is not,
+    goes to that piece."""
+    config = fast_sim_config(web_listen="127.0.0.1:0")
+    options = RunOptions(
+        state_dir=tmp_path,
+        socket_path=tmp_path / "control.sock",
+        game="takeover",
+        options={"players": 2},
+        seed=5,
+    )
+    with serving(config, options) as daemon:
+        assert call(daemon, op="roll", values=[9])["ok"]
+        assert call(daemon, op="roll", values=[3])["ok"]  # Red rolled higher: Red lays first
+        assert call(daemon, op="act", id="place_tile:r0c0")["ok"]
+        wait_for(lambda: daemon.session.sensed == daemon.session.expected, what="the tile laid")
+        assert call(daemon, op="place", spot="r0c0", token="piece")["ok"]  # a stray pawn
+        wait_for(lambda: "r0c0" in daemon.session.sensed, what="the pawn felt")
+        assert daemon.web is not None
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(daemon.web.url(with_token=True))
+        tile = page.locator('.sub[data-spot="r0c0.map"]')
+        expect(tile).to_be_attached()
+        tile.click()
+        wait_for(lambda: "r0c0" not in daemon.session.sensed, what="the pawn lifted")
+        expect(page.locator("#chooser")).not_to_be_visible()
+        assert daemon.session.sensed.get("r0c0.map") == "tile"

@@ -117,24 +117,45 @@ function spotElement(id, spot, className, label = spotText(id)) {
   const token = tokenElement(spot.sensed, id, snap);
   if (token) node.append(token);
   // Every spot on the simulated table; the camera's on a table whose players enter its board.
-  const placeable = (snap.placeable ?? []).includes(spot.sensor);
+  const placeable = placeableSpot(spot);
   if (placeable) {
     node.classList.add("placeable");
     focusable(node); // reached with Tab and played with Enter or Space, as a button is
   }
   node.addEventListener("click", (event) => {
     event.stopPropagation();
-    // A tap points at a decision first (the square around a sub-spot holds its decisions),
-    // unless the spot is to be put right on the simulated table: then the hand does that.
-    const wrong = (spot.sensed ?? null) !== (spot.expected ?? null);
-    if (!(placeable && wrong) && pointAt(squareOf(id))) return;
-    if (!placeable) return;
-    // A reed feels a piece or none: a tap lays or lifts it. A camera sees which card or die: a
-    // tap offers what the game may see there next.
-    if (spot.sensor === "reed") post("place", { spot: id });
-    else choose(id);
+    tapSpot(id, spot);
   });
   return node;
+}
+
+// Whether a hand may lay or lift on `spot` here, and whether it is not as the game has it.
+function placeableSpot(spot) {
+  return (snap.placeable ?? []).includes(spot.sensor);
+}
+
+function wrongSpot(spot) {
+  return (spot.sensed ?? null) !== (spot.expected ?? null);
+}
+
+function tapSpot(id, spot) {
+  const square = squareOf(id);
+  const own = snap.spots[square];
+  // A tap on a spot as it should be (a tile under a pawn) in a square whose own piece is to be
+  // put right (the pawn to take off): the hand means that piece.
+  if (square !== id && !wrongSpot(spot) && own && placeableSpot(own) && wrongSpot(own)) {
+    tapSpot(square, own);
+    return;
+  }
+  const placeable = placeableSpot(spot);
+  // A tap points at a decision first (the square around a sub-spot holds its decisions),
+  // unless the spot is to be put right on the simulated table: then the hand does that.
+  if (!(placeable && wrongSpot(spot)) && pointAt(square)) return;
+  if (!placeable) return;
+  // A reed feels a piece or none: a tap lays or lifts it. A camera sees which card or die: a
+  // tap offers what the game may see there next.
+  if (spot.sensor === "reed") post("place", { spot: id });
+  else choose(id);
 }
 
 // What a hand may lay on a camera spot (of the simulated table, or of a table without a camera
