@@ -130,3 +130,7 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         wait_for(lambda: "r0c0" not in daemon.session.sensed, what="the pawn lifted")
         expect(page.locator("#chooser")).not_to_be_visible()
         assert daemon.session.sensed.get("r0c0.map") == "tile"
+        # What to put right says "the pawn", but not "the Red's spawn".
+        fix = "(spot) => fixText('r0c0.map', spot)"
+        assert page.evaluate(fix, {"expected": "spawn:red"}) == "Put Red\u2019s spawn on r0c0"
+        assert page.evaluate(fix, {"sensed": "tile"}) == "Take the tile off r0c0"

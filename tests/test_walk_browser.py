@@ -16,9 +16,21 @@ from controller.journal import Journal
 TABLE = ("--computer", "2:easy", "--computer-dice", "virtual")
 
 
+def lay_squad(page: Page) -> None:
+    """Player 1 lays their squad face down, a card of their choice in each position, as the
+    page offers them (rule 1: theirs to choose, never laid out for them)."""
+    for i in range(1, 5):
+        page.locator(f'#board [data-spot="s1.c{i}"]').click()
+        page.locator("#chooser-tokens button[data-secret]").first.click()
+        expect(page.locator(f'#board [data-spot="s1.c{i}"]')).to_have_attribute(
+            "data-sensed", "down"
+        )
+
+
 def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_path: Path) -> None:
     with dashboard(tmp_path, "--game", "mightymania", "--seed", "1", *TABLE) as table:
         page.goto(table.page)
+        lay_squad(page)
         # Seed 1: the start rolls give Player 1 the first attack.
         page.locator("#lay-out").click()
         attackers = page.locator('#board .square.pointable[data-spot^="s1.c"]')
@@ -78,6 +90,7 @@ def test_a_tap_first_where_a_piece_goes_takes_the_decisions_ending_there(
     start elsewhere."""
     with dashboard(tmp_path, "--game", "mightymania", "--seed", "1", *TABLE) as table:
         page.goto(table.page)
+        lay_squad(page)
         page.locator("#lay-out").click()
         attackers = page.locator('#board .square.pointable[data-spot^="s1.c"]')
         expect(attackers.first).to_be_visible(timeout=15_000)

@@ -397,8 +397,11 @@ function drawDice() {
   // seen, the camera's word, a roll to correct or held unsure).
   $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.correctable
     && !snap.dice_unsure;
-  // A misread roll is corrected until something is played on it, and only then.
+  // A misread roll is corrected until something is played on it, and only then; the example
+  // has as many values as the roll read ("e.g. 7" for one d12, not "e.g. 3 5").
   $("correct-form").hidden = !snap.correctable;
+  $("correct-form").querySelector("input").placeholder =
+    t(seen.length === 1 ? "correct_example_one" : "correct_example"); // not read as a roll
   $("dice-seen").replaceChildren(
     seen.length ? t("seen") : snap.camera ? t("nothing_seen") : "",
     ...seen.map((die) => dieFace(die.value, `${Math.round(die.confidence * 100)} %`)),
@@ -626,7 +629,6 @@ function translate() {
   $("lang").value = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   $("actions-filter").placeholder = t("find_decision");
-  $("correct-form").querySelector("input").placeholder = t("correct_example"); // not read as a roll
   $("actions-filter").setAttribute("aria-label", t("find_decision"));
   drawSound(); // sound.js
   diceKey = null;

@@ -17,9 +17,10 @@ Object.assign(STRINGS.en, {
   note_dice_refused: "Dice not applied: {why}",
   note_journal_back: "The game record can be written again: the game goes on",
   note_paused: "Paused: the table ignores the pieces until the game resumes",
-  put_back: "Put the {thing} on {place}",
-  take_off: "Take the {thing} off {place}",
-  put_instead: "Put the {thing} on {place} instead of the {other}",
+  // {thing} comes with its article ("the pawn", "Red’s spawn": `definite`).
+  put_back: "Put {thing} on {place}",
+  take_off: "Take {thing} off {place}",
+  put_instead: "Put {thing} on {place} instead of {other}",
   dice_one: "the {kind}",
   dice_two: "both {kind}",
   dice_many: "{count} {kind}",
@@ -221,6 +222,11 @@ function handFix(spot) {
   return spot.fix && (spot.sensed ?? null) !== (spot.expected ?? null);
 }
 
+// "the pawn", but "Red’s spawn" as it is; French says what lies there after a colon, bare.
+function definite(words) {
+  return lang !== "en" || /['’]s /.test(words) ? words : `the ${words}`;
+}
+
 // What a hand must do to put a spot right: "Put the akuma on 8".
 function fixText(id, spot) {
   // A spot within a square ("8.akuma" on square 8) is named by its square and its piece; one
@@ -229,7 +235,7 @@ function fixText(id, spot) {
   const place = placeText(square);
   const piece = square === id ? "" : id.slice(square.length + 1);
   // A reed feels "a piece": its spot says which.
-  const thing = (token) => (token === "piece" && piece ? lookup("words", piece) ?? wordText(piece) : tokenText(token));
+  const thing = (token) => definite(token === "piece" && piece ? lookup("words", piece) ?? wordText(piece) : tokenText(token));
   if (spot.expected && !spot.sensed) return t("put_back", { thing: thing(spot.expected), place });
   if (!spot.expected && spot.sensed) return t("take_off", { thing: thing(spot.sensed), place });
   return t("put_instead", { thing: thing(spot.expected), place, other: thing(spot.sensed) });
