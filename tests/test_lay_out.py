@@ -134,3 +134,17 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         fix = "(spot) => fixText('r0c0.map', spot)"
         assert page.evaluate(fix, {"expected": "spawn:red"}) == "Put Red\u2019s spawn on r0c0"
         assert page.evaluate(fix, {"sensed": "tile"}) == "Take the tile off r0c0"
+        # What a combat came to is said once it happens (the walk: nothing said who lost).
+        news = page.locator("#news")
+        expect(news).to_be_hidden()
+        combat = {"attacker": "red", "defender": "blue", "rolls": [5, 11]}
+        page.evaluate(
+            "(combat) => { snap.details.last_combat = combat; render(); }",
+            combat | {"outcome": "defender_won"},
+        )
+        expect(news).to_have_text(
+            "Red attacked Blue, rolls 5, 11: the defender won, and the attacker loses a life "
+            "and goes back to its spawn"
+        )
+        page.locator("#lang").select_option("fr")
+        expect(news).to_contain_text("Rouge a attaqué Bleu, lancers 5, 11 : le défenseur gagne")

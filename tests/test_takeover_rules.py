@@ -1148,6 +1148,7 @@ def test_ht5_combat_rolls_the_attackers_d12_then_the_defenders() -> None:
         "attacker": "red",
         "defender": "blue",
         "rolls": [5, 4],
+        "outcome": "attacker_won",  # HT-5: the higher roll wins
     }
 
 

@@ -532,7 +532,12 @@ def test_describe_is_the_tracking_sheet() -> None:
     assert details["pawns"] == {"red": "r1c3", "blue": "r1c4"}
     assert details["scores"] == {"red": 0, "blue": 0}
     assert details["tiles_placed"] == 20
-    assert details["last_combat"] == {"attacker": "blue", "defender": "red", "rolls": [10, 3]}
+    assert details["last_combat"] == {
+        "attacker": "blue",
+        "defender": "red",
+        "rolls": [10, 3],
+        "outcome": "attacker_won",
+    }
     assert len(details["buildings"]) == 15
     assert details["buildings"][10] == {
         "id": 10,
@@ -638,12 +643,24 @@ def test_describe_names_the_claim_being_rolled_and_the_last_one() -> None:
     state.apply(Roll(4))
     details = GAME.describe(state)
     assert details["claim"] is None
-    assert details["last_claim"] == {"player": "blue", "building": 2, "roll": 4, "claimed": False}
+    assert details["last_claim"] == {
+        "player": "blue",
+        "building": 2,
+        "roll": 4,
+        "claimed": False,
+        "outcome": "damaged",
+    }
     state.apply(Move("r2c4"))
     state.apply(Claim(2))
     state.apply(Roll(6))  # HT-5: 6 points were left, and damage stays
     last = GAME.describe(state)["last_claim"]
-    assert last == {"player": "blue", "building": 2, "roll": 6, "claimed": True}
+    assert last == {
+        "player": "blue",
+        "building": 2,
+        "roll": 6,
+        "claimed": True,
+        "outcome": "claimed",
+    }
     assert GAME.describe(state)["buildings"][2]["owner"] == "blue"
 
 

@@ -1137,6 +1137,11 @@ KIT_PIECES = (
 )  # fmt: skip
 
 
+def _combat_outcome(attack: int, defence: int) -> str:
+    """HT-5: the higher roll wins the combat; a tie changes nothing."""
+    return "tie" if attack == defence else "attacker_won" if attack > defence else "defender_won"
+
+
 class TakeoverGame(Game):
     info = GameType(
         name="takeover",
@@ -1263,12 +1268,14 @@ class TakeoverGame(Game):
             ),
             Detail(
                 "last_combat",
-                'the latest combat, {"attacker", "defender", "rolls"}, or None (HT-5).',
+                'the latest combat, {"attacker", "defender", "rolls", "outcome"} (outcome: '
+                '"attacker_won", "defender_won" or "tie"), or None (HT-5).',
             ),
             Detail(
                 "last_claim",
-                'the latest claim roll, {"player", "building", "roll", "claimed"} (claimed: '
-                "the building became the player's), or None (HT-5).",
+                'the latest claim roll, {"player", "building", "roll", "claimed", "outcome"} '
+                '(claimed: the building became the player\'s; outcome: "claimed" or '
+                '"damaged"), or None (HT-5).',
             ),
         ),
     )
@@ -1516,13 +1523,18 @@ class TakeoverGame(Game):
                 "attacker": COLOURS[s.last_combat[0]],
                 "defender": COLOURS[s.last_combat[1]],
                 "rolls": list(s.last_combat[2:]),
+                "outcome": _combat_outcome(s.last_combat[2], s.last_combat[3]),
             },
             "last_claim": None
             if s.last_claim is None
             else dict(
                 zip(
-                    ("player", "building", "roll", "claimed"),
-                    (COLOURS[s.last_claim[0]], *s.last_claim[1:]),
+                    ("player", "building", "roll", "claimed", "outcome"),
+                    (
+                        COLOURS[s.last_claim[0]],
+                        *s.last_claim[1:],
+                        "claimed" if s.last_claim[3] else "damaged",
+                    ),
                     strict=True,
                 )
             ),

@@ -28,7 +28,9 @@ A catalogue has one table per language, each with these sections:
   spots; `{1|seat}` names the seat that part numbers from 1, as spot ids do ("s2" -> Player 2);
 - words: single words that ids are made of (colours, faces, powers);
 - dice: a dice kind's name, one and many (["die", "dice"]);
-- problems: `Problem.key`'s sentence, a template over `Problem.params`.
+- problems: `Problem.key`'s sentence, a template over `Problem.params`;
+- news: what an event came to, by the detail that records it (a combat, a claim), a template
+  over that detail's fields, shown by the page when the detail changes.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ SECTIONS = (
     "words",
     "dice",
     "problems",
+    "news",
 )
 MODIFIERS = ("", "seat", "token", "tokens", "actions")
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+))?\}")

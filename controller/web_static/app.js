@@ -268,6 +268,21 @@ function drawTurn() {
   $("message").textContent = messageText(snap) || (snap.sim ? t("sim") : "");
 }
 
+// What the game's last event came to (a combat, a claim): a detail the game's `news` words
+// phrase, shown from the moment it changes until another does.
+const newsSeen = {};
+let newsKey = null;
+function drawNews() {
+  for (const key of Object.keys(patterns("news"))) {
+    const now = JSON.stringify(snap.details?.[key] ?? null);
+    if (key in newsSeen && newsSeen[key] !== now && now !== "null") newsKey = key;
+    newsSeen[key] = now;
+  }
+  const value = newsKey ? snap.details?.[newsKey] : null;
+  $("news").hidden = !value;
+  $("news").textContent = value ? fill(lookup("news", newsKey), (name) => value[name]) : "";
+}
+
 function drawResult() {
   const box = $("result");
   box.hidden = !snap.result;
@@ -603,6 +618,7 @@ function render() {
   drawAlerts();
   drawRoom(); // linked tables (room.js)
   drawTurn();
+  drawNews();
   drawBoard();
   drawLegend();
   drawComputer(); // the table thinking, the hint (computer.js)
