@@ -330,9 +330,14 @@ def test_on_a_phone_a_power_cards_whole_name_shows_on_it(page: Page, tmp_path: P
     page.set_viewport_size({"width": 390, "height": 844})
     with dashboard(tmp_path, "--game", "mightymania") as table:
         page.goto(table.page)
-        expect(page.locator("#board .on-card", has_text="brainwashing")).to_be_visible()
+        expect(page.locator("#board .on-card", has_text="Brainwashing")).to_be_visible()
         cut = page.locator("#board .square").evaluate_all(CUT)
         assert len(cut) >= 6 and [name for name in cut if name[1] or name[2] > 0.5] == []
+        # In the page's words: the walk read "thermokinetic" on a card beside "Thermocinétique".
+        page.locator("#lang").select_option("fr")
+        expect(page.locator("#board .on-card", has_text="Thermocinétique")).to_be_visible()
+        cut = page.locator("#board .square").evaluate_all(CUT)
+        assert [name for name in cut if name[1] or name[2] > 0.5] == []
 
 
 # Each name on a card: its text, whether it is cut (wider than its box), how far its box reaches

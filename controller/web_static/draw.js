@@ -166,10 +166,12 @@ function tokenElement(token, id, snapshot) {
   if (look.kind === "card" || look.kind === "back") {
     const src = look.kind === "back" ? "/api/card/back.png"
       : `/api/card/${encodeURIComponent(snapshot.game)}/${encodeURIComponent(token)}.png`;
-    node.append(cardPicture(src, look.label || token, look.label || token));
+    // A label that is the card's id ("thermokinetic") in the page's words ("Thermocinétique").
+    const label = look.label && look.label === token ? tokenText(token) : look.label;
+    node.append(cardPicture(src, label || token, label || token));
     // A short value ("9×10") stays on one line, wider than a narrow card if it must; a long
-    // name ("thermokinetic") wraps within it.
-    if (look.label) node.append(drawNode("span", look.label.length <= SHORT_LABEL ? "on-card short" : "on-card", look.label));
+    // name ("Thermokinetic") wraps within it.
+    if (label) node.append(drawNode("span", label.length <= SHORT_LABEL ? "on-card short" : "on-card", label));
   } else if (look.kind === "die") {
     const die = dieElement(look.face || token, null, looks, colour);
     const below = stackBelow(id, snapshot);
