@@ -120,7 +120,8 @@ function drawPointing() {
   if (box.hidden) return;
   if (pointFrom === null) {
     const starts = new Set(actions.map((action) => action.at)).size;
-    box.replaceChildren(el("p", { text: t("point_start", { count: starts }) }));
+    // Places, not moves: the list below counts the moves ("1 place" beside "3 moves").
+    box.replaceChildren(el("p", { text: t(starts === 1 ? "point_start_one" : "point_start", { count: starts }) }));
     return;
   }
   const here = actions.filter((action) => action.at === pointFrom && action.to === null);
