@@ -281,6 +281,10 @@ def test_multipli_potions_rows_say_whose_zone_they_are(page: Page, tmp_path: Pat
                 "Ada: trophies",
             ]
         )
+        # A detail holding decisions (MP-3's forgotten captures) says them in words.
+        capture = "capture:8x10:2x10:2x8"
+        said = page.evaluate("(id) => valueText('forgotten', id)", capture)
+        assert said == page.evaluate("(id) => actionText(id)", capture) and ":" not in said
         page.locator("#lang").select_option("fr")
         expect(captions.first).to_have_text("Bo : trophées")
 

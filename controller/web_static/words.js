@@ -201,6 +201,9 @@ function valueText(key, value) {
   if (typeof value !== "string") return shown(value, "");
   const words = catalogue();
   const own = words[lang]?.values?.[key]?.[value] ?? words.en?.values?.[key]?.[value];
+  // A decision's id ("capture:8x10:2x10:2x8", a forgotten capture) in words.
+  const kind = value.split(":")[0];
+  if (own === undefined && value.includes(":") && catalogue().fields?.[kind]) return actionText(value);
   return own ?? patternMatch("tokens", value) ?? patternMatch("places", value) ?? wordText(value);
 }
 
