@@ -458,7 +458,7 @@ def test_an_unsure_roll_is_settled_by_tapping_each_die(page: Page, tmp_path: Pat
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(table.page)
         dice = page.locator("#unsure-dice li")
-        expect(dice.first).to_be_visible(timeout=20_000)
+        expect(dice.first).to_be_visible(timeout=40_000)  # the photo read on a loaded machine
         picture = page.locator("#unsure-picture")
         expect(picture).to_be_visible()
         page.wait_for_function("document.getElementById('unsure-picture').naturalWidth > 0")
