@@ -129,13 +129,9 @@ function spotElement(id, spot, className, label = spotText(id)) {
   return node;
 }
 
-// Whether a hand may lay or lift on `spot` here, and whether it is not as the game has it.
+// Whether a hand may lay or lift on `spot` here.
 function placeableSpot(spot) {
   return (snap.placeable ?? []).includes(spot.sensor);
-}
-
-function wrongSpot(spot) {
-  return (spot.sensed ?? null) !== (spot.expected ?? null);
 }
 
 function tapSpot(id, spot) {

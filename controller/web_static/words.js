@@ -203,7 +203,7 @@ function valueText(key, value) {
   const own = words[lang]?.values?.[key]?.[value] ?? words.en?.values?.[key]?.[value];
   // A decision's id ("capture:8x10:2x10:2x8", a forgotten capture) in words.
   const kind = value.split(":")[0];
-  if (own === undefined && value.includes(":") && catalogue().fields?.[kind]) return actionText(value);
+  if (own === undefined && value.includes(":") && words.fields?.[kind]) return actionText(value);
   return own ?? patternMatch("tokens", value) ?? patternMatch("places", value) ?? wordText(value);
 }
 
@@ -222,7 +222,12 @@ function optionName(game, name) {
 // A spot to put right whose piece differs from the game's: one lit only because the game names
 // it at fault shows as it should, and has nothing for a hand to change there.
 function handFix(spot) {
-  return spot.fix && (spot.sensed ?? null) !== (spot.expected ?? null);
+  return spot.fix && wrongSpot(spot);
+}
+
+// Whether what lies on `spot` is not what the game has there.
+function wrongSpot(spot) {
+  return (spot.sensed ?? null) !== (spot.expected ?? null);
 }
 
 // "the pawn", but "Red’s spawn" as it is; French says what lies there after a colon, bare.
