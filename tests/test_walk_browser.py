@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from browser import measure_all
 from mightymania_play import attack, duel, started
 from playwright.sync_api import Page, expect
 from web_daemon import dashboard, fetch
@@ -339,12 +340,12 @@ def test_on_a_phone_a_power_cards_whole_name_shows_on_it(page: Page, tmp_path: P
     with dashboard(tmp_path, "--game", "mightymania") as table:
         page.goto(table.page)
         expect(page.locator("#board .on-card", has_text="Brainwashing")).to_be_visible()
-        cut = page.locator("#board .square").evaluate_all(CUT)
+        cut = measure_all(page, "#board .square", CUT)
         assert len(cut) >= 6 and [name for name in cut if name[1] or name[2] > 0.5] == []
         # In the page's words: the walk read "thermokinetic" on a card beside "Thermocinétique".
         page.locator("#lang").select_option("fr")
         expect(page.locator("#board .on-card", has_text="Thermocinétique")).to_be_visible()
-        cut = page.locator("#board .square").evaluate_all(CUT)
+        cut = measure_all(page, "#board .square", CUT)
         assert [name for name in cut if name[1] or name[2] > 0.5] == []
 
 

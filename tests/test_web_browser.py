@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from browser import measure_all
 from dice_photos import photos
 from page_play import visible_ids
 from playwright.sync_api import Page, expect
@@ -151,9 +152,11 @@ def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None
         page.goto(table.page)
         spots = page.locator(".placeable")
         expect(spots.first).to_be_visible()
-        sizes = spots.evaluate_all(
+        sizes = measure_all(
+            page,
+            ".placeable",
             "nodes => nodes.map(n => [n.dataset.spot, n.getBoundingClientRect().width,"
-            " n.getBoundingClientRect().height])"
+            " n.getBoundingClientRect().height])",
         )
         assert len(sizes) == 54  # 45 reed spots and the 9 cards the camera reads
         assert [spot for spot, width, height in sizes if min(width, height) < 44] == []
@@ -187,7 +190,7 @@ def test_on_a_phone_multipli_potions_names_stay_in_their_slots(page: Page, tmp_p
         page.goto(table.page)
         page.locator("#lay-out").click()  # the first cards dealt face up
         expect(page.locator("#board .on-card")).to_have_count(2)
-        texts = page.locator("#board .square").evaluate_all(SPILLS)
+        texts = measure_all(page, "#board .square", SPILLS)
         assert len(texts) == 2 + 2 * (5 + 20)  # two cards, each seat's hand and play zone
         assert [text for text in texts if text[2] > 0.5] == []
         assert min(size for *_, size in texts) >= 12
