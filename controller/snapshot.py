@@ -124,6 +124,13 @@ def _offered(games: tuple[Game, ...]) -> JSON:
             "option_choices": {
                 option.name: list(option.choices) for option in game.info.options if option.choices
             },
+            # ... which to offer only beside another's value, and which under "More options".
+            "option_shown_with": {
+                option.name: list(option.shown_with)
+                for option in game.info.options
+                if option.shown_with
+            },
+            "advanced_options": [option.name for option in game.info.options if option.advanced],
             # ... and its seats ("Hawk Moth"), for any game, not only the one on the table.
             "seat_words": {
                 language: words.get("players", {}) for language, words in catalogue(game).items()

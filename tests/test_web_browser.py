@@ -341,6 +341,41 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
     assert fallback == ["move: a, b", "first", "stack height", "set up"]
 
 
+def test_the_new_game_form_offers_teams_at_four_players_and_folds_expert_options(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: "Two teams of two" beside 3 players, and a newcomer met the seat order and
+    a rules file of one's own first. Teams are offered at 4 players only (BV-3); the Loas' order
+    and the rules file wait under "More options", and are sent either way."""
+    with dashboard(tmp_path, "--game", "voodoo", "--players", "3") as table:
+        page.goto(table.page)
+        page.locator("#lang").select_option("en")
+        teams = page.locator('#new-options label[data-option="teams"]')
+        players = page.locator("#new-options input[name=players]")
+        expect(players).to_have_value("3")
+        expect(teams).to_be_hidden()
+        assert "teams" not in page.evaluate("chosenOptions()")  # left to its default
+        for hidden in ("loas", "rules"):
+            expect(page.locator(f"#new-options input[name={hidden}]")).to_be_hidden()
+        players.fill("4")
+        expect(teams).to_be_visible()
+        teams.locator("input").check()
+        more = page.locator("#new-options .more-options summary")
+        expect(more).to_have_text("More options")
+        more.click()
+        page.locator("#new-options input[name=loas]").fill("red,yellow,purple,turquoise")
+        chosen = page.evaluate("chosenOptions()")
+        assert chosen["teams"] is True and chosen["loas"] == "red,yellow,purple,turquoise"
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-form button[type=submit]").click()
+        expect(page.locator("#new-names input")).to_have_count(4)
+        page.wait_for_function("snap.options.teams === true && snap.players.length === 4")
+        # Back at 3 players, teams are hidden again and not sent.
+        page.locator("#new-options input[name=players]").fill("3")
+        expect(teams).to_be_hidden()
+        assert "teams" not in page.evaluate("chosenOptions()")
+
+
 # The Web Audio API as far as sound.js uses it, keeping the notes played in `tones`.
 QUIET_AUDIO = """
 window.tones = [];

@@ -24,7 +24,9 @@ class Option:
     follows a bound in messages ("12 to 16 cells"); `rule` is the clarification behind it.
     `board`: the option changes the board itself, its spots, rows and profile (`Game.on_board`,
     `GameType.profile_for`). `seat`: the value is a seat, 0 for the first, as the journal keeps
-    it; a form shows the seats as it numbers them."""
+    it; a form shows the seats as it numbers them. `shown_with`: (option, value) under which a form
+    offers it at all (two teams only with 4 players); otherwise it keeps its default. `advanced`:
+    a form keeps it out of a newcomer's way (an order of seats, a rules file of one's own)."""
 
     name: str
     default: OptionValue
@@ -36,6 +38,8 @@ class Option:
     rule: str = ""
     board: bool = False
     seat: bool = False
+    shown_with: tuple[str, OptionValue] | None = None
+    advanced: bool = False
 
     def problem(self, game: GameType, value: object) -> str | None:
         """What is wrong with `value` for this option of `game`, or None."""

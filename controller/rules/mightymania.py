@@ -1024,7 +1024,7 @@ class MightymaniaGame(Game):
                 "titans,rogues",
                 "the two squads, player_1's first: built-in deck names or TOML paths",
             ),
-            Option("rules", "", "a power-cycle file; empty: the built-in one"),
+            Option("rules", "", "a power-cycle file; empty: the built-in one", advanced=True),
         ),
         profile="mightymania",
         guide="mightymania",

@@ -1615,15 +1615,25 @@ class VoodooGame(Game):
         player_names=tuple(loa for loa, _ in LOAS),
         options=(
             Option("players", 2, "number of players", low=2, high=4, rule="BV-3"),
-            Option("teams", False, "two teams of two (BV-3)"),
+            Option("teams", False, "two teams of two (BV-3)", shown_with=("players", 4)),
             Option(
                 "setup",
                 "roll",
                 "roll: the dice are rolled onto their spaces; place: laid in turn",
                 choices=("roll", "place"),
             ),
-            Option("loas", "", 'seat order, e.g. "red,yellow"; empty: the first Loas of BV-3'),
-            Option("rules", "", "a rules file (board, points, targets); empty: the built-in one"),
+            Option(
+                "loas",
+                "",
+                'seat order, e.g. "red,yellow"; empty: the first Loas of BV-3',
+                advanced=True,
+            ),
+            Option(
+                "rules",
+                "",
+                "a rules file (board, points, targets); empty: the built-in one",
+                advanced=True,
+            ),
         ),
         profile="voodoo",
         guide="voodoo",

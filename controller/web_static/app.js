@@ -541,13 +541,31 @@ function drawOptions() {
   const seatOptions = snap.games[name]?.seat_options ?? [];
   const choices = snap.games[name]?.option_choices ?? {};
   const help = snap.games[name]?.option_help?.[lang] ?? {};
-  $("new-options").replaceChildren(...Object.entries(options).map(([key, value]) =>
-    el("label", {}, el("span", { text: optionName(name, key) }), " ",
+  const advanced = snap.games[name]?.advanced_options ?? [];
+  const field = ([key, value]) =>
+    el("label", { "data-option": key }, el("span", { text: optionName(name, key) }), " ",
       optionInput(key, value, seatOptions.includes(key) ? name : null, choices[key] ?? null),
       // What a field takes, where its name does not say ("red,yellow"; a file's path).
-      ...(help[key] ? [el("small", { class: "option-help", text: help[key] })] : []))));
+      ...(help[key] ? [el("small", { class: "option-help", text: help[key] })] : []));
+  const entries = Object.entries(options);
+  const more = entries.filter(([key]) => advanced.includes(key));
+  $("new-options").replaceChildren(...entries.filter(([key]) => !advanced.includes(key)).map(field),
+    ...(more.length ? [el("details", { class: "more-options" },
+      el("summary", { text: t("more_options") }), ...more.map(field))] : []));
+  showOptions();
   drawNames(); // a name field per seat (past.js)
   drawSeats(); // who plays each seat: a player or the table (computer.js)
+}
+
+// An option offered only beside another's value (two teams of two at 4 players) is hidden, and
+// left to its default, while that value is not chosen.
+function showOptions() {
+  const shownWith = snap.games[$("new-game").value]?.option_shown_with ?? {};
+  const chosen = chosenOptions();
+  for (const label of $("new-options").querySelectorAll("label[data-option]")) {
+    const [other, value] = shownWith[label.dataset.option] ?? [];
+    label.hidden = other !== undefined && chosen[other] !== value;
+  }
 }
 
 function drawSetup() {
@@ -562,6 +580,7 @@ function drawSetup() {
 function chosenOptions() {
   const options = {};
   for (const input of $("new-options").querySelectorAll("input, select")) {
+    if (input.closest("label")?.hidden) continue;
     const kind = input.dataset.kind;
     options[input.name] = kind === "bool" ? input.checked
       : kind === "number" || kind === "seat" ? Number(input.value) : input.value;
@@ -699,6 +718,7 @@ $("correct-form").addEventListener("submit", (event) => {
   else post("correct", { values });
 });
 $("new-game").addEventListener("change", drawOptions);
+$("new-options").addEventListener("input", showOptions);
 $("new-seats").addEventListener("change", drawDiceChoice);
 // Scrolled into view or out of it, the decisions and the dice tell the pill again.
 const belowObserver = new IntersectionObserver(() => drawBelow());
