@@ -219,6 +219,7 @@ def table_snapshot(
         "options": dict(state.options),
         "games": games_offered(),
         "looks": looks(game, palette),
+        "token_names": game.token_names(state),  # "T1" is "Colossus"
     }
 
 

@@ -164,6 +164,14 @@ def test_spots_are_eighteen_camera_slots_in_four_rows() -> None:
     assert sorted(spot for row in rows for spot in row) == sorted(spots)
 
 
+def test_squad_cards_go_by_their_decks_names_mm_1() -> None:
+    """The page names a squad card as its deck file does ("Colossus"), not by the id the
+    camera reads ("T1"); power cards keep the words' names."""
+    names = GAME.token_names(GAME.new_initial_state())
+    assert names["T1"] == "Colossus" and names["R1"] != "R1"
+    assert sorted(names) == ["R1", "R2", "R3", "R4", "T1", "T2", "T3", "T4"]
+
+
 def test_builtin_profile_gives_every_slot_one_led_and_a_camera_region_on_the_table() -> None:
     assert PROFILE.game == "mightymania"
     assert set(PROFILE.spots) == set(GAME.spots())

@@ -65,11 +65,16 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         expect(label).to_have_text("position 1")
         plate = label.evaluate("node => getComputedStyle(node).backgroundColor")
         assert plate not in ("", "transparent", "rgba(0, 0, 0, 0)")
-        # The card offered on the simulated table carries its name on it, inside its button.
+        # The card offered on the simulated table is named inside its button: under its
+        # picture, by the name its deck gives it ("Colossus", not "T1"), not over the picture
+        # a letter a line.
         page.locator(f'.square[data-spot="{source}"]').click()
         offer = page.locator('#chooser .choice[data-why="next"]')
         expect(offer).to_be_visible()
-        inside, outside = offer.bounding_box(), offer.locator(".on-card").bounding_box()
+        name = offer.locator("> span:not(.look)")
+        expect(name).to_have_text(re.compile(r"^[A-Z][a-z]+$"))
+        expect(offer.locator(".on-card")).to_be_hidden()
+        inside, outside = offer.bounding_box(), name.bounding_box()
         assert inside is not None and outside is not None
         assert inside["y"] <= outside["y"] and outside["y"] + outside["height"] <= (
             inside["y"] + inside["height"]
@@ -321,7 +326,7 @@ def test_a_spot_named_in_a_sentence_says_whose_it_is(page: Page, tmp_path: Path)
         problem = {"key": "problem", "problem": "not_power_card"}
         note = problem | {"params": {"spot": "s1.r2", "token": "T1"}}
         assert page.evaluate("(note) => messageText({ note })", note) == (
-            "Player 1's round 2: T1 is no power card"
+            "Player 1's round 2: Colossus is no power card"
         )
         page.locator("#lang").select_option("fr")
         expect(details).to_contain_text("position 1 de Joueur 1")

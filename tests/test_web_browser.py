@@ -201,7 +201,7 @@ def test_on_a_phone_multipli_potions_names_stay_in_their_slots(page: Page, tmp_p
 def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None:
     """On the simulated table a camera spot offers what the game may see there next: a tap on
     Mightymania's first slot offers the squad cards player_1 holds, one of which they lay face
-    down (rule 1), or any of them; laying it deals it."""
+    down (rule 1), named as their deck names them, or any of them; laying it deals it."""
     with dashboard(tmp_path, "--game", "mightymania") as table:
         page.goto(table.page)
         slot = page.locator('[data-spot="s1.c1"]')
@@ -214,6 +214,10 @@ def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None
             "T3",
             "T4",
         ]
+        # By the names their deck gives them: the walk met "T1" to "T4" (MM-1).
+        expect(chosen.locator("span:not(.look):not(.on-card)")).to_have_text(
+            ["Colossus", "Pyra", "Whisper", "Bolt"]
+        )
         offered = page.locator('#chooser-tokens .choice[data-why="next"]')
         expect(offered).to_have_count(1)
         expect(offered).to_have_attribute("data-token", "down")

@@ -509,6 +509,11 @@ class Game(ABC):
         those they laid before in secret: a hint for that player. None elsewhere."""
         return None
 
+    def token_names(self, state: GameState) -> dict[str, str]:
+        """Names that tokens coded by id go by in this game's `state` (a squad card "T1" is
+        "Colossus"), for the page to say; the words' `tokens` name the rest."""
+        return {}
+
     def result(self, state: GameState) -> JSON | None:
         """A JSON summary of the outcome once the game is over."""
         if not state.is_terminal():

@@ -1191,6 +1191,10 @@ class MightymaniaGame(Game):
             return None
         return sorted(s.data.powers, key=lambda power: -margins[power])
 
+    def token_names(self, state: GameState) -> dict[str, str]:
+        """The squads' cards by the names their deck files give them (MM-1)."""
+        return {card.id: card.name for card in MightymaniaState.of(state).data.cards.values()}
+
     def roller(self, state: GameState) -> int | None:
         """Each player lays and reveals their own cards (rules 1 and 8) and rolls their own
         start die, player_1's first (rule 2); the attacker rolls for the rounds (MM-4)."""

@@ -135,7 +135,7 @@ function placeText(id) {
 
 function tokenText(token) {
   if (token === null || token === undefined) return "–";
-  return patternMatch("tokens", String(token)) ?? wordText(String(token));
+  return snap?.token_names?.[token] ?? patternMatch("tokens", String(token)) ?? wordText(String(token));
 }
 
 // A template's value: `form` as in words.py (seat, token, tokens, actions).
