@@ -286,4 +286,9 @@ def _decision(
             game, session.state, action, session.expected, after, session.changes(action), places
         )
         offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
+        # The other squares it changes (a tile's three cells besides its corner): a tap on one
+        # offers the decisions that cover it.
+        covers = {_place(spot, places) for spot in session.changes(action)} - {at, to}
+        if at is not None and covers:
+            offered["covers"] = sorted(covers, key=lambda square: _order(square, places))
     return offered

@@ -148,3 +148,41 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         )
         page.locator("#lang").select_option("fr")
         expect(news).to_contain_text("Rouge a attaqué Bleu, lancers 5, 11 : le défenseur gagne")
+
+
+def test_a_tap_on_a_lit_cell_off_a_tiles_corner_offers_the_tiles_that_cover_it(
+    tmp_path: Path, page: Page
+) -> None:
+    """The walk, Hostile Takeover's tiles (HT-1): a tile's top-left corner is outlined, the
+    other cells it would cover are lit alike, and a tap on one of those laid a piece of tile
+    there by hand. Now it offers the tiles that would cover that cell, and a tap lays one."""
+    config = fast_sim_config(web_listen="127.0.0.1:0")
+    options = RunOptions(
+        state_dir=tmp_path,
+        socket_path=tmp_path / "control.sock",
+        game="takeover",
+        options={"players": 2},
+        seed=5,
+    )
+    with serving(config, options) as daemon:
+        assert call(daemon, op="roll", values=[9])["ok"]
+        assert call(daemon, op="roll", values=[3])["ok"]  # Red lays first
+        assert call(daemon, op="act", id="place_tile:r5c5")["ok"]
+        wait_for(lambda: daemon.session.sensed == daemon.session.expected, what="the tile laid")
+        assert daemon.web is not None
+        page.goto(daemon.web.url(with_token=True))
+        # r4c4 is no tile's corner now (a tile there would lie over r5c5), but two tiles
+        # sharing an edge with the first would cover it: from r3c4 and from r4c3.
+        cell = page.locator('.sub[data-spot="r4c4.map"]')  # the cell's tile, as a finger meets it
+        expect(cell).to_be_visible()
+        expect(page.locator("html")).to_have_attribute("data-to-move", "blue")
+        cell.click()
+        offered = page.locator("#chooser-tokens .choice")
+        expect(offered).to_have_count(2)
+        assert [choice.get_attribute("data-action") for choice in offered.all()] == [
+            "place_tile:r3c4",
+            "place_tile:r4c3",
+        ]
+        assert "r4c4.map" not in daemon.session.sensed  # nothing laid there by hand
+        offered.first.click()
+        wait_for(lambda: daemon.session.state.actions()[-1].id == "place_tile:r3c4")

@@ -33,6 +33,13 @@ function pointAt(place) {
       decide(ending);
       return true;
     }
+    // A place that a decision changes besides where it starts (a cell of a tile other than its
+    // corner): the decisions that cover it, not a piece laid there by hand.
+    const covering = actions.filter((action) => action.covers?.includes(place));
+    if (covering.length) {
+      decide(covering);
+      return true;
+    }
   }
   if (starting.length === 0 || pointFrom === place) {
     const wasPointing = pointFrom !== null;
