@@ -6,6 +6,7 @@ And what a person's own hand does on the simulated table: a tap that puts a piec
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from conftest import fast_sim_config, wait_for
@@ -99,14 +100,8 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
         assert len(daemon.session.state.actions()) == SET_UP
 
 
-def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
-    tmp_path: Path, page: Page
-) -> None:
-    """The walk, Hostile Takeover on a phone: told "Take the pawn off r0c0", a player taps the
-    pawn, and the tap went to the tile under it (the cell's camera spot), offering to take the
-    tile away. A tap on a spot that is as it should be, in a square whose own piece is not,
-    goes to that piece."""
-    config = fast_sim_config(web_listen="127.0.0.1:0")
+def _takeover_served(tmp_path: Path) -> AbstractContextManager[Daemon]:
+    """Two seats of Hostile Takeover on the simulated table, served to a page."""
     options = RunOptions(
         state_dir=tmp_path,
         socket_path=tmp_path / "control.sock",
@@ -114,7 +109,17 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         options={"players": 2},
         seed=5,
     )
-    with serving(config, options) as daemon:
+    return serving(fast_sim_config(web_listen="127.0.0.1:0"), options)
+
+
+def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
+    tmp_path: Path, page: Page
+) -> None:
+    """The walk, Hostile Takeover on a phone: told "Take the pawn off r0c0", a player taps the
+    pawn, and the tap went to the tile under it (the cell's camera spot), offering to take the
+    tile away. A tap on a spot that is as it should be, in a square whose own piece is not,
+    goes to that piece."""
+    with _takeover_served(tmp_path) as daemon:
         assert call(daemon, op="roll", values=[9])["ok"]
         assert call(daemon, op="roll", values=[3])["ok"]  # Red rolled higher: Red lays first
         assert call(daemon, op="act", id="place_tile:r0c0")["ok"]
@@ -156,15 +161,7 @@ def test_a_tap_on_a_lit_cell_off_a_tiles_corner_offers_the_tiles_that_cover_it(
     """The walk, Hostile Takeover's tiles (HT-1): a tile's top-left corner is outlined, the
     other cells it would cover are lit alike, and a tap on one of those laid a piece of tile
     there by hand. Now it offers the tiles that would cover that cell, and a tap lays one."""
-    config = fast_sim_config(web_listen="127.0.0.1:0")
-    options = RunOptions(
-        state_dir=tmp_path,
-        socket_path=tmp_path / "control.sock",
-        game="takeover",
-        options={"players": 2},
-        seed=5,
-    )
-    with serving(config, options) as daemon:
+    with _takeover_served(tmp_path) as daemon:
         assert call(daemon, op="roll", values=[9])["ok"]
         assert call(daemon, op="roll", values=[3])["ok"]  # Red lays first
         assert call(daemon, op="act", id="place_tile:r5c5")["ok"]
