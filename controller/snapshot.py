@@ -124,6 +124,12 @@ def _offered(games: tuple[Game, ...]) -> JSON:
             "option_choices": {
                 option.name: list(option.choices) for option in game.info.options if option.choices
             },
+            # ... or its bounds, which a number field keeps to ("players": 2 to 4).
+            "option_bounds": {
+                option.name: [option.low, option.high]
+                for option in game.info.options
+                if option.low is not None or option.high is not None
+            },
             # ... which to offer only beside another's value, and which under "More options".
             "option_shown_with": {
                 option.name: list(option.shown_with)

@@ -361,6 +361,10 @@ def test_the_new_game_form_offers_teams_at_four_players_and_folds_expert_options
         assert "teams" not in page.evaluate("chosenOptions()")  # left to its default
         for hidden in ("loas", "rules"):
             expect(page.locator(f"#new-options input[name={hidden}]")).to_be_hidden()
+        # Bound as the game bounds it: 9 players cannot be sent (the walk: 9 showed 4 seats).
+        expect(players).to_have_attribute("max", "4")
+        players.fill("9")
+        assert players.evaluate("input => input.checkValidity()") is False
         players.fill("4")
         expect(teams).to_be_visible()
         teams.locator("input").check()

@@ -518,7 +518,7 @@ function drawLog() {
 
 // `game`: the option names one of that game's seats, offered as the form numbers them, from 1;
 // its value stays the seat's index, from 0.
-function optionInput(name, value, game = null, choices = null) {
+function optionInput(name, value, game = null, choices = null, bounds = null) {
   if (choices) {
     return el("select", { name, "data-kind": typeof value === "number" ? "number" : "text" },
       ...choices.map((choice) => el("option", { value: String(choice), text: String(choice), selected: choice === value ? "" : null })));
@@ -531,7 +531,11 @@ function optionInput(name, value, game = null, choices = null) {
     return el("input", { type: "checkbox", name, checked: value ? "" : null, "data-kind": "bool" });
   }
   const kind = typeof value === "number" ? "number" : "text";
-  return el("input", { type: kind, name, value: String(value), "data-kind": kind });
+  const [min, max] = bounds ?? [];
+  return el("input", {
+    type: kind, name, value: String(value), "data-kind": kind,
+    min: min ?? null, max: max ?? null, required: kind === "number" ? "" : null,
+  });
 }
 
 function drawOptions() {
@@ -544,7 +548,8 @@ function drawOptions() {
   const advanced = snap.games[name]?.advanced_options ?? [];
   const field = ([key, value]) =>
     el("label", { "data-option": key }, el("span", { text: optionName(name, key) }), " ",
-      optionInput(key, value, seatOptions.includes(key) ? name : null, choices[key] ?? null),
+      optionInput(key, value, seatOptions.includes(key) ? name : null, choices[key] ?? null,
+        snap.games[name]?.option_bounds?.[key] ?? null),
       // What a field takes, where its name does not say ("red,yellow"; a file's path).
       ...(help[key] ? [el("small", { class: "option-help", text: help[key] })] : []));
   const entries = Object.entries(options);
