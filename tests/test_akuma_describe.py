@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from akuma_play import LB_IDLE, lb, new_state, play, roll
+from akuma_play import HM_NOTHING_TO_DEEVILIZE, LB_IDLE, lb, new_state, play, roll
 
 from controller.rules.akuma import (
     DEFAULT_NAMES,
@@ -41,6 +41,10 @@ def facts(state: AkumaState) -> dict[str, Any]:
     return described
 
 
+# Hawk Moth's roll of 2 in turn 5 (AK-5), as `last_event` tells it.
+AKUMATIZED_2 = {"event": "akumatized", "square": 2, "piece": None, "side": "hawkmoth", "turn": 5}
+
+
 def acting(state: AkumaState) -> str | None:
     return GAME.describe(state)["side"]
 
@@ -60,6 +64,7 @@ START = {
     "hawkmoth_at": None,
     "ladybug_at": None,
     "last_placement": None,
+    "last_event": None,
     "second_chance": None,
     "next_voyage": "move",
     "venom_turn": False,
@@ -113,6 +118,7 @@ def test_describe_a_busy_board_and_a_trap_in_ladybugs_turn() -> None:
         "hawkmoth_at": 2,
         "ladybug_at": 9,
         "last_placement": {"piece": "akuma", "square": 2},
+        "last_event": AKUMATIZED_2,
         "second_chance": {"piece": "akuma", "square": 2, "spot": "2.akuma"},
     }
     play(state, roll(10))  # Ladybug's 10: Hawk Moth acts in Ladybug's turn
@@ -131,6 +137,7 @@ def test_describe_a_busy_board_and_a_trap_in_ladybugs_turn() -> None:
         "hawkmoth_at": 2,
         "ladybug_at": 9,
         "last_placement": {"piece": "akuma", "square": 2},
+        "last_event": AKUMATIZED_2,
         "second_chance": {"piece": "akuma", "square": 2, "spot": "2.akuma"},
     }
     play(state, PlaceTrap(2))  # the trap on the akuma of 2 is now the latest placement
@@ -284,3 +291,51 @@ def test_ak10_names_are_the_rulebooks_and_match_the_printed_cards() -> None:
     for sq in SQUARES:
         assert printed[(sq, "civilian")] == described[str(sq)]["civilian"]
         assert printed[(sq, "akumatized")] == described[str(sq)]["akumatized"]
+
+
+def event(state: AkumaState) -> tuple[str, int | None, str | None, str]:
+    told = GAME.describe(state)["last_event"]
+    return told["event"], told["square"], told["piece"], told["side"]
+
+
+def test_what_each_roll_and_power_came_to_is_told_ak_4_to_ak_7() -> None:
+    """The page says what a roll did, where the board alone would not: a tile that took the
+    blow, a power that did nothing."""
+    state = play(new_state(), roll(1))
+    assert event(state) == ("akumatized", 1, None, "hawkmoth")  # AK-5
+    play(state, lb(1, "shellter"))
+    assert event(state) == ("shellter_on_akuma", 1, None, "ladybug")  # AK-7: not on an akuma
+    play(state, roll(1))
+    assert event(state) == ("already_akuma", 1, None, "hawkmoth")  # AK-5
+    play(state, lb(4, "shellter"))
+    assert event(state) == ("tile_laid", 4, None, "ladybug")
+    play(state, roll(4))
+    assert event(state) == ("tile_took_it", 4, None, "hawkmoth")  # AK-5: removed, no akuma
+    play(state, lb(4, "cataclysm"))
+    assert event(state) == ("cataclysm_no_trap", 4, None, "ladybug")
+    play(state, roll(10), PlaceTrap(1))
+    play(state, lb(1, "deevilize"))
+    assert event(state) == ("deevilize_trapped", 1, None, "ladybug")  # AK-7: trapped akuma
+    play(state, roll(5))
+    play(state, lb(3, "deevilize"))
+    assert event(state) == ("deevilize_no_akuma", 3, None, "ladybug")
+    play(state, roll(6))
+    play(state, lb(2, "second_chance"))
+    assert event(state) == ("undone", 6, "akuma", "ladybug")  # AK-7: the latest placement only
+    play(state, roll(7))
+    play(state, lb(1, "cataclysm"))
+    assert event(state) == ("trap_destroyed", 1, None, "ladybug")
+    play(state, roll(8))
+    play(state, lb(9, "venom"))
+    assert event(state) == ("venom", None, None, "ladybug")  # AK-7: Hawk Moth skips a turn
+    play(state, roll(11))  # Ladybug again: its 11 frees the akuma it chooses (AK-4)
+    play(state, DeEvilize(1))
+    assert event(state) == ("freed", 1, None, "ladybug")
+
+
+def test_a_second_chance_with_nothing_to_undo_and_an_eleven_with_nothing_to_free() -> None:
+    """AK-7: 2nd Chance looks no further back; AK-4: an 11 with no akuma to free does nothing."""
+    state = play(new_state(), HM_NOTHING_TO_DEEVILIZE)
+    assert event(state) == ("no_akuma_to_free", None, None, "hawkmoth")
+    play(state, lb(2, "second_chance"))
+    assert event(state) == ("nothing_to_undo", None, None, "ladybug")

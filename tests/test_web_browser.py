@@ -345,6 +345,27 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
     assert fallback == ["move: a, b", "first", "stack height", "set up"]
 
 
+def test_what_a_roll_came_to_is_said_under_the_board_and_in_the_details(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: a Shell-ter tile that took the blow, a power that did nothing, showed only as
+    "Dice read: ..." (AK-5, AK-7). The news line says what the roll did, and so does the
+    detail, in words rather than its fields."""
+    with dashboard(tmp_path, "--game", "akuma") as table:
+        page.goto(table.page)
+        page.locator("#lang").select_option("en")
+        page.locator('button[data-action="choose_dice:1"]').click()
+        expect(page.locator("#log li")).to_have_count(1)
+        page.evaluate("post('roll', { values: [5] })")
+        said = "Hawk Moth rolled 5: the civilian on 5 is akumatized"
+        expect(page.locator("#news")).to_have_text(said)
+        expect(page.locator('#details [data-detail="last_event"]')).to_have_text(said)
+        page.locator("#lang").select_option("fr")
+        expect(page.locator("#news")).to_have_text(
+            "Papillombre a tiré 5 : le civil de la case 5 est akumatisé"
+        )
+
+
 def test_the_new_game_form_offers_teams_at_four_players_and_folds_expert_options(
     page: Page, tmp_path: Path
 ) -> None:

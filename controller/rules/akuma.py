@@ -156,6 +156,9 @@ class AkumaState(GameState):
         # Hawk Moth's latest akuma-or-trap, for 2nd Chance (AK-7): never cleared, see
         # second_chance_target.
         self.last_placement: tuple[str, int] | None = None
+        # What the latest roll or power came to, for the page to say: (event, square, piece,
+        # side, turn).
+        self.last_event: tuple[str, int | None, str | None, int, int] | None = None
         self.winner: int | None = None
         self.winning_line: tuple[int, int, int] | None = None
 
@@ -231,6 +234,7 @@ class AkumaState(GameState):
                 self._end_turn()
             case DeEvilize(square):
                 self.akumatized.discard(square)
+                self._event("freed", square, side=LADYBUG)  # after either side's 11 (AK-4)
                 self._ladybug_removed_something()
             case Power(face):
                 self._power(face)
@@ -244,10 +248,12 @@ class AkumaState(GameState):
         if total in (10, 12):
             self.phase = Phase.PLACE_TRAP
             if not self.trap_targets():  # AK-4: no legal target, nothing happens
+                self._event("no_trap")
                 self._end_turn()
         elif total == 11:
             self.phase = Phase.CHOOSE_DEEVILIZE
             if not self.deevilize_targets():
+                self._event("no_akuma_to_free")
                 self._end_turn()
         elif self.side == HAWK_MOTH:
             self._hawk_moth_lands(total)
@@ -255,13 +261,22 @@ class AkumaState(GameState):
             self.ladybug_at = total  # AK-6
             self.phase = Phase.MIRACULOUS
 
+    def _event(
+        self, name: str, square: int | None = None, piece: str | None = None, side: int = -1
+    ) -> None:
+        self.last_event = (name, square, piece, self.side if side < 0 else side, self.turn)
+
     def _hawk_moth_lands(self, square: int) -> None:
         # AK-5
         self.hawkmoth_at = square
         if square in self.tiles:
             self.tiles.discard(square)
-        elif square not in self.akumatized:
+            self._event("tile_took_it", square)
+        elif square in self.akumatized:
+            self._event("already_akuma", square)
+        else:
             self.akumatized.add(square)
+            self._event("akumatized", square)
             self.last_placement = ("akuma", square)
             for line in LINES:
                 if all(sq in self.akumatized for sq in line):
@@ -276,25 +291,40 @@ class AkumaState(GameState):
             case "cataclysm":
                 if square in self.traps:
                     self.traps.discard(square)
+                    self._event("trap_destroyed", square)
                     self._ladybug_removed_something()
                     return
+                self._event("cataclysm_no_trap", square)
             case "shellter":
                 # AK-7 / AK-8: not on an akuma, not on a tile, not beyond the supply.
-                free = square not in self.akumatized and square not in self.tiles
-                if free and self.tile_supply > 0:
+                if square in self.akumatized:
+                    self._event("shellter_on_akuma", square)
+                elif square in self.tiles:
+                    self._event("shellter_tile_there", square)
+                elif self.tile_supply <= 0:
+                    self._event("shellter_none_left", square)
+                else:
                     self.tiles.add(square)
+                    self._event("tile_laid", square)
             case "venom":
+                self._event("venom")
                 self._end_turn(venom=True)
                 return
             case "deevilize":
                 if square in self.akumatized and square not in self.traps:
                     self.akumatized.discard(square)
+                    self._event("freed", square)
                     self._ladybug_removed_something()
                     return
+                trapped = square in self.akumatized
+                self._event("deevilize_trapped" if trapped else "deevilize_no_akuma", square)
             case "second_chance":
-                if self._second_chance():
+                target = self.second_chance_target()
+                if target is not None and self._second_chance():
+                    self._event("undone", target[1], target[0])
                     self._ladybug_removed_something()
                     return
+                self._event("nothing_to_undo")
             case "voyage":
                 # AK-7: the first Voyage moves the marker; a repeated one is just rolled again.
                 self.phase = Phase.MIRACULOUS if self.voyaged else Phase.VOYAGE
@@ -501,6 +531,12 @@ class AkumaGame(Game):
                 "still on the board; None before any (AK-7).",
             ),
             Detail(
+                "last_event",
+                'what the latest roll or Miraculous power came to, {"event", "square", "piece", '
+                '"side", "turn"}: an akuma made, a tile that took the blow, a trap destroyed, a '
+                "power that did nothing (AK-5, AK-7); None before any.",
+            ),
+            Detail(
                 "second_chance",
                 'what a 2nd Chance would remove now, {"piece", "square", "spot"} (the spot as'
                 " in `layout`), or None when it would do nothing (AK-7).",
@@ -617,7 +653,7 @@ class AkumaGame(Game):
         s = AkumaState.of(state)
         acting = s.acting_side()
         over = s.phase is Phase.OVER
-        placed = s.last_placement
+        placed, event = s.last_placement, s.last_event
         undo = s.second_chance_target()
         return {
             "turn": s.turn,
@@ -634,6 +670,15 @@ class AkumaGame(Game):
             "hawkmoth_at": s.hawkmoth_at,
             "ladybug_at": s.ladybug_at,
             "last_placement": None if placed is None else {"piece": placed[0], "square": placed[1]},
+            "last_event": None
+            if event is None
+            else {
+                "event": event[0],
+                "square": event[1],
+                "piece": event[2],
+                "side": self.player_names[event[3]],
+                "turn": event[4],
+            },
             "second_chance": None
             if undo is None
             else {"piece": undo[0], "square": undo[1], "spot": f"{undo[1]}.{undo[0]}"},

@@ -30,7 +30,8 @@ A catalogue has one table per language, each with these sections:
 - dice: a dice kind's name, one and many (["die", "dice"]);
 - problems: `Problem.key`'s sentence, a template over `Problem.params`;
 - news: what an event came to, by the detail that records it (a combat, a claim), a template
-  over that detail's fields, shown by the page when the detail changes.
+  over that detail's fields, shown by the page when the detail changes; "DETAIL:EVENT" is the
+  template for one value of its `event` field (Akuma's "last_event:venom").
 """
 
 from __future__ import annotations

@@ -269,14 +269,23 @@ function drawTurn() {
 const newsSeen = {};
 let newsKey = null;
 function drawNews() {
-  for (const key of Object.keys(patterns("news"))) {
+  // A template by detail ("last_combat"), or by one of its events ("last_event:venom").
+  const keys = new Set(Object.keys(patterns("news")).map((key) => key.split(":")[0]));
+  for (const key of keys) {
     const now = JSON.stringify(snap.details?.[key] ?? null);
     if (key in newsSeen && newsSeen[key] !== now && now !== "null") newsKey = key;
     newsSeen[key] = now;
   }
-  const value = newsKey ? snap.details?.[newsKey] : null;
-  $("news").hidden = !value;
-  $("news").textContent = value ? fill(lookup("news", newsKey), (name) => value[name]) : "";
+  const said = newsKey ? newsText(newsKey, snap.details?.[newsKey]) : null;
+  $("news").hidden = !said;
+  $("news").textContent = said ?? "";
+}
+
+// An event's detail in words, where the game's news say it; else null.
+function newsText(key, value) {
+  if (!value || typeof value !== "object") return null;
+  const template = lookup("news", `${key}:${value.event}`) ?? lookup("news", key);
+  return template === undefined ? null : fill(template, (name) => value[name]);
 }
 
 function drawResult() {
@@ -472,7 +481,7 @@ function drawDetails() {
   const listed = Object.entries(snap.details).filter(([key]) => !drawn.includes(key));
   $("details").replaceChildren(...listed.flatMap(([key, value]) =>
     [el("dt", { text: detailName(key), title: snap.detail_help?.[key] ?? "" }),
-     el("dd", { "data-detail": key }, detailValue(value, key))]));
+     el("dd", { "data-detail": key }, newsText(key, value) ?? detailValue(value, key))]));
 }
 
 function drawCamera() {
