@@ -203,13 +203,14 @@ def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path:
 
 def test_a_hint_whose_moves_look_alike_says_so(page: Page, tmp_path: Path) -> None:
     """The walk: a Takeover hint at set-up listed five tiles, all "49 %", "the best first". When
-    the chances are within the playouts' noise the note says any will do."""
+    the chances are within the playouts' noise the note says any will do. A Voodoo hint listed
+    five moves, each "few tries": when none was tried enough, the note says so once."""
     with dashboard(tmp_path, "--game", "akuma", "--seed", "1", *TABLE) as table:
         page.goto(table.page)
         expect(page.locator('#actions [data-action^="choose_dice:"]').first).to_be_visible()
         note = """chances => {
             const ids = ["choose_dice:1", "choose_dice:2"];
-            snap = {...snap, hint: {player: "hawkmoth", lit: null,
+            snap = {...snap, hint: {player: "hawkmoth", lit: null, iterations: 900,
                 choices: chances.map((chance, i) => ({id: ids[i], chance}))}};
             drawComputer();
             return document.getElementById("hint-note").textContent;
@@ -218,6 +219,9 @@ def test_a_hint_whose_moves_look_alike_says_so(page: Page, tmp_path: Path) -> No
         assert alike in page.evaluate(note, [49, 48])
         assert alike not in page.evaluate(note, [62, 41])
         assert alike not in page.evaluate(note, [49, None])  # too few tries to say
+        untried = "in 900 playouts, tried none of them often enough to give its chance"
+        assert untried in page.evaluate(note, [None, None])
+        assert untried not in page.evaluate(note, [49, None])
 
 
 def test_on_a_phone_a_pill_says_the_decisions_wait_below_the_board(

@@ -84,7 +84,11 @@ function drawComputer() {
   const chances = hint.choices.map((choice) => choice.chance).filter((chance) => chance !== null);
   const alike = hint.choices.length > 1 && chances.length === hint.choices.length
     && Math.max(...chances) - Math.min(...chances) <= ALIKE_POINTS;
-  $("hint-note").textContent = [t($("hint-note").dataset.i18n), ...(alike ? [t("hint_alike")] : [])].join(" ");
+  // Too many moves for the seconds a hint has (a Voodoo turn's hundreds): none tried enough to
+  // give a chance, which is said rather than a list of "few tries".
+  const untried = chances.length === 0;
+  $("hint-note").textContent = [t($("hint-note").dataset.i18n),
+    ...(alike ? [t("hint_alike")] : []), ...(untried ? [t("hint_untried", { count: hint.iterations })] : [])].join(" ");
   // Each move tapped is lit on the board in turn, as the best was first.
   $("hint-choices").replaceChildren(...hint.choices.map((choice, i) => el("li", {
     "data-action": choice.id,
