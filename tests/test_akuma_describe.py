@@ -145,6 +145,13 @@ def test_describe_a_busy_board_and_a_trap_in_ladybugs_turn() -> None:
     assert described["traps"] == [2, 5]
     assert described["traps_left"] == 3
     assert described["last_placement"] == {"piece": "trap", "square": 2}
+    assert described["last_event"] == {
+        "event": "trap_laid",
+        "square": 2,
+        "piece": None,
+        "side": "hawkmoth",
+        "turn": 6,
+    }  # laid by Hawk Moth in Ladybug's turn (AK-4)
     assert described["second_chance"] == {"piece": "trap", "square": 2, "spot": "2.trap"}
     assert (described["side"], described["turn_of"], described["dice"]) == (
         "hawkmoth",
@@ -314,6 +321,7 @@ def test_what_each_roll_and_power_came_to_is_told_ak_4_to_ak_7() -> None:
     play(state, lb(4, "cataclysm"))
     assert event(state) == ("cataclysm_no_trap", 4, None, "ladybug")
     play(state, roll(10), PlaceTrap(1))
+    assert event(state) == ("trap_laid", 1, None, "hawkmoth")  # AK-4
     play(state, lb(1, "deevilize"))
     assert event(state) == ("deevilize_trapped", 1, None, "ladybug")  # AK-7: trapped akuma
     play(state, roll(5))

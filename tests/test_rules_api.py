@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from akuma_play import new_state, play
 
+from controller.rules import GAMES
 from controller.rules.akuma import (
     GAME,
     POWERS,
@@ -550,3 +551,18 @@ def test_chance_outcomes_sum_to_one_at_every_chance_node(seed: int) -> None:
             assert state.legal_actions()
         random_step(state, rng)
     assert nodes > 0
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_an_option_shown_beside_another_names_one_of_its_values(name: str) -> None:
+    """`Option.shown_with` hides an option until another has a value (Voodoo's teams at 4
+    players, BV-3): that option exists and the value is one it may take, or the form would
+    hide the option for good."""
+    info = GAMES[name].info
+    for option in info.options:
+        if option.shown_with is None:
+            continue
+        other, value = option.shown_with
+        by_name = {o.name: o for o in info.options}
+        assert other in by_name, f"{option.name}: no option {other!r}"
+        assert by_name[other].problem(info, value) is None, f"{option.name}: {other}={value!r}"

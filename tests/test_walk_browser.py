@@ -220,8 +220,11 @@ def test_a_hint_whose_moves_look_alike_says_so(page: Page, tmp_path: Path) -> No
         assert alike not in page.evaluate(note, [62, 41])
         assert alike not in page.evaluate(note, [49, None])  # too few tries to say
         untried = "in 900 playouts, tried none of them often enough to give its chance"
-        assert untried in page.evaluate(note, [None, None])
+        said = page.evaluate(note, [None, None])
+        assert untried in said and "chance of winning" not in said
+        expect(page.locator("#hint-choices .share")).to_have_count(0)  # no "few tries" each
         assert untried not in page.evaluate(note, [49, None])
+        expect(page.locator("#hint-choices .share")).to_have_count(2)
 
 
 def test_on_a_phone_a_pill_says_the_decisions_wait_below_the_board(

@@ -114,6 +114,36 @@ def test_every_id_has_words_in_both_languages(name: str) -> None:
                 assert used <= names | {"spot"}, f"{language}: {key} names {used - names}"
 
 
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_the_news_name_details_and_say_every_event_they_record(name: str) -> None:
+    """A news template is a detail's ("last_combat") or one of its events' ("last_event:venom"):
+    every value that random games give such a detail has its template, in both languages, and
+    a template names only the detail's fields."""
+    game = GAMES[name]
+    news = catalogue(game)["en"].get("news", {})
+    details = {key.partition(":")[0] for key in news}
+    assert details <= {detail.name for detail in game.info.details}
+    seen: list[tuple[str, dict[str, object]]] = []
+    for seed in range(GAMES_PLAYED * 4):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        hidden = game.deal(state, rng)
+        for _ in range(MOST_STEPS):
+            described = game.describe(state)
+            seen += [(key, described[key]) for key in details if described.get(key)]
+            if state.is_terminal():
+                break
+            random_step(state, rng, hidden)
+    assert bool(seen) == bool(details)
+    for language in LANGUAGES:
+        said = catalogue(game)[language]["news"] if details else {}
+        for key, value in seen:
+            template = said.get(f"{key}:{value.get('event')}", said.get(key))
+            assert template is not None, f"{language}: no news for {key} {value}"
+            used = {field for field, _ in placeholders(template)}
+            assert used <= set(value), f"{language}: {key} names {used - set(value)}"
+
+
 def test_a_game_without_words_gets_empty_sections_and_its_fields() -> None:
     game = StackGame()
     assert game.info.words is None

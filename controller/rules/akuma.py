@@ -231,6 +231,7 @@ class AkumaState(GameState):
             case PlaceTrap(square):
                 self.traps.add(square)
                 self.last_placement = ("trap", square)
+                self._event("trap_laid", square, side=HAWK_MOTH)  # after either side's 10 or 12
                 self._end_turn()
             case DeEvilize(square):
                 self.akumatized.discard(square)
@@ -262,9 +263,13 @@ class AkumaState(GameState):
             self.phase = Phase.MIRACULOUS
 
     def _event(
-        self, name: str, square: int | None = None, piece: str | None = None, side: int = -1
+        self,
+        name: str,
+        square: int | None = None,
+        piece: str | None = None,
+        side: int | None = None,
     ) -> None:
-        self.last_event = (name, square, piece, self.side if side < 0 else side, self.turn)
+        self.last_event = (name, square, piece, self.side if side is None else side, self.turn)
 
     def _hawk_moth_lands(self, square: int) -> None:
         # AK-5
@@ -319,9 +324,9 @@ class AkumaState(GameState):
                 trapped = square in self.akumatized
                 self._event("deevilize_trapped" if trapped else "deevilize_no_akuma", square)
             case "second_chance":
-                target = self.second_chance_target()
-                if target is not None and self._second_chance():
-                    self._event("undone", target[1], target[0])
+                undone = self._second_chance()
+                if undone is not None:
+                    self._event("undone", undone[1], undone[0])
                     self._ladybug_removed_something()
                     return
                 self._event("nothing_to_undo")
@@ -352,14 +357,15 @@ class AkumaState(GameState):
             return self.last_placement
         return None
 
-    def _second_chance(self) -> bool:
-        """AK-7: undo only the single most recent placement, if it is still on the board."""
+    def _second_chance(self) -> tuple[str, int] | None:
+        """AK-7: undo only the single most recent placement, if it is still on the board; the
+        piece taken away, as (kind, square), or None."""
         target = self.second_chance_target()
         if target is None:
-            return False  # nothing happens; no older placement is looked at
+            return None  # nothing happens; no older placement is looked at
         kind, square = target
         (self.traps if kind == "trap" else self.akumatized).discard(square)
-        return True
+        return target
 
     def _ladybug_removed_something(self) -> None:
         # AK-9: Ladybug wins when its action leaves no akuma and no trap.

@@ -85,10 +85,12 @@ function drawComputer() {
   const alike = hint.choices.length > 1 && chances.length === hint.choices.length
     && Math.max(...chances) - Math.min(...chances) <= ALIKE_POINTS;
   // Too many moves for the seconds a hint has (a Voodoo turn's hundreds): none tried enough to
-  // give a chance, which is said rather than a list of "few tries".
+  // give a chance. The note says so, in place of the chances it would promise, and the moves
+  // go without a "few tries" each.
   const untried = chances.length === 0;
-  $("hint-note").textContent = [t($("hint-note").dataset.i18n),
-    ...(alike ? [t("hint_alike")] : []), ...(untried ? [t("hint_untried", { count: hint.iterations })] : [])].join(" ");
+  $("hint-note").textContent = untried
+    ? [t(shown ? "hint_tap" : "hint_play_button"), t("hint_untried", { count: hint.iterations })].join(" ")
+    : [t($("hint-note").dataset.i18n), ...(alike ? [t("hint_alike")] : [])].join(" ");
   // Each move tapped is lit on the board in turn, as the best was first.
   $("hint-choices").replaceChildren(...hint.choices.map((choice, i) => el("li", {
     "data-action": choice.id,
@@ -96,7 +98,7 @@ function drawComputer() {
     role: "button", tabindex: "0", "aria-pressed": String(choice.id === hint.lit),
     onclick: () => post("hint", { id: choice.id }),
     onkeydown: (event) => { if (event.key === "Enter" || event.key === " ") post("hint", { id: choice.id }); },
-  }, el("span", { class: "share", text: winChance(choice) }), " ",
+  }, ...(untried ? [] : [el("span", { class: "share", text: winChance(choice) }), " "]),
   actionText(choice.id))));
 }
 
