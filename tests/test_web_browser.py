@@ -360,6 +360,12 @@ def test_what_a_roll_came_to_is_said_under_the_board_and_in_the_details(
         said = "Hawk Moth rolled 5: the civilian on 5 is akumatized"
         expect(page.locator("#news")).to_have_text(said)
         expect(page.locator('#details [data-detail="last_event"]')).to_have_text(said)
+        # The akuma and its card are to be laid before Ladybug rolls: the header says so, and
+        # What to do now puts that first (the walk: "roll" there, under "put the akuma on 5").
+        expect(page.locator("#turn")).to_have_text(re.compile(r"Put the akuma on 5$"))
+        expect(page.locator("#phase-help")).to_contain_text(
+            "First put the pieces right, as the line at the top says. Then: Throw one die or two"
+        )
         page.locator("#lang").select_option("fr")
         expect(page.locator("#news")).to_have_text(
             "Papillombre a tiré 5 : le civil de la case 5 est akumatisé"

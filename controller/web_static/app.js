@@ -657,7 +657,11 @@ function render() {
   drawFixes();
   drawSecrets();
   // help.js; the table's turn (computer.js), another table's (room.js)
-  drawPhaseHelp(snap, lang, tableTurnHelp() ?? roomTurnHelp());
+  // While pieces are to be put right (the header's line), that comes first (the walk: "put the
+  // akuma on 5" above, "roll" under What to do now).
+  const fixing = Object.values(snap.spots).some(handFix);
+  const instead = tableTurnHelp() ?? roomTurnHelp(); // which says what to carry out itself
+  drawPhaseHelp(snap, lang, instead, fixing && instead === null ? t("now_fix_first") : null);
   drawActions();
   drawPointing();
   drawDice();

@@ -106,7 +106,7 @@ function openGuide() {
 // Called with each snapshot: the help of the game's current phase (its "phase" detail) in the
 // page's language, or `instead` (what to do while the table plays); an open guide follows the
 // game and the language.
-function drawPhaseHelp(snap, lang, instead = null) {
+function drawPhaseHelp(snap, lang, instead = null, first = null) {
   const phase = instead === null ? snap.details?.phase ?? null : null;
   const moved = snap.game !== helpAt.game || lang !== helpAt.lang;
   helpAt = { game: snap.game, lang, phase };
@@ -125,7 +125,7 @@ function drawPhaseHelp(snap, lang, instead = null) {
     if (helpAt.game !== snap.game || helpAt.lang !== lang || helpAt.phase !== phase) return;
     const text = reply?.ok ? reply.phases[phase] : undefined;
     box.hidden = !text;
-    if (text) box.querySelector("p").replaceChildren(...inlineNodes(text));
+    if (text) box.querySelector("p").replaceChildren(...(first ? [`${first} `] : []), ...inlineNodes(text));
   });
 }
 
