@@ -72,6 +72,8 @@ def test_a_die_jumping_over_one_alike_is_pointed_from_the_jumper(tmp_path: Path)
     assert (jump["at"], jump["to"]) == ("r4c1", "r2c1")
     layouts = (session.expected, session.layout_after(Jump("r4c1", "r2c1")))
     assert point("voodoo", *layouts) == ("r3c1", "r2c1")  # what the layouts alone would say
+    # The die jumped over is the jump's too: a tap on it offers the jumps that capture it.
+    assert jump["covers"] == ["r3c1"]
 
 
 def test_the_tables_swap_lights_both_dice_alike_bv_6(tmp_path: Path) -> None:
