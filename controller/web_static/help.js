@@ -104,8 +104,8 @@ function openGuide() {
 }
 
 // Called with each snapshot: the help of the game's current phase (its "phase" detail) in the
-// page's language, or `instead` (what to do while the table plays); an open guide follows the
-// game and the language.
+// page's language, after `first` if given (pieces to put right first), or `instead` (what to do
+// while the table plays); an open guide follows the game and the language.
 function drawPhaseHelp(snap, lang, instead = null, first = null) {
   const phase = instead === null ? snap.details?.phase ?? null : null;
   const moved = snap.game !== helpAt.game || lang !== helpAt.lang;
