@@ -1017,14 +1017,16 @@ class TakeoverState(GameState):
         self.last_combat = (attacker, defender, attack, defend)
         self.target = None
         self.phase = Phase.TURN
-        if attack == defend:
+        outcome = _combat_outcome(attack, defend)
+        if outcome == "tie":
             self._next_turn()  # HT-5: a tie changes nothing
             return
-        loser = defender if attack > defend else attacker
+        won = outcome == "attacker_won"
+        loser = defender if won else attacker
         defender_cell = self.pawns[defender]
         self.lives[loser] -= 1
         self.pawns[loser] = None
-        if attack > defend:
+        if won:
             self.pawns[attacker] = defender_cell  # HT-5: the attacker takes the cell
         if self.lives[loser] == 0:
             self._end_combat()  # HT-6: out, the pawn leaves the map

@@ -553,12 +553,13 @@ function drawOptions() {
   const options = { ...snap.games[name]?.options, ...(name === snap.game ? snap.options : {}) };
   const seatOptions = snap.games[name]?.seat_options ?? [];
   const choices = snap.games[name]?.option_choices ?? {};
+  const bounds = snap.games[name]?.option_bounds ?? {};
   const help = snap.games[name]?.option_help?.[lang] ?? {};
   const advanced = snap.games[name]?.advanced_options ?? [];
   const field = ([key, value]) =>
     el("label", { "data-option": key }, el("span", { text: optionName(name, key) }), " ",
       optionInput(key, value, seatOptions.includes(key) ? name : null, choices[key] ?? null,
-        snap.games[name]?.option_bounds?.[key] ?? null),
+        bounds[key] ?? null),
       // What a field takes, where its name does not say ("red,yellow"; a file's path).
       ...(help[key] ? [el("small", { class: "option-help", text: help[key] })] : []));
   const entries = Object.entries(options);
