@@ -137,8 +137,8 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         assert daemon.session.sensed.get("r0c0.map") == "tile"
         # What to put right says "the pawn", but not "the Red's spawn".
         fix = "(spot) => fixText('r0c0.map', spot)"
-        assert page.evaluate(fix, {"expected": "spawn:red"}) == "Put Red\u2019s spawn on r0c0"
-        assert page.evaluate(fix, {"sensed": "tile"}) == "Take the tile off r0c0"
+        assert page.evaluate(fix, {"expected": "spawn:red"}) == "Put Red\u2019s spawn on A1"
+        assert page.evaluate(fix, {"sensed": "tile"}) == "Take the tile off A1"
         # What a combat came to is said once it happens (the walk: nothing said who lost).
         news = page.locator("#news")
         expect(news).to_be_hidden()

@@ -424,7 +424,8 @@ def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:
         ("voodoo", "effect_change:red:change:switch"): "Turn your red die (Change) to Switch",
         ("potions", "deal:1:3x1"): "Card 3\u00d71 dealt face up to Player 2",
         ("akuma", "choose_dice:2"): "Roll both dice",
-        ("takeover", "move:r5c5"): "Move to r5c5",
+        ("takeover", "move:r5c5"): "Move to F6",  # a cell named as the page's board names it
+        ("voodoo", "jump:r0c6:r2c6"): "Jump from G1 to G3",
     }
     for (name, action_id), words in said.items():
         assert action_text(get_game(name), action_id) == words

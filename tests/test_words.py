@@ -20,8 +20,10 @@ from controller.rules.words import (
     _load,
     action_fields,
     catalogue,
+    column_letters,
     placeholders,
     starred,
+    starred_text,
 )
 from controller.simulate import random_step
 
@@ -159,3 +161,27 @@ def test_languages_that_differ_are_refused(tmp_path: Path) -> None:
     path.write_text('[en.actions]\na = "{x|loud}"\n[fr.actions]\na = "{x}"\n')
     with pytest.raises(WordsError, match=re.escape("no such form as |loud")):
         _load(path)
+
+
+def test_a_grids_cells_are_named_as_on_a_spreadsheet() -> None:
+    """Voodoo's and Takeover's cells "rRcC" read as a column's letter and a row's number,
+    on the board and in sentences, in both languages; a part that is not a number is no cell."""
+    assert [column_letters(n) for n in (0, 6, 25, 26, 27, 51, 52)] == [
+        "A",
+        "G",
+        "Z",
+        "AA",
+        "AB",
+        "AZ",
+        "BA",
+    ]
+    for name in ("voodoo", "takeover"):
+        for language in LANGUAGES:
+            spots = catalogue(GAMES[name])[language]["spots"]
+            said = [starred_text(spots, cell, str, str) for cell in ("r0c0", "r2c6", "r12c3")]
+            assert said == ["A1", "G3", "D13"]
+            assert starred_text(spots, "rocks", str, str) is None
+            assert starred_text(spots, "r0c0.map", str, str) is None  # the camera's, within A1
+    seats = {"s*.z*": "{1|seat}'s slot {2}"}
+    assert starred_text(seats, "s2.z10", str, lambda n: f"Player {n}") == "Player 2's slot 10"
+    assert starred_text(seats, "sx.z10", str, str) is None

@@ -19,7 +19,9 @@ A catalogue has one table per language, each with these sections:
 - options: a new game's option, by name;
 - option_help: what such an option takes, where its name does not say, shown under its field;
 - tokens: what lies on a spot, by token; a `*` stands for any part, `{1}`, `{2}`... for the
-  parts it stood for ("civilian-*" -> "Civilian card {1}");
+  parts it stood for ("civilian-*" -> "Civilian card {1}"); `{1|letter}` a whole number part
+  as a letter from A for 0, `{1|from1}` counted from 1 for 0, for a grid's cells ("r*c*" ->
+  "{2|letter}{1|from1}": "r0c2" is "C1"), and a key only fits an id whose such parts are numbers;
 - spots: a spot's name on the board, by spot id, `*` as in tokens ("s*.r*" -> "round {2}"), as
   the game's decisions name it; the page shows the id where a game has none;
 - places: a spot's name in a sentence where its name on the board does not say whose it is,
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -64,7 +67,9 @@ SECTIONS = (
     "problems",
     "news",
 )
-MODIFIERS = ("", "seat", "token", "tokens", "actions")
+MODIFIERS = ("", "seat", "token", "tokens", "actions", "letter", "from1")
+PART = re.compile(r"\{(\d+)(?:\|(\w+))?\}")  # a starred key's part in its template: "{2|letter}"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 
 Catalogue = dict[str, dict[str, Any]]
@@ -150,6 +155,7 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
     """An action id in words, as the page says it (words.js `actionText`): "place_trap:7" ->
     "Lay a trap on square 7"; for the command line, which has no page to phrase it."""
     words = catalogue(game)
+    spots = game.spots()
 
     def lookup(section: str, key: str) -> Any:
         found = words.get(language, {}).get(section, {}).get(key)
@@ -159,31 +165,29 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
         found = lookup("players", part) or lookup("words", part)
         return str(found) if found is not None else part.replace("_", " ")
 
-    def token(value: str) -> str:
-        exact = lookup("tokens", value)
+    def seat(number: str) -> str:  # "2" in "s2.z3" is the second seat
+        return word(game.player_names[int(number) - 1])
+
+    def named(section: str, value: str) -> str | None:
+        exact = lookup(section, value)
         if exact is not None:
             return str(exact)
         patterns = {
-            **words.get("en", {}).get("tokens", {}),
-            **words.get(language, {}).get("tokens", {}),
+            **words.get("en", {}).get(section, {}),
+            **words.get(language, {}).get(section, {}),
         }
-        for pattern, template in patterns.items():
-            if "*" not in pattern:
-                continue
-            found = starred(pattern).fullmatch(value)
-            if found:
-                # "{1}", "{2}"...: the parts the stars stood for, counted from 1.
-                return str(template).format("", *map(word, found.groups()))
-        return word(value)
+        return starred_text(patterns, value, word, seat)
 
     def shown(value: str, form: str) -> str:
         if form == "seat":
             seats = game.player_names
             return word(seats[int(value)] if value.isdigit() and int(value) < len(seats) else value)
         if form == "token":
-            return token(value)
+            return named("tokens", value) or word(value)
         if form == "tokens":
-            return ", ".join(token(part) for part in value.split("+"))
+            return ", ".join(named("tokens", part) or word(part) for part in value.split("+"))
+        if value in spots:  # as a sentence names a spot (words.js `placeText`)
+            return named("places", value) or named("spots", value) or value
         return word(value)
 
     exact = lookup("actions", action_id)
@@ -197,6 +201,55 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
         return PLACEHOLDER.sub(lambda m: shown(values[m[1]], m[2] or ""), template)
     said = kind.replace("_", " ")
     return f"{said}: {', '.join(map(word, parts))}" if parts else said
+
+
+def starred_text(
+    patterns: dict[str, str],
+    value: str,
+    word: Callable[[str], str],
+    seat: Callable[[str], str],
+) -> str | None:
+    """`value` phrased by the first starred key it fits (words.js `patternMatch`): its parts
+    as words, or as `seat`, `letter` or `from1` says; None if no key fits."""
+    fitted = _fitted(patterns, value)
+    if fitted is None:
+        return None
+    template, parts = fitted
+
+    def part(m: re.Match[str]) -> str:
+        raw, form = parts[int(m[1]) - 1], m[2] or ""
+        if form == "letter":
+            return column_letters(int(raw))
+        if form == "from1":
+            return str(int(raw) + 1)
+        return seat(raw) if form == "seat" else word(raw)
+
+    return PART.sub(part, template)
+
+
+def _fitted(patterns: dict[str, str], value: str) -> tuple[str, tuple[str, ...]] | None:
+    """The template of the first starred key that `value` fits, and the parts its stars stand
+    for; a part that the template reads as a number must be one ("r*c*" fits "r0c2", not
+    "rocks")."""
+    for pattern, template in patterns.items():
+        found = "*" in pattern and starred(pattern).fullmatch(value)
+        if not found:
+            continue
+        parts = found.groups()
+        numbers = [int(m[1]) for m in PART.finditer(template) if m[2]]
+        if all(parts[n - 1].isdigit() for n in numbers):
+            return template, parts
+    return None
+
+
+def column_letters(number: int) -> str:
+    """A spreadsheet's column name for 0-based `number`: 0 -> "A", 25 -> "Z", 26 -> "AA"."""
+    name = ""
+    number += 1
+    while number:
+        number, left = divmod(number - 1, len(LETTERS))
+        name = LETTERS[left] + name
+    return name
 
 
 def _values(template: str, fields: list[str], parts: list[str]) -> dict[str, str] | None:

@@ -107,18 +107,35 @@ function escapeRegExp(text) {
 }
 
 // The catalogue's phrase for an id in `section`, exact or by a pattern whose `*` stand for its
-// parts: the token "civilian-3" by "civilian-*", the spot "s1.r2" by "s*.r*".
+// parts: the token "civilian-3" by "civilian-*", the spot "s1.r2" by "s*.r*", the cell "r0c2"
+// by "r*c*" -> "{2|letter}{1|from1}" ("C1"; words.py `starred_text`).
 function patternMatch(section, id) {
   const exact = lookup(section, id);
   if (exact !== undefined) return exact;
   for (const [pattern, template] of Object.entries(patterns(section))) {
     if (!pattern.includes("*")) continue;
     const found = new RegExp(`^${pattern.split("*").map(escapeRegExp).join("(.+?)")}$`).exec(id);
-    if (found) return template.replace(/\{(\d+)(\|seat)?\}/g, (_, n, seat) => seat
-      ? playerName(snap.players[Number(found[Number(n)]) - 1]) // "s2" is the second seat
-      : wordText(found[Number(n)]));
+    if (!found) continue;
+    const parts = [...template.matchAll(/\{(\d+)\|(seat|letter|from1)\}/g)].map((m) => found[Number(m[1])]);
+    if (parts.some((part) => !/^\d+$/.test(part))) continue; // "r*c*" names "r0c2", not "rocks"
+    return template.replace(/\{(\d+)(?:\|(\w+))?\}/g, (_, n, form) => {
+      const part = found[Number(n)];
+      if (form === "seat") return playerName(snap.players[Number(part) - 1]); // "s2": the second seat
+      if (form === "letter") return columnLetters(Number(part));
+      if (form === "from1") return String(Number(part) + 1);
+      return wordText(part);
+    });
   }
   return undefined;
+}
+
+// A spreadsheet's column name for 0-based `number`: 0 is "A", 26 is "AA".
+function columnLetters(number) {
+  let name = "";
+  for (let n = number + 1; n > 0; n = Math.floor((n - 1) / 26)) {
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  }
+  return name;
 }
 
 // A spot's name on the board as the game's decisions say it ("round 2" for "s1.r2"); its id,
@@ -130,7 +147,12 @@ function spotText(id) {
 // A spot's name in a sentence, where its label on the board would not say whose it is:
 // "Player 2's position 3", not "position 3".
 function placeText(id) {
-  return patternMatch("places", id) ?? spotText(id);
+  return spotName(id) ?? id;
+}
+
+// A spot's name in a sentence, or undefined where the game has no words for it.
+function spotName(id) {
+  return patternMatch("places", id) ?? patternMatch("spots", id);
 }
 
 function tokenText(token) {
@@ -194,7 +216,7 @@ function kindText(kind) {
 
 function detailName(key) {
   if (isSeat(key)) return playerName(key);
-  return lookup("details", key) ?? patternMatch("places", key) ?? readable(key);
+  return lookup("details", key) ?? spotName(key) ?? readable(key);
 }
 
 function valueText(key, value) {
@@ -204,7 +226,7 @@ function valueText(key, value) {
   // A decision's id ("capture:8x10:2x10:2x8", a forgotten capture) in words.
   const kind = value.split(":")[0];
   if (own === undefined && value.includes(":") && words.fields?.[kind]) return actionText(value);
-  return own ?? patternMatch("tokens", value) ?? patternMatch("places", value) ?? wordText(value);
+  return own ?? patternMatch("tokens", value) ?? spotName(value) ?? wordText(value);
 }
 
 // "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
