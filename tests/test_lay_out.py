@@ -151,6 +151,19 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
             "Red attacked Blue, rolls 5, 11: the defender won, and the attacker loses a life "
             "and goes back to its spawn"
         )
+        # Buildings count from 1 on the board and in sentences; their ids from 0 (claim:0).
+        page.evaluate(
+            "(claim) => { snap.details.building_at = {r0c0: 0};"
+            " snap.details.last_claim = claim; render(); }",
+            {"player": "red", "roll": 7, "building": 0, "outcome": "claimed"},
+        )
+        expect(page.locator('[data-spot="r0c0"] .number')).to_have_text("#1")
+        expect(news).to_contain_text("Red rolled 7 to claim building 1: ")
+        page.evaluate("() => { snap.details.last_combat = null; render(); }")
+        page.evaluate(
+            "(combat) => { snap.details.last_combat = combat; render(); }",
+            combat | {"outcome": "defender_won"},
+        )
         page.locator("#lang").select_option("fr")
         expect(news).to_contain_text("Rouge a attaqué Bleu, lancers 5, 11 : le défenseur gagne")
 

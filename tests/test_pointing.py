@@ -144,7 +144,8 @@ def test_a_takeover_claim_and_attack_point_from_the_pawn(tmp_path: Path) -> None
         game, session, session.view(0.0), board_profile(config, game), config.palette
     )
     offered = {a["id"]: (a["at"], a["to"]) for a in shown["actions"]}
-    # The board shows each building's number on its cells: "Claim building 0" is readable.
+    # The board shows each building's number on its cells ("#1" for building 0, as "Claim
+    # building 1" says it for claim:0): a claim is readable.
     assert shown["looks"]["numbers"] == "building_at"
     assert shown["details"]["building_at"] == {"r1c1": 0, "r1c2": 0, "r2c2": 1}
     assert offered["claim:0"] == ("r1c3", "r1c2")  # the large building on r1c1 and r1c2

@@ -426,6 +426,7 @@ def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:
         ("akuma", "choose_dice:2"): "Roll both dice",
         ("takeover", "move:r5c5"): "Move to F6",  # a cell named as the page's board names it
         ("voodoo", "jump:r0c6:r2c6"): "Jump from G1 to G3",
+        ("takeover", "claim:0"): "Claim building 1",  # as the board numbers them, from 1
     }
     for (name, action_id), words in said.items():
         assert action_text(get_game(name), action_id) == words

@@ -222,7 +222,8 @@ class Looks:
     spot), so that a piece the sensors feel is drawn in its owner's colour; `ground`: the detail
     field giving each board spot's printed colour (spot -> colour), drawn under its tokens;
     `numbers`: the detail field giving the number a piece on a spot is named by in the game's
-    decisions (spot -> number), which the board itself does not show."""
+    decisions (spot -> number from 0, shown from 1 as the words' `{field|from1}`), which the
+    board itself does not show."""
 
     tokens: tuple[Look, ...]
     seats: tuple[str, ...] = ()

@@ -9,7 +9,8 @@ A catalogue has one table per language, each with these sections:
 - players: a seat's name ("hawkmoth" -> "Hawk Moth");
 - actions: an action kind's phrase, a template over its fields ("Lay a trap on square
   {square}"); `{field|seat}` names a player by index, `{field|token}` a token,
-  `{field|tokens}` tokens joined by "+", `{field|actions}` a list of action ids;
+  `{field|tokens}` tokens joined by "+", `{field|actions}` a list of action ids, `{field|from1}`
+  a number counted from 1 for 0 (the first building);
 - kinds: an action kind as the heading of a group of decisions;
 - details: a detail's name, or a field's within one (also the columns of a table of rows);
 - values: for a detail, what each of its values says ("phase" -> "place_trap" -> ...);
@@ -186,6 +187,8 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
             return named("tokens", value) or word(value)
         if form == "tokens":
             return ", ".join(named("tokens", part) or word(part) for part in value.split("+"))
+        if form in ("from1", "letter") and value.isdigit():
+            return str(int(value) + 1) if form == "from1" else column_letters(int(value))
         if value in spots:  # as a sentence names a spot (words.js `placeText`)
             return named("places", value) or named("spots", value) or value
         return word(value)

@@ -101,10 +101,10 @@ function spotElement(id, spot, className, label = spotText(id)) {
     node.style.setProperty("--ground", lookColour(ground, snap.looks) ?? ground);
     node.title += ` · ${valueText(snap.looks.ground, ground)}`;
   }
-  // The number the game's decisions name the piece here by ("Claim building 13").
+  // The number the game's decisions name the piece here by, counted from 1 ("Claim building 13").
   const number = snap.looks?.numbers ? snap.details[snap.looks.numbers]?.[id] : null;
   if (number !== null && number !== undefined) {
-    node.append(el("span", { class: "number", text: t("number_on", { n: number }) }));
+    node.append(el("span", { class: "number", text: t("number_on", { n: number + 1 }) }));
   }
   // A long name may break after its dot or its row ("s2.|z11", "r10|c10") rather than run into
   // the next square.

@@ -165,6 +165,8 @@ function shown(value, form) {
   if (value === null || value === undefined) return "–";
   if (form === "seat") return playerName(snap?.players?.[Number(value)] ?? String(value));
   if (form === "token") return tokenText(value);
+  if (form === "from1") return String(Number(value) + 1); // a building numbered 0 is the first
+  if (form === "letter") return columnLetters(Number(value));
   if (form === "tokens") return String(value).split("+").map(tokenText).join(", ");
   if (form === "actions") return [].concat(value).map(actionText).join(t("moves_sep"));
   if (Array.isArray(value)) return value.map((item) => shown(item, "")).join(", ");
