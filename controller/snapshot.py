@@ -189,6 +189,7 @@ def table_snapshot(
         "spots": spots,
         "details": details,
         "detail_help": {detail.name: detail.help for detail in game.info.details},
+        "inner_details": [detail.name for detail in game.info.details if detail.inner],
         "actions": [
             _decision(game, a, session, places)
             for a in (

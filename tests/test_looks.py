@@ -189,6 +189,10 @@ def test_dice_drawn_in_their_colours_stacks_and_pips(page: Page, tmp_path: Path)
         )
         expect(page.locator('#details [data-detail="board_colours"]')).to_have_count(0)
         expect(page.locator('#details [data-detail="columns"]')).to_have_count(0)
+        # Nor the rules' bookkeeping ("Last step 0", `Detail.inner`), which status keeps.
+        assert "step" in snapshot["details"] and "step" in snapshot["inner_details"]
+        expect(page.locator('#details [data-detail="step"]')).to_have_count(0)
+        expect(page.locator('#details [data-detail="scores"]')).to_have_count(1)
 
         # Akuma's regular dice, as the camera saw them: pips.
         seen = played_snapshot(akuma, tmp_path, lambda state: True)

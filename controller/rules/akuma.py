@@ -487,6 +487,7 @@ class AkumaGame(Game):
                 "side",
                 "the side that acts now, the same as `current_player()` at a decision; at a "
                 "chance node the side whose dice are rolled; None once the game is over.",
+                inner=True,
             ),
             Detail(
                 "turn_of",
@@ -546,11 +547,13 @@ class AkumaGame(Game):
                 "second_chance",
                 'what a 2nd Chance would remove now, {"piece", "square", "spot"} (the spot as'
                 " in `layout`), or None when it would do nothing (AK-7).",
+                inner=True,
             ),
             Detail(
                 "next_voyage",
                 '"move" if a Voyage rolled next would move the Ladybug marker, "reroll" if '
                 "this turn has had a Voyage already, so another is just rolled again (AK-7).",
+                inner=True,
             ),
             Detail(
                 "venom_turn",
@@ -567,6 +570,7 @@ class AkumaGame(Game):
             Detail(
                 "names",
                 'for each square ("1"-"9"), its {"civilian", "akumatized"} names (AK-10).',
+                inner=True,
             ),
         ),
     )

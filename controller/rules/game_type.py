@@ -156,6 +156,9 @@ class Detail:
 
     name: str
     help: str
+    inner: bool = False
+    """Bookkeeping of the rules' own (the step last taken, a set-up's next space) or what the
+    board already shows: the page's Game panel leaves it out; `smartboard status` keeps it."""
 
 
 LOOK_KINDS = ("card", "back", "die", "piece", "tile", "building", "spawn")

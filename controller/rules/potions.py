@@ -622,10 +622,12 @@ class PotionsGame(Game):
             Detail(
                 "pile_unseen",
                 "of those, the cards above the spent pairs that no draw has reached.",
+                inner=True,
             ),
             Detail(
                 "spent_under_pile",
                 "the spent pairs that no draw has reached, the next to be drawn first.",
+                inner=True,
             ),
             Detail(
                 "spent_drawn",
@@ -633,6 +635,7 @@ class PotionsGame(Game):
                 'its hidden "cards", how many of them each hand holds ("hands") and how many '
                 'still lie on top of the pile ("pile"); only those hands may hold them. Each '
                 "hand's other cards are cards never seen.",
+                inner=True,
             ),
             Detail(
                 "zones",
@@ -642,6 +645,7 @@ class PotionsGame(Game):
                 "table_slots",
                 "the slots a zone has on the table; a zone's slots past it lie beside it, out"
                 " of the camera's sight (FAQ: no limit to a zone).",
+                inner=True,
             ),
             Detail(
                 "trophies",
@@ -658,6 +662,7 @@ class PotionsGame(Game):
             Detail(
                 "seen",
                 "the number of cards ever face up on the table.",
+                inner=True,
             ),
             Detail(
                 "deck",

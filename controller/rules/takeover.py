@@ -1221,6 +1221,7 @@ class TakeoverGame(Game):
             Detail(
                 "tiles",
                 "the top-left cell of each 2x2 tile, in placing order (HT-1).",
+                inner=True,
             ),
             Detail(
                 "tiles_placed",
@@ -1233,6 +1234,7 @@ class TakeoverGame(Game):
             Detail(
                 "spawns",
                 "each player's spawn cell, None before it is placed (HT-4).",
+                inner=True,
             ),
             Detail(
                 "lives",
@@ -1241,6 +1243,7 @@ class TakeoverGame(Game):
             Detail(
                 "pawns",
                 "each player's pawn cell, None before its spawn or once out (HT-4, HT-6).",
+                inner=True,
             ),
             Detail(
                 "scores",

@@ -1675,6 +1675,7 @@ class VoodooGame(Game):
             Detail(
                 "step",
                 "the last optional step 1-5 taken this turn, 0 for none (BV-7).",
+                inner=True,
             ),
             Detail(
                 "to_move",
@@ -1735,19 +1736,23 @@ class VoodooGame(Game):
             Detail(
                 "power_used",
                 "a Loa power was used this turn (BV-7).",
+                inner=True,
             ),
             Detail(
                 "end_power_available",
                 "the end-of-turn power is still open to the mover, since no power was used at"
                 " the start (BV-7); whether they can pay for it is another matter.",
+                inner=True,
             ),
             Detail(
                 "gran_bwa_from",
                 "the column that Gran Bwa is emptying die by die, or None (BV-6).",
+                inner=True,
             ),
             Detail(
                 "extra_turn_bought",
                 "step 4 was taken this turn, so the same player plays next (BV-7).",
+                inner=True,
             ),
             Detail(
                 "extra_turn",
@@ -1764,6 +1769,7 @@ class VoodooGame(Game):
             Detail(
                 "setup_space",
                 "in set-up by rolling, the space the next die goes to, else None.",
+                inner=True,
             ),
             Detail(
                 "pool",

@@ -476,9 +476,11 @@ function detailValue(value, key) {
 }
 
 function drawDetails() {
-  // What the board draws (the stacks, the printed colours, the numbers) is not listed again.
+  // What the board draws (the stacks, the printed colours, the numbers) is not listed again,
+  // nor the rules' bookkeeping.
   const drawn = [snap.looks?.stacks, snap.looks?.ground, snap.looks?.numbers].filter(Boolean);
-  const listed = Object.entries(snap.details).filter(([key]) => !drawn.includes(key));
+  const hidden = new Set([...drawn, ...(snap.inner_details ?? [])]);
+  const listed = Object.entries(snap.details).filter(([key]) => !hidden.has(key));
   $("details").replaceChildren(...listed.flatMap(([key, value]) =>
     [el("dt", { text: detailName(key), title: snap.detail_help?.[key] ?? "" }),
      el("dd", { "data-detail": key }, newsText(key, value) ?? detailValue(value, key))]));
