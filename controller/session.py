@@ -328,14 +328,21 @@ class Session:
 
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
-        if self._shown_roles:
+        shown = self._shown_roles
+        if self._landing is not None and self.shown is None:
+            # A hint gives way to a piece lifted elsewhere: its landings, not the hint, matter
+            # now (a table's own move, `shown`, stays lit until carried out).
+            lifted = differing(self.sensed, self.expected)
+            if not any(shown.get(spot) == "shown_from" for spot in lifted):
+                shown = {}
+        if shown:
             # Only where the move shown goes, not every capture the game would show.
             roles = {spot: role for spot, role in roles.items() if role != "landing"}
         alert = self.game.alert(self.state)
         alerts = alert.spots if alert is not None else frozenset()
         for spot in self._legal_spots():
             roles.setdefault(spot, "legal")
-        roles.update(self._shown_roles)
+        roles.update(shown)
         if self._landing is not None:
             # Only where the piece in the hand may go, not every capture the game would show.
             roles = {spot: role for spot, role in roles.items() if role != "landing"}

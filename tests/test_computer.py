@@ -295,6 +295,40 @@ def test_a_move_shown_is_lit_without_the_games_landings(tmp_path: Path) -> None:
     assert {s for s, role in session.view(0.0).roles.items() if role == "landing"} == landing
 
 
+def test_a_hint_gives_way_to_a_die_lifted_elsewhere(tmp_path: Path) -> None:
+    """The walk, Baron Voodoo: a hint's jump stayed lit while the player lifted another die,
+    beside that die's landings. It gives way while the die is in the hand, and comes back once
+    the die is put back; the table's own move to carry out stays lit whatever is lifted."""
+    game = get_game("voodoo")
+    state, rng = game.new_initial_state({"players": 3}), random.Random(2)
+    while state.is_chance_node():
+        random_step(state, rng)
+    session = session_over(game, tmp_path, state)
+    jump = next(a for a in session.legal_actions() if a.id.startswith("jump"))
+    hinted = Computer(game, {}, True, Thinker, None, random.Random(1)).roles(session, jump)
+    # Another die that can move, on none of the hint's spots.
+    other = next(
+        a.id.split(":")[1]
+        for a in session.legal_actions()
+        if a.id.startswith("jump") and not set(a.id.split(":")[1:]) & set(hinted)
+    )
+    start = dict(session.expected)
+    lifted = {spot: token for spot, token in start.items() if spot != other}
+    beneath = game.lifted(state).get(other)  # what shows there once its top die is lifted
+    if beneath is not None:
+        lifted[other] = beneath
+    for only in (False, True):
+        session.show(jump, hinted, only=only)
+        assert hinted.items() <= session.view(0.0).roles.items()
+        session.on_layout(lifted, 1.0)
+        roles = session.view(1.0).roles
+        # A hint: where the die in the hand may go. The table's move: that die is a mistake.
+        assert ("landing" in roles.values()) is not only
+        assert (hinted.items() <= roles.items()) is only
+        session.on_layout(start, 2.0)
+        assert hinted.items() <= session.view(2.0).roles.items()
+
+
 def test_the_simulated_table_offers_no_card_of_the_tables_hidden_hand(tmp_path: Path) -> None:
     """Multipli Potion, the table playing seat 2: a tap on the simulated table (`place`) offers
     what the next move may lay, from the cards the hands hold; for the table's seat, only the
