@@ -191,7 +191,7 @@ def table_snapshot(
         "detail_help": {detail.name: detail.help for detail in game.info.details},
         "inner_details": [detail.name for detail in game.info.details if detail.inner],
         "actions": [
-            _decision(game, a, session, places)
+            _decision(game, a, session, places, details)
             for a in (
                 [] if not decisions else session.legal_actions() if choices is None else choices
             )
@@ -282,10 +282,15 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
 
 
 def _decision(
-    game: Game, action: Action, session: Session, places: Mapping[str, int | str]
+    game: Game,
+    action: Action,
+    session: Session,
+    places: Mapping[str, int | str],
+    details: JSON,
 ) -> JSON:
     """A decision as the page offers it: by pointing at the board (`at`, then `to`), or as a
-    button (`decision_places`)."""
+    button (`decision_places`); with what it changes of its mover's own (`gains`), which tells
+    apart decisions that move the pieces alike."""
     offered = session.offered.get(action)
     if offered is None:
         after = session.layout_after(action)
@@ -298,4 +303,30 @@ def _decision(
         covers = {_place(spot, places) for spot in session.changes(action)} - {at, to}
         if at is not None and covers:
             offered["covers"] = sorted(covers, key=lambda square: _order(square, places))
+        gains = _gains(game, session.state, action, details)
+        if gains:
+            offered["gains"] = gains
     return offered
+
+
+def _gains(game: Game, state: GameState, action: Action, details: JSON) -> JSON:
+    """What `action` changes of the mover's own in the game's details, by detail: a count's
+    change (Baron Voodoo's Offerings -1 for another Loa's power, a point +1) or what a list
+    gains (the die a jump captures). Bookkeeping (`Detail.inner`) is left out."""
+    mover = state.player_name(state.current_player())
+    after = game.describe(state.child(action))
+    inner = {detail.name for detail in game.info.details if detail.inner}
+    gains: JSON = {}
+    for key, each in details.items():
+        if key in inner or not isinstance(each, dict) or not isinstance(after.get(key), dict):
+            continue
+        was, now = each.get(mover), after[key].get(mover)
+        if type(was) is int and type(now) is int and was != now:
+            gains[key] = now - was
+        elif isinstance(was, list) and isinstance(now, list) and len(now) > len(was):
+            added = list(now)
+            for item in was:
+                if item in added:
+                    added.remove(item)
+            gains[key] = added
+    return gains

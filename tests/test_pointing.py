@@ -4,10 +4,12 @@ goes, from the layouts the game gives before and after it (controller/snapshot.p
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
 from mightymania_play import started
+from playwright.sync_api import Page, expect
 from table_session import session_over
 from takeover_play import position
 
@@ -22,6 +24,7 @@ from controller.simulate import random_step
 from controller.snapshot import board_places, decision_places, pointed, table_snapshot
 from controller.startup import board_profile
 from controller.thinker import Thinker
+from controller.web import Dashboard
 
 
 def point(game: str, before: Layout, after: Layout) -> tuple[str, str | None]:
@@ -74,6 +77,53 @@ def test_a_die_jumping_over_one_alike_is_pointed_from_the_jumper(tmp_path: Path)
     assert point("voodoo", *layouts) == ("r3c1", "r2c1")  # what the layouts alone would say
     # The die jumped over is the jump's too: a tap on it offers the jumps that capture it.
     assert jump["covers"] == ["r3c1"]
+
+
+def test_a_jump_and_a_paid_power_landing_alike_say_what_each_gains(
+    tmp_path: Path, page: Page
+) -> None:
+    """The walk: a die moved from r4c1 to r2c1 is Mamy Wata's jump over r3c1 (BV-5) or Papa
+    Legba's power, which she pays an Offering for (BV-7); the chooser showed the two alike. A
+    decision carries what it changes of its mover's own: the die captured, the Offering paid;
+    her own Loa's power is free."""
+    voodoo = GAMES["voodoo"]
+    columns = {"r4c1": ["yellow:point"], "r3c1": ["red:steal"], "r0c0": ["white:point"]}
+    state = VoodooState.from_position({"columns": columns})
+    session = session_over(voodoo, tmp_path, state)
+    config = load_config(None)
+    shown = table_snapshot(
+        voodoo, session, session.view(0.0), board_profile(config, voodoo), config.palette
+    )
+    assert shown["to_move"] == "mamy_wata"
+    offered = {a["id"]: a for a in shown["actions"]}
+    jump, paid = offered["jump:r4c1:r2c1"], offered["papa_legba:r4c1:r2c1"]
+    assert (jump["at"], jump["to"]) == (paid["at"], paid["to"]) == ("r4c1", "r2c1")
+    assert jump["gains"] == {"capture_zones": ["red:steal"]}
+    assert paid["gains"] == {"offerings": -1}
+    own = next(a for a in shown["actions"] if a["id"].startswith("mamy_wata:"))
+    assert "gains" not in own
+    # The page: a tap on the die, then on where it lands, offers both, each with its gain.
+    extras = {"paused": False, "sim": False, "alerts": [], "marks": {}, "camera": None}
+    shown |= extras | {"dice_seen": [], "dice_unsure": None}
+    token = "test-token-0123456789"
+    dash = Dashboard("127.0.0.1:0", lambda request, reply: reply.put(shown), lambda: None, token)
+    try:
+        dash.publish(shown)
+        page.goto(dash.url() + f"?token={token}")
+        page.locator('#board > [data-spot="r4c1"]').click()
+        page.locator('#board > [data-spot="r2c1"]').click()
+        chooser = page.locator("#chooser[open]")
+        expect(chooser.locator(f'[data-action="{paid["id"]}"]')).to_contain_text(
+            "Papa Legba: move the die on B5 to B3"
+        )
+        expect(chooser.locator(f'[data-action="{paid["id"]}"] .gains')).to_have_text(
+            "Offerings \u22121"
+        )
+        expect(chooser.locator(f'[data-action="{jump["id"]}"] .gains')).to_have_text(
+            re.compile(r"^Capture zones: \+ \w")
+        )
+    finally:
+        dash.close()
 
 
 def test_the_tables_swap_lights_both_dice_alike_bv_6(tmp_path: Path) -> None:

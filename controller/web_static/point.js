@@ -67,17 +67,28 @@ function decide(actions) {
     return;
   }
   $("chooser-title").textContent = t("which_decision");
-  $("chooser-tokens").replaceChildren(...actions.map((action) => el("button", {
+  // What each changes of the mover's own, where they differ in it: a jump and a paid power
+  // that move a die alike are told apart by the die captured and the Offering paid.
+  const gains = actions.map(gainsText);
+  const differ = new Set(gains).size > 1;
+  $("chooser-tokens").replaceChildren(...actions.map((action, i) => el("button", {
     type: "button",
     class: "choice",
     "data-action": action.id,
-    text: actionText(action.id),
     onclick: () => {
       $("chooser").close();
       post("act", { id: action.id });
     },
-  })));
+  }, actionText(action.id), ...(differ && gains[i] ? [el("small", { class: "gains", text: gains[i] })] : []))));
   $("chooser").showModal();
+}
+
+// "Offerings −1", "Capture zones: + white die (Change)" (the snapshot's `gains`).
+function gainsText(action) {
+  return Object.entries(action.gains ?? {}).map(([key, gain]) => (Array.isArray(gain)
+    ? t("gain_items", { name: detailName(key), items: gain.map(tokenText).join(", ") })
+    : t("gain_count", { name: detailName(key), change: gain > 0 ? `+${gain}` : `−${-gain}` })))
+    .join(" · ");
 }
 
 function focusable(node) {

@@ -78,6 +78,9 @@ const STRINGS = {
     nothing_to_lay: "Nothing the game wants here now.",
     cancel: "Cancel",
     which_decision: "Which one?",
+    // What a decision changes of the mover's own, where the choices differ in it.
+    gain_count: "{name} {change}",
+    gain_items: "{name}: + {items}",
     point_target: "{place}: play there",
     offer_expected: "as the game has it",
     offer_next: "the game's next step",
@@ -482,6 +485,8 @@ const STRINGS = {
     nothing_to_lay: "Le jeu n’attend rien ici pour l’instant.",
     cancel: "Annuler",
     which_decision: "Laquelle ?",
+    gain_count: "{name} {change}",
+    gain_items: "{name} : + {items}",
     point_target: "{place} : jouer ici",
     offer_expected: "comme le jeu l’attend",
     offer_next: "l’étape suivante du jeu",
