@@ -426,7 +426,20 @@ class Session:
             # One way to change the table (a pawn with one cell to go to): not where it leaves.
             after = self.layout_after(moves[0])
             return {spot for spot in diffs[0] if spot in after}
-        return set(frozenset.union(*diffs) - frozenset.intersection(*diffs))
+        spots = set(frozenset.union(*diffs) - frozenset.intersection(*diffs))
+        # Pieces that may move from and to nearly every square (a Voodoo turn's start, whose
+        # powers move almost any die): "legal" lit everywhere would say nothing, so the game's
+        # own lights speak, and a piece lifted still lights where it may go. A piece to lay
+        # anywhere (a trap, a set-up die) is still lit everywhere: that says what to do.
+        moving = any(spot in self.expected for spot in spots)
+        return set() if moving and self._share_of_board(spots) > MOST_OF_BOARD else spots
+
+    def _share_of_board(self, spots: set[str]) -> float:
+        """The share of the board's squares that `spots` lie in (a cell's camera spot "r0c0.map"
+        in the cell's square)."""
+        board = {square for row in self.game.board_rows() for square in row}
+        squares = {spot.rpartition(".")[0] if spot not in board else spot for spot in spots}
+        return len(squares & board) / max(len(board), 1)
 
     def outcome_shown(self, board: Layout) -> Action | None:
         """At a chance node read from the board, the one outcome that `board` shows: it changes
@@ -749,6 +762,9 @@ def _decider(state: GameState, limit: int) -> int | None:
     player = state.current_player()
     return player if player >= 0 else None
 
+
+MOST_OF_BOARD = 0.75
+"""Moves of pieces on the board lit on more of its squares than this light none of them."""
 
 VOTES = 16
 """The outcomes of a roll that `roller` looks at: dice have few, a deck many alike."""

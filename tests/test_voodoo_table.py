@@ -167,6 +167,22 @@ def test_lights_at_the_start_show_capturers_landings_and_protected_dice() -> Non
     assert set(roles) == {"r0c0", "r4c4", "r0c2", "r6c4", "r2c4", "r4c5", "r4c3", "r6c6"}
 
 
+def test_a_turns_start_lights_the_games_own_not_legal_everywhere(tmp_path: Path) -> None:
+    """The walk: at a turn's start the Loas' powers may move almost any die, and "legal" lit 47
+    of the 49 spaces, drowning BV-5's capturers and landings. Lit everywhere it says nothing:
+    the game's own lights stay, and a die lifted still lights where it may go."""
+    outcomes, board = rolled_board(4)
+    session = start_session(tmp_path, play(new_state(), outcomes))
+    session.on_layout(board, now=0.0)
+    roles = session.view(now=0.0).roles
+    assert "legal" not in roles.values()
+    assert roles_of(roles, "capturer") == roles_of(GAME.lights(session.state), "capturer") != set()
+    cell = next(iter(roles_of(roles, "capturer")))
+    lifted = GAME.lifted(session.state).get(cell)
+    session.on_layout({**without(board, cell), **({cell: lifted} if lifted else {})}, now=1.0)
+    assert roles_of(session.view(now=1.0).roles, "landing")
+
+
 def test_lights_without_protection_show_more_captures() -> None:
     state = position(LIT)
     roles = GAME.lights(state)
