@@ -158,6 +158,14 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
             {"player": "red", "roll": 7, "building": 0, "outcome": "claimed"},
         )
         expect(page.locator('[data-spot="r0c0"] .number')).to_have_text("#1")
+        page.evaluate(
+            "() => { snap.details.claim = {player: 'red', building: 0};"
+            " snap.details.buildings = [{id: 0, size: 'small'}]; render(); }"
+        )
+        claim = page.locator('#details [data-detail="claim"]')
+        expect(claim).to_contain_text("Building")
+        expect(claim.locator("dd").last).to_have_text("1")
+        expect(page.locator('#details [data-detail="buildings"] td').first).to_have_text("1")
         expect(news).to_contain_text("Red rolled 7 to claim building 1: ")
         page.evaluate("() => { snap.details.last_combat = null; render(); }")
         page.evaluate(

@@ -226,7 +226,8 @@ class Looks:
     field giving each board spot's printed colour (spot -> colour), drawn under its tokens;
     `numbers`: the detail field giving the number a piece on a spot is named by in the game's
     decisions (spot -> number from 0, shown from 1 as the words' `{field|from1}`), which the
-    board itself does not show."""
+    board itself does not show; `from_one`: the fields of the details whose numbers count from
+    0 and are shown counted from 1 (Takeover's building numbers, in its list and its claim)."""
 
     tokens: tuple[Look, ...]
     seats: tuple[str, ...] = ()
@@ -236,6 +237,7 @@ class Looks:
     owners: str = ""
     ground: str = ""
     numbers: str = ""
+    from_one: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name, colour in self.colours.items():

@@ -1107,6 +1107,7 @@ LOOKS = Looks(
     colours={"ground": "#6b7d4a", "none": "#e0e0e0"},
     owners="pawns",
     numbers="building_at",
+    from_one=("id", "building"),  # a building's number, as the board and the words count
 )
 
 

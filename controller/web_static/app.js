@@ -450,6 +450,7 @@ function drawDice() {
 function detailValue(value, key) {
   if (value === null || value === undefined) return "–";
   if (typeof value === "boolean") return t(value ? "yes" : "no");
+  if (typeof value === "number" && snap.looks?.from_one?.includes(key)) return String(value + 1);
   if (Array.isArray(value)) {
     if (value.length === 0) return t("none");
     if (value.every((item) => item === null || typeof item !== "object")) {
