@@ -176,14 +176,22 @@ def test_a_finished_game_stays_until_a_new_one_is_asked_for(tmp_path: Path) -> N
 
 
 def test_players_and_teams_are_refused_for_a_game_without_them(tmp_path: Path) -> None:
-    for args in (("--players", "3"), ("--teams",)):
+    """A two-player game takes `--players 2`, as a person would say it (the walk: `--players 2`
+    stopped Multipli Potion), and refuses any other number, and teams it has not."""
+    refusals = {
+        ("--players", "3"): "Capture the Akuma is for 2 players, not 3",
+        ("--teams",): "akuma takes no --teams option",
+    }
+    for args, said in refusals.items():
         simulated = smartboard("simulate", "akuma", "--games", "1", *args)
         assert simulated.returncode == 2
-        assert f"akuma takes no {args[0]} option" in simulated.stderr
+        assert said in simulated.stderr
         run = smartboard("run", "--sim", "--game", "akuma", *args, "--state-dir", str(tmp_path))
         assert run.returncode == 2
-        assert f"akuma takes no {args[0]} option" in run.stderr
+        assert said in run.stderr
     assert not Journal(tmp_path).exists()  # refused before any game was started
+    played = smartboard("simulate", "potions", "--games", "1", "--players", "2")
+    assert played.returncode == 0, played.stderr
 
 
 def test_status_text_names_the_winner(tmp_path: Path) -> None:
