@@ -47,6 +47,7 @@ from controller.rules import get_game
 from controller.rules.api import (
     CAMERA,
     CHANCE,
+    JSON,
     TERMINAL,
     Action,
     DiceRequest,
@@ -737,6 +738,23 @@ def test_equal_totals_draw_the_round_and_an_even_duel_costs_no_life_mm_4() -> No
     assert state.lives["T2"] == 2 and state.lives["R2"] == 2
     assert state.phase is Phase.CLEAR
     assert GAME.describe(state)["duel_won_by"] == "no_one"  # said as such while clearing
+    assert GAME.describe(state)["last_duel"] == duel_news("drawn", 1, 1, None, 0)
+
+
+def duel_news(event: str, a: int, d: int, card: str | None, lives: int, turn: int = 1) -> JSON:
+    """`describe`'s `last_duel`, player_1 attacking: what the page's news says (MM-4, MM-6)."""
+    winner = None if event == "drawn" else "player_1" if a > d else "player_2"
+    return {
+        "event": event,
+        "attacker": "player_1",
+        "defender": "player_2",
+        "winner": winner,
+        "attacker_rounds": a,
+        "defender_rounds": d,
+        "card": card,
+        "lives": lives,
+        "turn": turn,
+    }
 
 
 def test_the_loser_of_the_duel_loses_one_life_mm_4_rule_12() -> None:
@@ -746,6 +764,7 @@ def test_the_loser_of_the_duel_loses_one_life_mm_4_rule_12() -> None:
     # T2 3 v R4 9 + 2; T2 8 + 2 v R4 6; T2 4 v R4 3 + 2: R4 wins 2 rounds to 1.
     assert state.results == [P2, P1, P2]
     assert state.lives["T2"] == 1 and state.lives["R4"] == 2
+    assert GAME.describe(state)["last_duel"] == duel_news("life_lost", 1, 2, "T2", 1)
 
 
 def test_a_card_with_no_lives_left_leaves_the_table_rule_12_mm_6() -> None:
@@ -757,6 +776,8 @@ def test_a_card_with_no_lives_left_leaves_the_table_rule_12_mm_6() -> None:
     state.apply(Clear())
     assert "s2.c3" not in GAME.layout(state)
     assert consistency_problems(state) == []
+    # What it came to is still said once the table is cleared, until the next duel ends.
+    assert GAME.describe(state)["last_duel"] == duel_news("card_left", 1, 0, "R3", 0)
 
 
 def test_the_table_is_cleared_after_each_duel_rule_14() -> None:
@@ -845,6 +866,7 @@ def test_beating_the_leader_for_good_wins_the_game_rule_16_mm_6() -> None:
         "draw": False,
         "leader_beaten": {"player": "player_2", "card": "R1"},
     }
+    assert GAME.describe(state)["last_duel"] == duel_news("leader_beaten", 1, 0, "R1", 0)
     assert state.legal_actions() == [] and state.chance_outcomes() == []
     assert_refused(state, Clear())
 
@@ -1211,6 +1233,7 @@ def test_describe_gives_every_public_fact_at_a_known_position_mm_5() -> None:
             "won": {"player_1": 1, "player_2": 0},
         },
         "duel_won_by": None,  # a round still to turn up
+        "last_duel": None,  # no duel has ended yet
         "result": None,
     }
     json.dumps(facts)

@@ -58,6 +58,14 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         # Nobody decides while the cards turn up: said in words, and no empty "Dice" heading.
         to_move = page.locator('#details [data-detail="to_move"]')
         expect(to_move).to_have_text("no one: the cards or dice come next")
+        # A card face up is named in the details as on the board ("Colossus", not "T1").
+        page.evaluate(
+            "() => { snap.details.positions = {'s1.c1': {card: 'T1', lives: 3, leader: true}};"
+            " render(); }"
+        )
+        positions = page.locator('#details [data-detail="positions"]')
+        expect(positions).to_contain_text("Colossus")
+        expect(positions).not_to_contain_text("T1")
         expect(page.locator("#dice-box")).to_be_hidden()
         # The spot's name over a face-down card stands on a plate of its own.
         # Named as the decisions name it, not by its id.

@@ -385,6 +385,9 @@ class MightymaniaState(GameState):
         self.powers: list[list[str]] = [[], []]  # each side's round slots: DOWN or a power
         self.results: list[int | None] = []  # per round: its winner, None a draw
         self.leaving: tuple[int, int, str] | None = None  # beaten off, still on the table
+        # What the last duel came to, for the news: (event, attacker, rounds won by the
+        # attacker, by the defender, the card that lost a life or None, its lives left, turn).
+        self.last_duel: tuple[str, int, int, int, str | None, int, int] | None = None
         self.winner: int | None = None  # None at the end: a draw (MM-8)
 
     def clone(self) -> Self:
@@ -708,14 +711,25 @@ class MightymaniaState(GameState):
         Leader gone ends the game (rule 16)."""
         self.phase = Phase.CLEAR
         won = [self.results.count(p) for p in range(2)]
+        a, d = self.attacker, self.defender
         if won[0] == won[1]:
+            self.last_duel = ("drawn", a, won[a], won[d], None, 0, self.turn)
             return  # MM-4: nobody loses a life
         loser = 0 if won[0] < won[1] else 1
         col = self.fighter(loser)  # MM-5: a defending card, never the Leader beneath it
         card = self.rows[loser][col]
         assert card is not None
         self.lives[card] -= 1
-        if self.lives[card]:
+        left = self.lives[card]
+        event = (
+            "life_lost"
+            if left
+            else "leader_beaten"
+            if card == self.data.leaders[loser]
+            else "card_left"
+        )
+        self.last_duel = (event, a, won[a], won[d], card, left, self.turn)
+        if left:
             return
         self.rows[loser][col] = None
         self.removed.append(card)
@@ -1091,6 +1105,13 @@ class MightymaniaGame(Game):
                 'or "no_one"; else null.',
             ),
             Detail(
+                "last_duel",
+                "what the last duel came to (MM-4, MM-6), null before any: its event (drawn, "
+                "life_lost, card_left, leader_beaten), attacker, defender, winner (null when "
+                "drawn), attacker_rounds and defender_rounds won, the card that lost a life "
+                "and the lives it has left, and the attack's turn.",
+            ),
+            Detail(
                 "result", "the outcome once the game is over (winners, returns, draw), else null."
             ),
         ),
@@ -1282,6 +1303,7 @@ class MightymaniaGame(Game):
             "passes": s.passes,
             "duel": None,
             "duel_won_by": None,
+            "last_duel": _describe_last_duel(s),
             "result": self.result(s),
         }
         if s.phase in DUEL or s.phase is Phase.CLEAR or (s.phase is Phase.OVER and s.results):
@@ -1303,6 +1325,24 @@ class MightymaniaGame(Game):
             loser = 1 - s.winner
             summary["leader_beaten"] = {"player": PLAYERS[loser], "card": s.data.leaders[loser]}
         return summary
+
+
+def _describe_last_duel(s: MightymaniaState) -> JSON | None:
+    if s.last_duel is None:
+        return None
+    event, a, attacker_rounds, defender_rounds, card, lives, turn = s.last_duel
+    winner = a if attacker_rounds > defender_rounds else 1 - a
+    return {
+        "event": event,
+        "attacker": PLAYERS[a],
+        "defender": PLAYERS[1 - a],
+        "winner": None if event == "drawn" else PLAYERS[winner],
+        "attacker_rounds": attacker_rounds,
+        "defender_rounds": defender_rounds,
+        "card": card,
+        "lives": lives,
+        "turn": turn,
+    }
 
 
 def _describe_duel(s: MightymaniaState) -> JSON:

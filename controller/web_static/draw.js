@@ -170,8 +170,12 @@ function tokenElement(token, id, snapshot) {
     const label = look.label && look.label === token ? tokenText(token) : look.label;
     node.append(cardPicture(src, label || token, label || token));
     // A short value ("9×10") stays on one line, wider than a narrow card if it must; a long
-    // name ("Thermokinetic") wraps within it.
-    if (label) node.append(drawNode("span", label.length <= SHORT_LABEL ? "on-card short" : "on-card", label));
+    // name ("Thermokinetic") is made small enough to fit whole on the card's square.
+    if (label) {
+      const onCard = drawNode("span", label.length <= SHORT_LABEL ? "on-card short" : "on-card", label);
+      onCard.style.setProperty("--chars", String(label.length));
+      node.append(onCard);
+    }
   } else if (look.kind === "die") {
     const die = dieElement(look.face || token, null, looks, colour);
     const below = stackBelow(id, snapshot);

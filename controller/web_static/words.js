@@ -228,7 +228,8 @@ function valueText(key, value) {
   // A decision's id ("capture:8x10:2x10:2x8", a forgotten capture) in words.
   const kind = value.split(":")[0];
   if (own === undefined && value.includes(":") && words.fields?.[kind]) return actionText(value);
-  return own ?? patternMatch("tokens", value) ?? spotName(value) ?? wordText(value);
+  // A card by the name its deck gives it ("Colossus" for T1), as the board names it.
+  return own ?? snap?.token_names?.[value] ?? patternMatch("tokens", value) ?? spotName(value) ?? wordText(value);
 }
 
 // "blue@0.40" is blue at 40 % (a game says so much with brightness: points, lives).
