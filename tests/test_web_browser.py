@@ -314,6 +314,10 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 assert page.evaluate("chosenOptions()")["colours"] == "green"
                 deck = page.locator("#new-options label", has=page.locator("input[name=deck]"))
                 expect(deck.locator(".option-help")).to_contain_text("80 or 64 cards")
+                # A capture is said as the cards show it, not by ids that give the product
+                # away ("monster 8x5": `Game.token_names`' facets, MP-2).
+                capture = "actionText('capture:8x5:7x5:9x8')"
+                assert page.evaluate(capture) == "Capture monster 40 with potions 5 and 8"
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
             assert visible_ids(page) == []
             page.locator("#lang").select_option("fr")
@@ -326,6 +330,8 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
             else:
                 expect(page.locator("#new-options label").first).to_have_text(re.compile("Paquet"))
                 expect(deck.locator(".option-help")).to_contain_text("80 ou 64 cartes")
+                french = "Capturer le monstre 40 avec les potions 5 et 8"
+                assert page.evaluate(capture) == french
                 expect(page.locator("#new-options select[name=youngest] option")).to_have_text(
                     ["Joueur 1", "Joueur 2"]
                 )

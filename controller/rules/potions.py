@@ -798,6 +798,16 @@ class PotionsGame(Game):
     def spots(self) -> dict[str, str]:
         return {spot: CAMERA for row in self.board_rows() for spot in row}
 
+    def token_names(self, state: GameState) -> dict[str, str]:
+        """Each card's monster and potion, as printed on it ("8x5.monster" is "40"): a capture
+        is said as a player sees it, "monster 40 with potions 5 and 8" (MP-2), not by the ids
+        that would give the product away."""
+        names: dict[str, str] = {}
+        for card in PotionsState.of(state).cards.values():
+            names[f"{card.id}.monster"] = str(card.monster)
+            names[f"{card.id}.potion"] = str(card.potion)
+        return names
+
     def dice_wanted(self, state: GameState) -> DiceRequest | None:
         return None
 

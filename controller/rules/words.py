@@ -10,7 +10,9 @@ A catalogue has one table per language, each with these sections:
 - actions: an action kind's phrase, a template over its fields ("Lay a trap on square
   {square}"); `{field|seat}` names a player by index, `{field|token}` a token,
   `{field|tokens}` tokens joined by "+", `{field|actions}` a list of action ids, `{field|from1}`
-  a number counted from 1 for 0 (the first building);
+  a number counted from 1 for 0 (the first building), `{field|token.FACET}` a facet of a token
+  as `Game.token_names` names it ("ID.FACET": a Multipli Potion card's monster, "40"), else
+  the token;
 - kinds: an action kind as the heading of a group of decisions;
 - details: a detail's name, or a field's within one (also the columns of a table of rows);
 - values: for a detail, what each of its values says ("phase" -> "place_trap" -> ...);
@@ -71,7 +73,7 @@ SECTIONS = (
 MODIFIERS = ("", "seat", "token", "tokens", "actions", "letter", "from1")
 PART = re.compile(r"\{(\d+)(?:\|(\w+))?\}")  # a starred key's part in its template: "{2|letter}"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+(?:\.\w+)?))?\}")
 
 Catalogue = dict[str, dict[str, Any]]
 """Language -> section -> entries."""
@@ -128,7 +130,7 @@ def _check_entry(path: Path, where: str, section: str, entry: object) -> None:
     if not ok:
         raise WordsError(f"{path}: {where} is not what a [{section}] entry holds")
     for _, modifier in placeholders(entry) if isinstance(entry, str) else ():
-        if modifier not in MODIFIERS:
+        if modifier not in MODIFIERS and not modifier.startswith("token."):
             raise WordsError(f"{path}: {where}: no such form as |{modifier}")
 
 
@@ -183,7 +185,7 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
         if form == "seat":
             seats = game.player_names
             return word(seats[int(value)] if value.isdigit() and int(value) < len(seats) else value)
-        if form == "token":
+        if form == "token" or form.startswith("token."):  # a facet: the page's, by state
             return named("tokens", value) or word(value)
         if form == "tokens":
             return ", ".join(named("tokens", part) or word(part) for part in value.split("+"))
@@ -258,7 +260,11 @@ def column_letters(number: int) -> str:
 def _values(template: str, fields: list[str], parts: list[str]) -> dict[str, str] | None:
     """An id's values by field: each field takes a part, and the fields the template calls
     tokens share what is left over (a die "red:point" holds a ":" itself)."""
-    wide = {name for name, modifier in placeholders(template) if modifier in ("token", "tokens")}
+    wide = {
+        name
+        for name, modifier in placeholders(template)
+        if modifier in ("token", "tokens") or modifier.startswith("token.")
+    }
     widening = [name for name in fields if name in wide]
     extra = len(parts) - len(fields)
     if extra < 0 or (extra and not widening) or extra % max(len(widening), 1):

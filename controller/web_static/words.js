@@ -165,6 +165,8 @@ function shown(value, form) {
   if (value === null || value === undefined) return "–";
   if (form === "seat") return playerName(snap?.players?.[Number(value)] ?? String(value));
   if (form === "token") return tokenText(value);
+  // A facet of a token ("token.monster": a card's monster, "40"), as the game names it.
+  if (form.startsWith("token.")) return snap?.token_names?.[`${value}.${form.slice(6)}`] ?? tokenText(value);
   if (form === "from1") return String(Number(value) + 1); // a building numbered 0 is the first
   if (form === "letter") return columnLetters(Number(value));
   if (form === "tokens") return String(value).split("+").map(tokenText).join(", ");
@@ -178,14 +180,14 @@ function shown(value, form) {
 }
 
 function fill(template, get) {
-  return template.replace(/\{(\w+)(?:\|(\w+))?\}/g, (_, name, form) => shown(get(name), form ?? ""));
+  return template.replace(/\{(\w+)(?:\|(\w+(?:\.\w+)?))?\}/g, (_, name, form) => shown(get(name), form ?? ""));
 }
 
 // An id's values by field. Values are joined by ":" and a token may hold ":" itself (a die
 // "red:point"): every field takes one part, and the fields that the template calls tokens
 // share what is left over.
 function actionValues(template, fields, parts) {
-  const tokens = new Set([...template.matchAll(/\{(\w+)\|tokens?\}/g)].map((m) => m[1]));
+  const tokens = new Set([...template.matchAll(/\{(\w+)\|tokens?(?:\.\w+)?\}/g)].map((m) => m[1]));
   const wide = fields.filter((field) => tokens.has(field));
   let extra = parts.length - fields.length;
   if (extra < 0 || (extra > 0 && wide.length === 0) || extra % Math.max(wide.length, 1)) return null;
