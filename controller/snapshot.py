@@ -110,6 +110,7 @@ def _offered(games: tuple[Game, ...]) -> JSON:
             "titles": {"en": game.info.title, "fr": game.info.title_fr},
             "options": dict(game.default_options),
             "seats": list(game.player_names),
+            "dice": list(game.dice_kinds),  # none for a game of cards alone
             # The options whose value is a seat (from 0): the form offers the seats by name.
             "seat_options": [option.name for option in game.info.options if option.seat],
             # The new-game form names the options of any game, in the page's language.

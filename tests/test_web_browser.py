@@ -289,6 +289,8 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
             page.locator("#lang").select_option("en")
             expect(page.locator("html")).to_have_attribute("data-game", game)
             if game == "akuma":
+                page.locator("#new-seats select").nth(1).select_option("easy")
+                expect(page.locator("#new-dice-label")).to_be_visible()  # who throws its dice
                 page.locator('[data-action="choose_dice:2"]').click()
                 expect(page.locator("#turn")).to_have_text("Turn 1 · Hawk Moth: roll both dice")
                 # While the dice are awaited no decision is pointed at: a tap lays a piece
@@ -300,6 +302,12 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 expect(page.locator("#log li")).to_have_count(2)
             else:
                 expect(page.locator("#turn")).to_contain_text("Deal a card face up")
+                # A game of cards alone: nothing to roll, no dice to throw or to keep a record
+                # of (the walk: "Roll and lay it out", "The table's dice", "Your dice").
+                expect(page.locator("#lay-out")).to_have_text("Lay it out for me")
+                expect(page.locator("#dice-record")).to_be_hidden()
+                page.locator("#new-seats select").nth(1).select_option("easy")
+                expect(page.locator("#new-dice-label")).to_be_hidden()
                 # Who starts is a seat: offered as the page numbers seats, from 1; the options
                 # sent keep it from 0, as the journal does.
                 youngest = page.locator("#new-options select[name=youngest]")

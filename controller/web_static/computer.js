@@ -149,9 +149,10 @@ function drawSeats() {
   drawDiceChoice();
 }
 
-// Who throws the table's dice: asked only when the table plays a seat.
+// Who throws the table's dice: asked only when the table plays a seat of a game with dice.
 function drawDiceChoice() {
-  $("new-dice-label").hidden = chosenComputer().length === 0;
+  const dice = snap.games[$("new-game").value]?.dice ?? [];
+  $("new-dice-label").hidden = chosenComputer().length === 0 || dice.length === 0;
 }
 
 // The seats the table is to play, as `smartboard new --computer` takes them: "2:strong".

@@ -48,6 +48,8 @@ function gameName(game) {
 function drawDiceRecord() {
   if (!diceRecord || typeof $ !== "function") return;
   const { tallies, sources } = diceRecord;
+  // A table that has read no dice, playing a game of cards alone, has no dice to speak of.
+  $("dice-record").hidden = tallies.length === 0 && snap?.games?.[snap.game]?.dice?.length === 0;
   $("dice-record-none").hidden = tallies.length > 0;
   $("dice-tallies").replaceChildren(...tallies.map(tallyItem));
   const total = Object.values(sources).reduce((a, b) => a + b, 0);

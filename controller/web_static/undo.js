@@ -46,7 +46,9 @@ function drawLayOut() {
   document.getElementById("lay-out-box").hidden = offer === null;
   const button = document.getElementById("lay-out");
   button.disabled = offer === "running";
-  button.textContent = t(offer === "running" ? "lay_out_running" : "lay_out");
+  // A game of cards alone has nothing to roll (Multipli Potion): "Lay it out for me".
+  const rolls = snap.games?.[snap.game]?.dice?.length !== 0;
+  button.textContent = t(offer === "running" ? "lay_out_running" : rolls ? "lay_out" : "lay_out_cards");
   document.getElementById("lay-out-text").textContent = t("lay_out_help");
   // How far it has gone: the steps left up to the decision, out of all, while it runs.
   const left = snap.lay_out_steps?.left ?? null;
