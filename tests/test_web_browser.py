@@ -270,6 +270,18 @@ def test_potions_is_dealt_by_taps_and_played_by_pointing(page: Page, tmp_path: P
         page.locator("#all-actions-box > summary").click()
         page.locator("#actions-filter").fill("zzz")
         expect(page.locator("#all-actions button:visible")).to_have_count(0)
+        # A card of the hand, tapped, offers the decisions that play it (the walk: a tap on
+        # it did nothing); let go, the board is as it was.
+        card = page.locator("#secrets-list button.in-hand").first
+        token = card.get_attribute("data-token")
+        card.click()
+        plays = page.locator("#chooser[open] .choice")
+        expect(plays.first).to_be_visible()
+        ids = plays.evaluate_all("nodes => nodes.map(n => n.dataset.action)")
+        assert ids and all(token in action.split(":") for action in ids)
+        page.locator("#chooser button[value=cancel]").click()
+        expect(page.locator("#chooser")).to_be_hidden()
+        expect(page.locator("#log li")).to_have_count(2)
         slot = page.locator("#board > .pointable").first
         slot.click()
         offered = page.locator("#chooser[open] .choice")

@@ -313,8 +313,23 @@ function drawSecrets() {
   const [seat] = seats;
   $("secrets-title").textContent = t("secrets_title", { player: playerName(seat) });
   $("secrets-list").replaceChildren(...secrets[seat].map(([spot, token]) => el("li", {},
-    tokenElement(token, spot, snap) ?? "",
+    // A card in the hand, tapped: the decisions that play it (the walk: a tap did nothing).
+    spot ? tokenElement(token, spot, snap) ?? "" : el("button", {
+      type: "button", class: "in-hand", "data-token": token, title: t("play_from_hand"),
+      onclick: () => playFromHand(token),
+    }, tokenElement(token, spot, snap) ?? tokenText(token)),
     el("span", { class: "where", text: spot ? spotText(spot) : t("in_hand") }))));
+}
+
+function playFromHand(token) {
+  const plays = snap.actions.filter((action) => action.id.split(":").includes(token));
+  if (plays.length) {
+    decide(plays);
+    return;
+  }
+  $("chooser-title").textContent = tokenText(token);
+  $("chooser-tokens").replaceChildren(el("p", { text: t("not_playable_now") }));
+  $("chooser").showModal();
 }
 
 function drawFixes() {

@@ -76,6 +76,8 @@ const STRINGS = {
     lay_on: "What lies on {spot}",
     empty: "nothing",
     nothing_to_lay: "Nothing the game wants here now.",
+    play_from_hand: "Play this card",
+    not_playable_now: "This card cannot be played now.",
     cancel: "Cancel",
     which_decision: "Which one?",
     // What a decision changes of the mover's own, where the choices differ in it.
@@ -484,6 +486,8 @@ const STRINGS = {
     lay_on: "Ce qui est sur {spot}",
     empty: "rien",
     nothing_to_lay: "Le jeu n’attend rien ici pour l’instant.",
+    play_from_hand: "Jouer cette carte",
+    not_playable_now: "Cette carte ne peut pas être jouée maintenant.",
     cancel: "Annuler",
     which_decision: "Laquelle ?",
     gain_count: "{name} {change}",
