@@ -322,11 +322,7 @@ function drawSecrets() {
 }
 
 function playFromHand(token) {
-  const plays = snap.actions.filter((action) => action.id.split(":").includes(token));
-  if (plays.length) {
-    decide(plays);
-    return;
-  }
+  if (pickFromHand(token)) return; // point.js
   $("chooser-title").textContent = tokenText(token);
   $("chooser-tokens").replaceChildren(el("p", { text: t("not_playable_now") }));
   $("chooser").showModal();

@@ -6,7 +6,29 @@
 "use strict";
 
 let pointFrom = null; // the place tapped first, while its destinations are lit
+let handPick = null; // a card of the hand tapped first, while the places it may go are lit
 const MANY_STARTS = 12;
+const FEW_PLAYS = 4; // a card with more places to go than this is pointed, not chosen from a list
+
+// The decisions that play `token`, a card of the hand.
+function handPlays(token) {
+  return snap.actions.filter((action) => action.id.split(":").includes(token));
+}
+
+// A card of the hand tapped: its few decisions offered at once; with more, the places it may
+// go are marked on the board, for a tap there (a Potions card: any of 19 slots).
+function pickFromHand(token) {
+  const plays = handPlays(token);
+  if (plays.length > FEW_PLAYS && plays.every((action) => action.at !== null && action.at !== undefined)) {
+    pointFrom = null;
+    handPick = token;
+    render();
+    document.getElementById("board").scrollIntoView({ behavior: "smooth", block: "nearest" });
+    return true;
+  }
+  if (plays.length) decide(plays);
+  return plays.length > 0;
+}
 
 function pointedActions() {
   return snap.actions.filter((action) => action.at !== null && action.at !== undefined);
@@ -15,6 +37,13 @@ function pointedActions() {
 // A tap on `place` (a board square, or a spot off the board): true if pointing took it, false
 // if it is the simulated table's own tap (a piece laid or lifted by hand).
 function pointAt(place) {
+  if (handPick !== null) {
+    const there = handPlays(handPick).filter((action) => action.at === place);
+    handPick = null;
+    if (there.length) decide(there);
+    else render();
+    return true;
+  }
   const actions = pointedActions();
   if (pointFrom !== null) {
     const there = actions.filter((action) => action.at === pointFrom && action.to === place);
@@ -105,6 +134,11 @@ function focusable(node) {
 
 // The board's marks: where decisions start, the place tapped, and where it may go from there.
 function markPointing(places) {
+  if (handPick !== null && !handPlays(handPick).length) handPick = null; // the game moved on
+  if (handPick !== null) {
+    for (const action of handPlays(handPick)) markTarget(places[action.at], action.at);
+    return;
+  }
   const actions = pointedActions();
   if (pointFrom !== null && !actions.some((action) => action.at === pointFrom)) pointFrom = null;
   // Where nearly every piece may start (a Voodoo turn: 47 places), the outlines say little and
@@ -121,21 +155,31 @@ function markPointing(places) {
   places[pointFrom]?.classList.add("pointed");
   places[pointFrom]?.setAttribute("aria-pressed", "true");
   for (const action of actions) {
-    const node = action.at === pointFrom && action.to !== null ? places[action.to] : undefined;
-    if (!node || node.classList.contains("target")) continue;
-    node.classList.add("target");
-    node.setAttribute("aria-label", t("point_target", { place: placeText(action.to) }));
-    node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
-    focusable(node);
+    if (action.at === pointFrom && action.to !== null) markTarget(places[action.to], action.to);
   }
+}
+
+function markTarget(node, place) {
+  if (!node || node.classList.contains("target")) return;
+  node.classList.add("target");
+  node.setAttribute("aria-label", t("point_target", { place: placeText(place) }));
+  node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
+  focusable(node);
 }
 
 // The words beside the board: what to tap now, and the decisions taken where the piece lies.
 function drawPointing() {
   const actions = pointedActions();
   const box = $("point-help");
-  box.hidden = actions.length === 0;
+  box.hidden = actions.length === 0 && handPick === null;
   if (box.hidden) return;
+  if (handPick !== null) {
+    box.replaceChildren(
+      el("p", { text: t("point_card", { card: tokenText(handPick) }) }),
+      el("button", { type: "button", class: "cancel", text: t("cancel"), onclick: () => { handPick = null; render(); } }),
+    );
+    return;
+  }
   if (pointFrom === null) {
     const starts = new Set(actions.map((action) => action.at)).size;
     // Places, not moves: the list below counts the moves ("1 place" beside "3 moves").
