@@ -185,12 +185,19 @@ class Session:
     def act(self, action_id: str, now: float) -> Action:
         """Apply a legal decision by its id: the control interface's way in."""
         for action in self._decisions():
-            if action.id == action_id:
+            if action.id != action_id:
+                continue
+            if action == self.shown:
+                # The move the table showed for a seat it plays, carried out by a tap: whose.
+                player = self.state.player_name(self.state.current_player())
+                said = f"{action.id} (control, for {player})"
+                self.say(said, "carried_out", player=player, actions=[action.id])
+            else:
                 self.say(f"{action.id} (control)", "played", actions=[action.id])
-                self._commit([action])
-                self._untouched = None if self._carried_out else dict(self.sensed)
-                self._reconcile(now)
-                return action
+            self._commit([action])
+            self._untouched = None if self._carried_out else dict(self.sensed)
+            self._reconcile(now)
+            return action
         if self.shown is not None or self.table_moves():
             player = self.state.player_name(self.state.current_player())
             chosen = "is still thinking" if self.shown is None else f"has chosen {self.shown.id}"

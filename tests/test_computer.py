@@ -295,6 +295,24 @@ def test_a_move_shown_is_lit_without_the_games_landings(tmp_path: Path) -> None:
     assert {s for s, role in session.view(0.0).roles.items() if role == "landing"} == landing
 
 
+def test_the_tables_move_carried_out_by_a_tap_says_whose_it_was(tmp_path: Path) -> None:
+    """The walk: a tap carrying out the table's move said "Played: ...", which read as the
+    player's own move. It says for whom it was carried out; a move of one's own stays "played"."""
+    game = get_game("voodoo")
+    state, rng = game.new_initial_state({"players": 3}), random.Random(2)
+    while state.is_chance_node():
+        random_step(state, rng)
+    session = session_over(game, tmp_path, state)
+    first = session.legal_actions()[0]
+    session.show(first, {}, only=True)
+    session.act(first.id, 0.0)
+    player = state.player_name(state.current_player())
+    assert session.note == {"key": "carried_out", "player": player, "actions": [first.id]}
+    own = session.legal_actions()[0]
+    session.act(own.id, 1.0)
+    assert session.note == {"key": "played", "actions": [own.id]}
+
+
 def test_a_hint_gives_way_to_a_die_lifted_elsewhere(tmp_path: Path) -> None:
     """The walk, Baron Voodoo: a hint's jump stayed lit while the player lifted another die,
     beside that die's landings. It gives way while the die is in the hand, and comes back once
