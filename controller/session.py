@@ -149,7 +149,8 @@ class Session:
         before = len(self.state.actions())
         actions = self.game.dice_actions(self.state, values)
         self._apply(actions, now, self._roll(values, source))
-        self._last_reading = (before, len(actions))
+        # A roll the software drew was not misread: nothing to correct ("Misread?" on the page).
+        self._last_reading = None if source == "virtual" else (before, len(actions))
         ids = [a.id for a in actions]
         self.say(f"dice {', '.join(map(str, values))}: {', '.join(ids)}", "dice", actions=ids)
         return actions

@@ -157,6 +157,19 @@ def test_legal_spots_are_lit_for_a_decision(tmp_path: Path) -> None:
     assert legal == {f"{sq}.trap" for sq in range(1, 10)}
 
 
+def test_a_roll_the_software_drew_is_not_offered_for_correction(tmp_path: Path) -> None:
+    """The walk: "Misread? The right values" stood under every roll the simulated table drew.
+    A roll read or typed may be corrected until played on; one drawn in software was not read."""
+    typed = make_session(tmp_path / "typed", [])
+    typed.on_dice((2, 3), now=0.0, source="typed")
+    assert typed.correctable
+    drawn = make_session(tmp_path / "drawn", [])
+    drawn.on_dice((2, 3), now=0.0, source="virtual")
+    assert not drawn.correctable
+    with pytest.raises(IllegalActionError, match="no dice reading to correct"):
+        drawn.correct_dice((2, 4), now=0.0)
+
+
 def test_act_by_id_applies_and_refuses_clearly(tmp_path: Path) -> None:
     session = make_session(tmp_path, [ChooseDice(2), Roll(12)])
     with pytest.raises(IllegalActionError, match="place_trap:1"):
