@@ -337,12 +337,12 @@ class Session:
     def view(self, now: float) -> View:
         roles = self.game.lights(self.state)
         shown = self._shown_roles
-        if self._landing is not None and self.shown is None:
-            # A hint gives way to a piece lifted elsewhere: its landings, not the hint, matter
-            # now (a table's own move, `shown`, stays lit until carried out).
-            lifted = differing(self.sensed, self.expected)
-            if not any(shown.get(spot) == "shown_from" for spot in lifted):
-                shown = {}
+        # A hint gives way to a piece lifted elsewhere: its landings, not the hint, matter now
+        # (a table's own move, `shown`, stays lit until carried out). A piece of the hint's own
+        # move (the die it moves, the one it captures) keeps it lit.
+        in_hand = self._landing is not None and self.shown is None
+        if in_hand and not differing(self.sensed, self.expected) & shown.keys():
+            shown = {}
         if shown:
             # Only where the move shown goes, not every capture the game would show.
             roles = {spot: role for spot, role in roles.items() if role != "landing"}

@@ -16,7 +16,7 @@ import pytest
 from conftest import RunOptionsMaker, fast_sim_config, wait_for
 from daemon_run import call, serving
 from playwright.sync_api import Page, expect
-from table_session import session_over
+from table_session import session_over, without
 
 from controller.cli import main
 from controller.computer import FEW_PLAYOUTS, Computer
@@ -345,6 +345,13 @@ def test_a_hint_gives_way_to_a_die_lifted_elsewhere(tmp_path: Path) -> None:
         assert (hinted.items() <= roles.items()) is only
         session.on_layout(start, 2.0)
         assert hinted.items() <= session.view(2.0).roles.items()
+    # The die the hinted jump captures, lifted first: the hint stays, it is being carried out.
+    session.show(jump, hinted, only=False)
+    taken = next(spot for spot, role in hinted.items() if role == "shown_take")
+    below = game.lifted(state).get(taken)
+    session.on_layout({**without(start, taken), **({taken: below} if below else {})}, 3.0)
+    kept = {spot: role for spot, role in hinted.items() if spot != taken}
+    assert kept.items() <= session.view(3.0).roles.items()
 
 
 def test_the_simulated_table_offers_no_card_of_the_tables_hidden_hand(tmp_path: Path) -> None:

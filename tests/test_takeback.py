@@ -431,4 +431,9 @@ def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:
     for (name, action_id), words in said.items():
         assert action_text(get_game(name), action_id) == words
     assert action_text(get_game("akuma"), "place_trap:7", "fr") == "Poser un piège sur la case 7"
+    # The cards by the numbers they show, as the page names them (`Game.token_names`' facets).
+    potions = get_game("potions")
+    names = potions.token_names(potions.new_initial_state())
+    said = action_text(potions, "capture:8x5:7x5:9x8", names=names)
+    assert said == "Capture monster 40 with potions 5 and 8"
     assert action_text(get_game("akuma"), "no_such:1") == "no such: 1"

@@ -185,3 +185,23 @@ def test_a_grids_cells_are_named_as_on_a_spreadsheet() -> None:
     seats = {"s*.z*": "{1|seat}'s slot {2}"}
     assert starred_text(seats, "s2.z10", str, lambda n: f"Player {n}") == "Player 2's slot 10"
     assert starred_text(seats, "sx.z10", str, str) is None
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_no_sentence_a_player_reads_cites_a_clarification(name: str) -> None:
+    """The clarifications' ids (MP-3, HT-1) are the project's, cited in code and tests; a player
+    reads the rule itself (the walk: "Forgotten capture (MP-3): ...")."""
+    cited = re.compile(r"\b(?:AK|BV|HT|MM|MP)-\d+\b")
+
+    def texts(entries: object) -> list[str]:
+        if isinstance(entries, str):
+            return [entries]
+        if isinstance(entries, dict):
+            return [text for entry in entries.values() for text in texts(entry)]
+        if isinstance(entries, list):
+            return [text for entry in entries for text in texts(entry)]
+        return []
+
+    for language in LANGUAGES:
+        said = [text for text in texts(catalogue(GAMES[name])[language]) if cited.search(text)]
+        assert said == [], f"{language}: {said}"

@@ -52,7 +52,7 @@ def listen_address(text: str) -> str:
 
 def add_game_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
-        "--players", type=int, metavar="N", help="number of players, for games that vary it"
+        "--players", type=int, metavar="N", help="number of players (a game for two takes 2)"
     )
     command.add_argument(
         "--teams", action="store_true", help="play in teams, for games that have them"

@@ -107,11 +107,12 @@ def _undo(daemon: Daemon, request: JSON, now: float) -> JSON:
     daemon.unsure = None  # a roll held unsure was of the position taken back
     daemon.hands_follow(reeds=True)
     state = session.state
+    names = daemon.game.token_names(state)  # a Potions card's monster, as the page names it
     return {
         "ok": True,
         "player": player,
         "taken_back": [a.id for a in taken],
-        "said": [action_text(daemon.game, a.id) for a in taken],
+        "said": [action_text(daemon.game, a.id, names=names) for a in taken],
         "to_move": state.player_name(state.current_player()),
         "roll": daemon.game.dice_wanted(state) is not None,
         "restoring": session.restoring,

@@ -511,7 +511,9 @@ class Game(ABC):
 
     def token_names(self, state: GameState) -> dict[str, str]:
         """Names that tokens coded by id go by in this game's `state` (a squad card "T1" is
-        "Colossus"), for the page to say; the words' `tokens` name the rest."""
+        "Colossus"), for the page to say; the words' `tokens` name the rest. "ID.FACET" names a
+        facet of a token that a words template asks for as `{field|token.FACET}` (a Multipli
+        Potion card's monster, "8x5.monster": "40")."""
         return {}
 
     def result(self, state: GameState) -> JSON | None:

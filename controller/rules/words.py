@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,7 @@ SECTIONS = (
 MODIFIERS = ("", "seat", "token", "tokens", "actions", "letter", "from1")
 PART = re.compile(r"\{(\d+)(?:\|(\w+))?\}")  # a starred key's part in its template: "{2|letter}"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+NUMBER_FORMS = ("seat", "letter", "from1")  # a starred part read so must be a number
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+(?:\.\w+)?))?\}")
 
 Catalogue = dict[str, dict[str, Any]]
@@ -154,11 +155,15 @@ def _kind(action: type) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", action.__name__).lower()
 
 
-def action_text(game: Game, action_id: str, language: str = "en") -> str:
+def action_text(
+    game: Game, action_id: str, language: str = "en", names: Mapping[str, str] | None = None
+) -> str:
     """An action id in words, as the page says it (words.js `actionText`): "place_trap:7" ->
-    "Lay a trap on square 7"; for the command line, which has no page to phrase it."""
+    "Lay a trap on square 7"; for the command line, which has no page to phrase it. `names`:
+    the game's `token_names` for its state, which name cards and their facets."""
     words = catalogue(game)
     spots = game.spots()
+    names = names or {}
 
     def lookup(section: str, key: str) -> Any:
         found = words.get(language, {}).get(section, {}).get(key)
@@ -185,10 +190,12 @@ def action_text(game: Game, action_id: str, language: str = "en") -> str:
         if form == "seat":
             seats = game.player_names
             return word(seats[int(value)] if value.isdigit() and int(value) < len(seats) else value)
-        if form == "token" or form.startswith("token."):  # a facet: the page's, by state
-            return named("tokens", value) or word(value)
+        if form.startswith("token."):  # a facet of it ("8x5.monster": "40"), else it whole
+            return names.get(f"{value}.{form[len('token.') :]}") or shown(value, "token")
+        if form == "token":
+            return names.get(value) or named("tokens", value) or word(value)
         if form == "tokens":
-            return ", ".join(named("tokens", part) or word(part) for part in value.split("+"))
+            return ", ".join(shown(part, "token") for part in value.split("+"))
         if form in ("from1", "letter") and value.isdigit():
             return str(int(value) + 1) if form == "from1" else column_letters(int(value))
         if value in spots:  # as a sentence names a spot (words.js `placeText`)
@@ -241,7 +248,7 @@ def _fitted(patterns: dict[str, str], value: str) -> tuple[str, tuple[str, ...]]
         if not found:
             continue
         parts = found.groups()
-        numbers = [int(m[1]) for m in PART.finditer(template) if m[2]]
+        numbers = [int(m[1]) for m in PART.finditer(template) if m[2] in NUMBER_FORMS]
         if all(parts[n - 1].isdigit() for n in numbers):
             return template, parts
     return None

@@ -106,8 +106,8 @@ function spotElement(id, spot, className, label = spotText(id)) {
   if (number !== null && number !== undefined) {
     node.append(el("span", { class: "number", text: t("number_on", { n: number + 1 }) }));
   }
-  // A long name may break after its dot or its row ("s2.|z11", "r10|c10") rather than run into
-  // the next square.
+  // A long name may break after its dot or its row ("s2.|z11", "r10|c10" where a game names
+  // no cells) rather than run into the next square.
   const [head, ...rest] = label.split(/(?<=\.)|(?<=\d)(?=[a-z])/i);
   node.append(el("span", { class: "label" }, head, ...rest.flatMap((part) => [el("wbr"), part])));
   // A mark beside the colour, as the terminal shows it: colour alone fails colour-blind eyes.
@@ -313,19 +313,13 @@ function drawSecrets() {
   const [seat] = seats;
   $("secrets-title").textContent = t("secrets_title", { player: playerName(seat) });
   $("secrets-list").replaceChildren(...secrets[seat].map(([spot, token]) => el("li", {},
-    // A card in the hand, tapped: the decisions that play it (the walk: a tap did nothing).
-    spot ? tokenElement(token, spot, snap) ?? "" : el("button", {
+    // A card in the hand that a decision plays, tapped: those decisions (the walk: a tap did
+    // nothing). One laid at a chance node (Mightymania's set-up) is laid by a tap on its spot.
+    spot || !handPlays(token).length ? tokenElement(token, spot, snap) ?? "" : el("button", {
       type: "button", class: "in-hand", "data-token": token, title: t("play_from_hand"),
-      onclick: () => playFromHand(token),
+      onclick: () => pickFromHand(token),
     }, tokenElement(token, spot, snap) ?? tokenText(token)),
     el("span", { class: "where", text: spot ? spotText(spot) : t("in_hand") }))));
-}
-
-function playFromHand(token) {
-  if (pickFromHand(token)) return; // point.js
-  $("chooser-title").textContent = tokenText(token);
-  $("chooser-tokens").replaceChildren(el("p", { text: t("not_playable_now") }));
-  $("chooser").showModal();
 }
 
 function drawFixes() {
@@ -717,7 +711,7 @@ function connect() {
     followDice(live); // the dice record, fetched again after a roll (dicestats.js)
     if (keptAside(live)) return; // a past game is on the board (past.js)
     // A place tapped in another game or position is no longer the player's choice.
-    if (snap && (live.game !== snap.game || live.log.length !== snap.log.length)) pointFrom = null;
+    if (snap && (live.game !== snap.game || live.log.length !== snap.log.length)) pointFrom = handPick = null;
     snap = live;
     // Drawn once a frame: a move sends several snapshots (each sensor as it settles).
     if (drawing) return;

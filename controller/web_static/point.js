@@ -18,16 +18,16 @@ function handPlays(token) {
 // A card of the hand tapped: its few decisions offered at once; with more, the places it may
 // go are marked on the board, for a tap there (a Potions card: any of 19 slots).
 function pickFromHand(token) {
+  handPick = null;
   const plays = handPlays(token);
   if (plays.length > FEW_PLAYS && plays.every((action) => action.at !== null && action.at !== undefined)) {
     pointFrom = null;
     handPick = token;
     render();
     document.getElementById("board").scrollIntoView({ behavior: "smooth", block: "nearest" });
-    return true;
+    return;
   }
-  if (plays.length) decide(plays);
-  return plays.length > 0;
+  decide(plays);
 }
 
 function pointedActions() {
@@ -98,8 +98,9 @@ function decide(actions) {
   $("chooser-title").textContent = t("which_decision");
   // What each changes of the mover's own, where they differ in it: a jump and a paid power
   // that move a die alike are told apart by the die captured and the Offering paid.
-  const gains = actions.map(gainsText);
-  const differ = new Set(gains).size > 1;
+  const gains = actions.map(gainParts);
+  const shared = gains.reduce((common, parts) => common.filter((part) => parts.includes(part)));
+  const said = gains.map((parts) => parts.filter((part) => !shared.includes(part)).join(" · "));
   $("chooser-tokens").replaceChildren(...actions.map((action, i) => el("button", {
     type: "button",
     class: "choice",
@@ -108,16 +109,15 @@ function decide(actions) {
       $("chooser").close();
       post("act", { id: action.id });
     },
-  }, actionText(action.id), ...(differ && gains[i] ? [el("small", { class: "gains", text: gains[i] })] : []))));
+  }, actionText(action.id), ...(said[i] ? [el("small", { class: "gains", text: said[i] })] : []))));
   $("chooser").showModal();
 }
 
-// "Offerings −1", "Capture zones: + white die (Change)" (the snapshot's `gains`).
-function gainsText(action) {
+// ["Offerings −1"], ["Capture zones: + white die (Change)"]: the snapshot's `gains` in words.
+function gainParts(action) {
   return Object.entries(action.gains ?? {}).map(([key, gain]) => (Array.isArray(gain)
     ? t("gain_items", { name: detailName(key), items: gain.map(tokenText).join(", ") })
-    : t("gain_count", { name: detailName(key), change: gain > 0 ? `+${gain}` : `−${-gain}` })))
-    .join(" · ");
+    : t("gain_count", { name: detailName(key), change: gain > 0 ? `+${gain}` : `−${-gain}` })));
 }
 
 function focusable(node) {

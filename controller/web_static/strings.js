@@ -78,7 +78,6 @@ const STRINGS = {
     nothing_to_lay: "Nothing the game wants here now.",
     play_from_hand: "Play this card",
     point_card: "Card {card}: tap a place marked ◎ to play it there.",
-    not_playable_now: "This card cannot be played now.",
     cancel: "Cancel",
     which_decision: "Which one?",
     // What a decision changes of the mover's own, where the choices differ in it.
@@ -489,7 +488,6 @@ const STRINGS = {
     nothing_to_lay: "Le jeu n’attend rien ici pour l’instant.",
     play_from_hand: "Jouer cette carte",
     point_card: "Carte {card} : touchez une place marquée ◎ pour l’y jouer.",
-    not_playable_now: "Cette carte ne peut pas être jouée maintenant.",
     cancel: "Annuler",
     which_decision: "Laquelle ?",
     gain_count: "{name} {change}",

@@ -169,8 +169,9 @@ function shown(value, form) {
   if (form === "token") return tokenText(value);
   // A facet of a token ("token.monster": a card's monster, "40"), as the game names it.
   if (form.startsWith("token.")) return snap?.token_names?.[`${value}.${form.slice(6)}`] ?? tokenText(value);
-  if (form === "from1") return String(Number(value) + 1); // a building numbered 0 is the first
-  if (form === "letter") return columnLetters(Number(value));
+  const number = /^\d+$/.test(String(value));
+  if (form === "from1" && number) return String(Number(value) + 1); // building 0 is the first
+  if (form === "letter" && number) return columnLetters(Number(value));
   if (form === "tokens") return String(value).split("+").map(tokenText).join(", ");
   if (form === "actions") return [].concat(value).map(actionText).join(t("moves_sep"));
   if (Array.isArray(value)) return value.map((item) => shown(item, "")).join(", ");
