@@ -180,6 +180,9 @@ def table_snapshot(
     wanted = None if terminal else game.dice_wanted(state)
     owner = None if wanted is None else dice_owner(game, state)
     details = game.describe(state)
+    open_now = [] if not decisions else session.legal_actions() if choices is None else choices
+    offered = [_decision(game, a, session, places) for a in open_now]
+    _tell_apart(game, session, open_now, offered, details)
     return {
         "game": game.name,
         "title": game.title,
@@ -191,12 +194,7 @@ def table_snapshot(
         "details": details,
         "detail_help": {detail.name: detail.help for detail in game.info.details},
         "inner_details": [detail.name for detail in game.info.details if detail.inner],
-        "actions": [
-            _decision(game, a, session, places, details)
-            for a in (
-                [] if not decisions else session.legal_actions() if choices is None else choices
-            )
-        ],
+        "actions": offered,
         "candidates": [a.id for a in session.candidates()],
         "dice_wanted": None
         if wanted is None
@@ -284,15 +282,10 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
 
 
 def _decision(
-    game: Game,
-    action: Action,
-    session: Session,
-    places: Mapping[str, int | str],
-    details: JSON,
+    game: Game, action: Action, session: Session, places: Mapping[str, int | str]
 ) -> JSON:
     """A decision as the page offers it: by pointing at the board (`at`, then `to`), or as a
-    button (`decision_places`); with what it changes of its mover's own (`gains`), which tells
-    apart decisions that move the pieces alike."""
+    button (`decision_places`)."""
     offered = session.offered.get(action)
     if offered is None:
         after = session.layout_after(action)
@@ -305,10 +298,26 @@ def _decision(
         covers = {_place(spot, places) for spot in session.changes(action)} - {at, to}
         if at is not None and covers:
             offered["covers"] = sorted(covers, key=lambda square: _order(square, places))
-        gains = _gains(game, session.state, action, details)
-        if gains:
-            offered["gains"] = gains
     return offered
+
+
+def _tell_apart(
+    game: Game, session: Session, actions: Sequence[Action], offered: list[JSON], details: JSON
+) -> None:
+    """`gains` for decisions of different kinds that start and end on the same places (a
+    Voodoo jump and a paid power moving a die alike): their words say different things, but not
+    what each costs or takes. Decisions of one kind are told apart by their words (which card,
+    which monster). Worked out once a position, for those alone: each asks the game to describe
+    the position after it."""
+    kinds: dict[tuple[Any, Any], set[str]] = {}
+    for decision in offered:
+        if decision["at"] is not None:
+            place = (decision["at"], decision["to"])
+            kinds.setdefault(place, set()).add(decision["id"].partition(":")[0])
+    for action, decision in zip(actions, offered, strict=True):
+        place = (decision["at"], decision["to"])
+        if len(kinds.get(place, ())) > 1 and "gains" not in decision:
+            decision["gains"] = _gains(game, session.state, action, details)
 
 
 def _gains(game: Game, state: GameState, action: Action, details: JSON) -> JSON:
