@@ -72,13 +72,13 @@ def game_options(name: str, args: argparse.Namespace) -> JSON:
     with failing(EX_USAGE, ValueError):
         game = get_game(name)
         options: JSON = {}
-        fewest = game.info.players[0]
-        if args.players is not None and "players" not in game.default_options:
-            # A game for a fixed number of players takes that number, as a person would say it.
-            if args.players != fewest:
-                raise ValueError(f"{game.title} is for {fewest} players, not {args.players}")
-        elif args.players is not None:
+        if args.players is not None and "players" in game.default_options:
             options["players"] = args.players
+        elif args.players is not None and args.players != game.info.players[0]:
+            # A game for a fixed number of players takes that number, as a person would say it.
+            raise ValueError(
+                f"{game.title} is for {game.info.players[0]} players, not {args.players}"
+            )
         if args.teams:
             options["teams"] = True
         for key in options:

@@ -196,8 +196,9 @@ def action_text(
             return names.get(value) or named("tokens", value) or word(value)
         if form == "tokens":
             return ", ".join(shown(part, "token") for part in value.split("+"))
-        if form in ("from1", "letter") and value.isdigit():
-            return str(int(value) + 1) if form == "from1" else column_letters(int(value))
+        numbered = _numbered(value, form)
+        if numbered is not None:
+            return numbered
         if value in spots:  # as a sentence names a spot (words.js `placeText`)
             return named("places", value) or named("spots", value) or value
         return word(value)
@@ -230,10 +231,9 @@ def starred_text(
 
     def part(m: re.Match[str]) -> str:
         raw, form = parts[int(m[1]) - 1], m[2] or ""
-        if form == "letter":
-            return column_letters(int(raw))
-        if form == "from1":
-            return str(int(raw) + 1)
+        numbered = _numbered(raw, form)
+        if numbered is not None:
+            return numbered
         return seat(raw) if form == "seat" else word(raw)
 
     return PART.sub(part, template)
@@ -252,6 +252,14 @@ def _fitted(patterns: dict[str, str], value: str) -> tuple[str, tuple[str, ...]]
         if all(parts[n - 1].isdigit() for n in numbers):
             return template, parts
     return None
+
+
+def _numbered(value: str, form: str) -> str | None:
+    """A whole number counted from 0 as `form` shows it: "from1" from 1, "letter" as a column's
+    letters; None for another form or a value that is no number."""
+    if form not in ("from1", "letter") or not value.isdigit():
+        return None
+    return str(int(value) + 1) if form == "from1" else column_letters(int(value))
 
 
 def column_letters(number: int) -> str:

@@ -123,12 +123,17 @@ function patternMatch(section, id) {
     return template.replace(/\{(\d+)(?:\|(\w+))?\}/g, (_, n, form) => {
       const part = found[Number(n)];
       if (form === "seat") return playerName(snap.players[Number(part) - 1]); // "s2": the second seat
-      if (form === "letter") return columnLetters(Number(part));
-      if (form === "from1") return String(Number(part) + 1);
-      return wordText(part);
+      return numbered(part, form) ?? wordText(part);
     });
   }
   return undefined;
+}
+
+// A whole number counted from 0 as `form` shows it: "from1" from 1 (building 0 is the first),
+// "letter" as a column's letters; null for another form or a value that is no number.
+function numbered(value, form) {
+  if ((form !== "from1" && form !== "letter") || !/^\d+$/.test(String(value))) return null;
+  return form === "from1" ? String(Number(value) + 1) : columnLetters(Number(value));
 }
 
 // A spreadsheet's column name for 0-based `number`: 0 is "A", 26 is "AA".
@@ -169,9 +174,8 @@ function shown(value, form) {
   if (form === "token") return tokenText(value);
   // A facet of a token ("token.monster": a card's monster, "40"), as the game names it.
   if (form.startsWith("token.")) return snap?.token_names?.[`${value}.${form.slice(6)}`] ?? tokenText(value);
-  const number = /^\d+$/.test(String(value));
-  if (form === "from1" && number) return String(Number(value) + 1); // building 0 is the first
-  if (form === "letter" && number) return columnLetters(Number(value));
+  const number = numbered(value, form);
+  if (number !== null) return number;
   if (form === "tokens") return String(value).split("+").map(tokenText).join(", ");
   if (form === "actions") return [].concat(value).map(actionText).join(t("moves_sep"));
   if (Array.isArray(value)) return value.map((item) => shown(item, "")).join(", ");
