@@ -174,6 +174,16 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         )
         page.locator("#lang").select_option("fr")
         expect(news).to_contain_text("Rouge a attaqué Bleu, lancers 5, 11 : le défenseur gagne")
+        # Once the turn moves on, an old combat is not news: it says when it was, drawn fainter.
+        turn = page.evaluate("() => snap.turn")
+        page.evaluate("() => { snap.turn += 1; render(); }")
+        expect(news).to_have_class(re.compile(r"\bold\b"))
+        expect(news).to_contain_text(f"Tour {turn} : Rouge a attaqué Bleu")
+        page.evaluate(
+            "(combat) => { snap.details.last_combat = combat; render(); }",
+            combat | {"outcome": "attacker_won"},
+        )
+        expect(news).not_to_have_class(re.compile(r"\bold\b"))
 
 
 def test_a_tap_on_a_lit_cell_off_a_tiles_corner_offers_the_tiles_that_cover_it(

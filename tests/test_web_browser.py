@@ -171,6 +171,39 @@ def test_on_a_phone_every_spot_can_be_tapped(page: Page, tmp_path: Path) -> None
         expect(other).to_have_attribute("data-sensed", "piece")
 
 
+# Where a spot lies across the board's scrolled width: 0 at its left edge, 1 past its right one.
+WHERE_IN_VIEW = """([board, spot]) => {
+  const view = board.getBoundingClientRect(), box = spot.getBoundingClientRect();
+  return [box.left >= view.left && box.right <= view.right, board.scrollLeft];
+}"""
+
+
+def test_on_a_phone_a_piece_to_put_right_is_scrolled_into_view(page: Page, tmp_path: Path) -> None:
+    """At 390 px Hostile Takeover's 12 columns show 7: a tile laid on column L, where none should
+    be, lights its cell to put right, and the board scrolls to it; a redraw (another language)
+    keeps the scroll, and a player's own swipe back is kept until something else lights."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    with dashboard(tmp_path, "--game", "takeover", "--players", "3") as table:
+        page.goto(table.page)
+        board, cell = page.locator("#board"), page.locator('#board [data-spot="r5c11"]')
+        expect(page.locator("#board-more")).to_be_visible()
+        assert board.evaluate("b => b.scrollLeft") == 0
+        laid = fetch(f"{table.url}api/place", {"spot": "r5c11.map", "token": "tile"}, table.key)
+        assert laid.json()["ok"]
+        expect(page.locator('[data-spot="r5c11.map"][data-fix]')).to_have_count(1)
+        seen, scrolled = page.evaluate(
+            WHERE_IN_VIEW, [board.element_handle(), cell.element_handle()]
+        )
+        assert seen and scrolled > 0
+        page.locator("#lang").select_option("fr")  # the board drawn afresh
+        expect(page.locator("#board-more")).not_to_have_text(re.compile("wider"))
+        assert board.evaluate("b => b.scrollLeft") == scrolled
+        board.evaluate("b => { b.scrollLeft = 0; }")  # the player swipes back
+        page.locator("#lang").select_option("en")
+        expect(page.locator("#board-more")).to_have_text(re.compile("wider"))
+        assert board.evaluate("b => b.scrollLeft") == 0
+
+
 # Each square's name and a card's value: how far each reaches past its square, and its size.
 SPILLS = """squares => squares.flatMap(square => {
   const box = square.getBoundingClientRect();
@@ -556,7 +589,9 @@ def test_an_unsure_roll_is_settled_by_tapping_each_die(page: Page, tmp_path: Pat
     frames.mkdir()
     (frames / "roll.jpg").write_bytes(photos("nell")[0].read_bytes())
     config = tmp_path / "config.toml"
-    config.write_text("[dice]\nmin_confidence = 1.0\n")  # every die unsure
+    # Every die unsure. The photo shown again and again, as a camera sees resting dice: shown
+    # once, for half a second, a loaded machine read it fewer times than a roll needs to settle.
+    config.write_text("[dice]\nmin_confidence = 1.0\n[camera]\nreplay_loop = true\n")
     args = ["--game", "akuma", "--camera-folder", str(frames), "--config", str(config)]
     with dashboard(tmp_path / "state", *args) as table:
         page.set_viewport_size({"width": 390, "height": 844})

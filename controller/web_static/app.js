@@ -240,6 +240,28 @@ function drawBoard() {
   if (focused) document.querySelector(`#table [data-spot="${CSS.escape(focused)}"]`)?.focus();
   // A board wider than the screen (a phone) scrolls sideways: say so, or half of it goes unseen.
   $("board-more").hidden = board.scrollWidth <= board.clientWidth + 1;
+  keepInView(board);
+}
+
+// What a hand must do on a board wider than the screen (a piece to put right, the move the table
+// shows) is scrolled into view when it first lights: on a phone, Hostile Takeover's 12 columns
+// show 7, and the computer's move may lie past the edge. The player's own swipes are kept.
+const IN_VIEW = ["[data-fix]", ...["shown_from", "shown_to", "shown_take", "shown_swap", "changed"]
+  .map((role) => `[data-role="${role}"]`)];
+let inView = "";
+function keepInView(board) {
+  const nodes = IN_VIEW.map((selector) => [...board.querySelectorAll(selector)])
+    .find((found) => found.length) ?? [];
+  const key = nodes.map((node) => node.dataset.spot).join(" ");
+  if (key === inView) return;
+  inView = key;
+  if (!nodes.length || board.scrollWidth <= board.clientWidth + 1) return;
+  const view = board.getBoundingClientRect();
+  const boxes = nodes.map((node) => node.getBoundingClientRect());
+  const left = Math.min(...boxes.map((box) => box.left));
+  const right = Math.max(...boxes.map((box) => box.right));
+  if (left >= view.left && right <= view.right) return;
+  board.scrollLeft += (left + right) / 2 - (view.left + view.right) / 2;
 }
 
 // -- the side panels -------------------------------------------------------------------
@@ -253,32 +275,39 @@ function drawTurn() {
   document.title = `${title} · smartboard`;
   loadWords(snap.game);
   // Whose turn it is and what the table waits for, in words (words.js).
-  // The turn as the game counts it, under the name its details give it: Multipli Potion counts
-  // the actions played, not turns, and "Turn 35" would say it counts turns.
-  const turnName = snap.details?.turn !== undefined ? lookup("details", "turn") : null;
-  const turn = turnName ? `${turnName} ${snap.turn}` : t("turn", { turn: snap.turn });
-  const parts = [turn, headerText(snap)];
+  const parts = [turnText(snap.turn), headerText(snap)];
   if (snap.paused) parts.push(t("paused"));
   $("turn").textContent = parts.filter(Boolean).join(" · ");
   $("pause").textContent = t(snap.paused ? "resume" : "pause");
   $("message").textContent = messageText(snap) || (snap.sim ? t("sim") : "");
 }
 
+// The turn as the game counts it, under the name its details give it: Multipli Potion counts
+// the actions played, not turns, and "Turn 35" would say it counts turns.
+function turnText(turn) {
+  const turnName = snap.details?.turn !== undefined ? lookup("details", "turn") : null;
+  return turnName ? `${turnName} ${turn}` : t("turn", { turn });
+}
+
 // What the game's last event came to (a combat, a claim): a detail the game's `news` words
-// phrase, shown from the moment it changes until another does.
+// phrase, shown from the moment it changes until another does. Once the turn has moved on it
+// says which turn it was and is drawn fainter, or an old claim reads as news.
 const newsSeen = {};
 let newsKey = null;
+let newsTurn = null;
 function drawNews() {
   // A template by detail ("last_combat"), or by one of its events ("last_event:venom").
   const keys = new Set(Object.keys(patterns("news")).map((key) => key.split(":")[0]));
   for (const key of keys) {
     const now = JSON.stringify(snap.details?.[key] ?? null);
-    if (key in newsSeen && newsSeen[key] !== now && now !== "null") newsKey = key;
+    if (key in newsSeen && newsSeen[key] !== now && now !== "null") [newsKey, newsTurn] = [key, snap.turn];
     newsSeen[key] = now;
   }
   const said = newsKey ? newsText(newsKey, snap.details?.[newsKey]) : null;
+  const old = Boolean(said) && snap.turn !== newsTurn;
   $("news").hidden = !said;
-  $("news").textContent = said ?? "";
+  $("news").classList.toggle("old", old);
+  $("news").textContent = old ? t("news_then", { turn: turnText(newsTurn), said }) : said ?? "";
 }
 
 // An event's detail in words, where the game's news say it; else null.
