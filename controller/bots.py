@@ -59,6 +59,9 @@ class Bots:
         self.began = len(session.state.actions())  # the steps played when the hands came
         self.limit: int | None = None  # `chance_only`: done after this many steps, if any
         self.done = False
+        # Nothing to do at the last step (the game over, the steps asked for laid): no step is
+        # due until something else wakes the table, or a due step never taken spins its loop.
+        self.resting = False
         self.told: Callable[[GameState], tuple[bool, Action | None]] | None = None
         """Whether a seat the table plays is to move, and its move once shown
         (controller/computer.py): the hands carry that out rather than a move of their own."""
@@ -71,6 +74,7 @@ class Bots:
         session = self.session
         if now < self.next_step or table_busy:
             return
+        self.resting = False
         placed, self._placed = self._placed, None
         if session.sensed != session.expected:
             self.next_step = now + self.pace
@@ -82,7 +86,7 @@ class Bots:
             return
         state, game = session.state, session.game
         if self.limit is not None and len(state.actions()) - self.began >= self.limit:
-            self.done = True  # the steps asked for are laid, and settled on the table
+            self.done = self.resting = True  # the steps asked for are laid, and settled
             return
         # Laying out chance stops where a player decides, a secret card of theirs included.
         chosen = self.chance_only and (
@@ -95,6 +99,7 @@ class Bots:
                 player = state.player_name(state.current_player() if seat is None else seat)
                 session.say(f"laid out; {player} to play", "laid_out", player=player)
             self.done = self.chance_only
+            self.resting = True
             return
         self.next_step = now + self.pace
         if session.chance_not_read():

@@ -522,7 +522,11 @@ class Daemon:
 
     def _timeout(self, now: float, next_ping: float | None) -> float:
         deadlines = [now + 1.0]
-        for deadline in (self.debouncer.next_deadline(), self.session.next_deadline(), next_ping):
+        for deadline in (
+            self.debouncer.next_deadline(),
+            self.session.next_deadline(now),
+            next_ping,
+        ):
             if deadline is not None:
                 deadlines.append(deadline)
         if self.session.fixes(now) or self.board_unsure is not None:
@@ -536,8 +540,14 @@ class Daemon:
         if self.room is not None and not self.halted and self.room.due(self.session):
             deadlines.append(now)  # one step at a time: the next at once
         for hands in (self.bots, self.laying):
-            if hands is not None and not self.table_busy():
+            if (
+                hands is not None
+                and not hands.resting
+                and not self.halted
+                and not self.table_busy()
+            ):
                 # While busy, the hands wait for the table: its events and deadlines wake it.
+                # Halted (paused) or resting, they take no step: one past due spins the loop.
                 deadlines.append(hands.next_step)
         return max(0.0, min(deadlines) - now)
 

@@ -309,14 +309,19 @@ class Session:
 
     # -- time ---------------------------------------------------------------------------
 
-    def next_deadline(self) -> float | None:
-        if self._mismatch_since is None:
-            return None
-        return self._mismatch_since + self.settle_s
+    def next_deadline(self, now: float) -> float | None:
+        """When a mismatch standing at `now` will have stood the settle time, for the loop to
+        wake and light it; None once it has (the blinking keeps its own time), or a daemon
+        waiting on a deadline already past spins until the board is put right."""
+        deadline = self._settle_deadline()
+        return deadline if deadline is not None and deadline > now else None
+
+    def _settle_deadline(self) -> float | None:
+        return None if self._mismatch_since is None else self._mismatch_since + self.settle_s
 
     def settled(self, now: float) -> bool:
         """A mismatch has stood for the settle time."""
-        deadline = self.next_deadline()
+        deadline = self._settle_deadline()
         return deadline is not None and now >= deadline
 
     def fixes(self, now: float) -> frozenset[str]:

@@ -94,6 +94,52 @@ def test_a_trap_put_on_the_table_is_seen_and_lit(running: Daemon) -> None:
     assert frame[trap_led] == expected
 
 
+def test_a_piece_left_to_put_right_never_spins_the_loop(running: Daemon) -> None:
+    """Rolled 5, the akuma is to be laid on 5 (AK-5). Until a hand does, the loop wakes to blink
+    its lights, not at once: a settle deadline already past kept a core busy (90 % of one here)
+    for as long as the piece was missing."""
+    call(running, op="act", id="choose_dice:1")
+    call(running, op="roll", values=[5])
+    clock = running.clock
+    for _ in range(500):
+        if running.session.fixes(clock()):
+            break
+        threading.Event().wait(0.01)
+    else:
+        pytest.fail("the akuma to lay never blinked")
+    assert running._timeout(clock(), None) > 0.0
+
+
+def test_a_paused_game_of_bots_never_spins_the_loop(tmp_path: Path) -> None:
+    """Paused, the bots do not step; their next step, due and never taken, woke the loop at
+    once, again and again, for as long as the game stayed paused (a core busy)."""
+    with serving(fast_sim_config(), options_in(tmp_path, bots=True, pace=60.0)) as daemon:
+        assert call(daemon, op="pause")["ok"]
+        assert daemon.bots is not None
+        for _ in range(500):  # the camera's first frames read: the bots' step is what is due
+            if not daemon.table_busy():
+                break
+            threading.Event().wait(0.01)
+        else:
+            pytest.fail("the simulated table never settled")
+        daemon.bots.next_step = daemon.clock() - 1.0  # due while paused
+        assert daemon._timeout(daemon.clock(), None) > 0.0
+
+
+def test_a_finished_game_of_bots_lets_the_loop_sleep(tmp_path: Path) -> None:
+    """`make run` keeps serving once the bots' game is over. Their last step, due and never
+    taken, woke the loop at once for as long as the page stayed open (a core busy)."""
+    with serving(fast_sim_config(), options_in(tmp_path, bots=True, pace=0.0, seed=7)) as daemon:
+        for _ in range(3000):
+            over = daemon.session.state.is_terminal() and not daemon.table_busy()
+            if over and daemon._timeout(daemon.clock(), None) > 0.0:
+                break
+            threading.Event().wait(0.01)
+        else:
+            pytest.fail("the game never ended, or its loop never slept once it had")
+        assert daemon.session.state.is_terminal()
+
+
 def test_frames_and_requests_waiting_are_no_pieces_on_their_way(tmp_path: Path) -> None:
     """The camera's frames keep coming and pages keep asking: neither makes the table look busy
     to a page waiting for it to settle (it was sent the same table without end)."""

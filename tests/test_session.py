@@ -106,10 +106,12 @@ def test_unmatched_layout_never_changes_the_state_and_blinks_after_settling(tmp_
     session.on_layout(wrong, now=10.0)
     assert session.state.history() == before
     assert session.fixes(now=11.0) == frozenset()  # still within the settle time
+    assert session.next_deadline(now=11.0) == 11.5  # the loop wakes then to light them
     view = session.view(now=11.0)
     assert view.roles["4.akuma"] == "changed" and not view.blinking
     assert session.fixes(now=11.5) == {"4.akuma", "2.shellter"}
     assert session.view(now=11.5).blinking == {"4.akuma", "2.shellter"}
+    assert session.next_deadline(now=11.5) is None  # passed: the blinking keeps the time
     # Put right: the blinking stops, and the state is as it was.
     session.on_layout(session.expected, now=12.0)
     assert session.fixes(now=20.0) == frozenset()
@@ -284,7 +286,7 @@ def test_lifted_die_lights_where_it_may_land_and_never_blinks(tmp_path: Path) ->
     session = stacks_session(tmp_path, [*SET_UP, Move("a", "b")])
     assert session.expected == {"b": "red:1", "c": "blue:2"}
     session.on_layout({"b": "blue:2", "c": "blue:2"}, now=0.0)  # red:1 lifted off b
-    assert session.next_deadline() is None
+    assert session.next_deadline(now=0.0) is None
     view = session.view(now=100.0)
     assert view.roles == {"a": "landing", "c": "landing", "b": "changed"}
     assert not view.blinking

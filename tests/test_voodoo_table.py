@@ -355,7 +355,7 @@ def test_die_held_over_the_board_lights_its_landing_cells_and_never_blinks(
     before = session.state.history()
     session.on_layout(lifted, now=0.0)
     assert session.state.history() == before
-    assert session.next_deadline() is None
+    assert session.next_deadline(now=0.0) is None
     view = session.view(now=100.0)
     assert roles_of(view.roles, "landing") == {"r2c4", "r0c2", "r4c2"}
     assert view.roles["r2c2"] == "changed"
