@@ -187,12 +187,15 @@ class Computer:
             start = next(
                 (s for s in sorted(changed) if s not in after and before.get(s) in laid), None
             )
+        # Told where the piece goes, another spot that changes but keeps a piece lost its top
+        # one: a stack jumped over shows the die beneath (BV-5), and nothing goes there.
+        goes_to = None if told is None else told[1]
         roles: dict[str, str] = {}
         for spot in changed:
             if spot == start:
                 roles[spot] = SHOWN_FROM
             else:
-                roles[spot] = SHOWN_TO if spot in after else SHOWN_TAKE
+                roles[spot] = SHOWN_TO if spot in after and goes_to is None else SHOWN_TAKE
         if told is not None:
             # Where it starts and goes, though nothing moves (an attack) or its top may look
             # the same (a die onto a die alike).

@@ -137,7 +137,14 @@ def test_describe_a_busy_board_and_a_trap_in_ladybugs_turn() -> None:
         "hawkmoth_at": 2,
         "ladybug_at": 9,
         "last_placement": {"piece": "akuma", "square": 2},
-        "last_event": AKUMATIZED_2,
+        # Said at once, or the news kept the akuma of 2 while a trap was to come (the walk).
+        "last_event": {
+            "event": "trap_to_lay",
+            "square": None,
+            "piece": None,
+            "side": "ladybug",
+            "turn": 6,
+        },
         "second_chance": {"piece": "akuma", "square": 2, "spot": "2.akuma"},
     }
     play(state, PlaceTrap(2))  # the trap on the akuma of 2 is now the latest placement

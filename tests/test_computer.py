@@ -17,6 +17,7 @@ from conftest import RunOptionsMaker, fast_sim_config, wait_for
 from daemon_run import call, serving
 from playwright.sync_api import Page, expect
 from table_session import session_over, without
+from voodoo_play import position
 
 from controller.cli import main
 from controller.computer import FEW_PLAYOUTS, Computer
@@ -293,6 +294,20 @@ def test_a_move_shown_is_lit_without_the_games_landings(tmp_path: Path) -> None:
     assert "landing" not in session.view(0.0).roles.values()
     session.show(move, {}, only=False)
     assert {s for s, role in session.view(0.0).roles.items() if role == "landing"} == landing
+
+
+def test_a_stack_jumped_over_is_lit_to_take_its_top_not_to_land_on(tmp_path: Path) -> None:
+    """The walk, Baron Voodoo: the table's jump over a stack lit the stack "it ends here" beside
+    the cell it lands on, and a tap there did nothing. The stack loses its top die (BV-5): it
+    is lit to take that away, and only the landing says "ends here"."""
+    game = get_game("voodoo")
+    # P on T at r2c2 jumps r2c3, R on Y, to r2c4 (as test_voodoo_table's HELD, a stack jumped).
+    board = {"r2c2": "TP", "r2c3": "YR", "r1c2": "Y", "r0c2": "W", "r3c2": "Y"}
+    state = position(board, players=4, to_move=3, offerings=[0, 0, 0, 0])
+    session = session_over(game, tmp_path, state)
+    jump = next(a for a in session.legal_actions() if a.id == "jump:r2c2:r2c4")
+    roles = Computer(game, {}, True, Thinker, None, random.Random(1)).roles(session, jump)
+    assert roles == {"r2c2": "shown_from", "r2c3": "shown_take", "r2c4": "shown_to"}
 
 
 def test_the_tables_move_carried_out_by_a_tap_says_whose_it_was(tmp_path: Path) -> None:

@@ -179,6 +179,11 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
         expect(page.locator("#result p")).to_have_text(
             "Winner: Ladybug: no akuma and no trap are left on the board."
         )
+        # The header says it too: on a phone the result box lies a screen below the board.
+        page.evaluate("drawTurn()")
+        expect(page.locator("#turn")).to_have_text(
+            re.compile(r"^Turn \d+ · Game over · Winner: Ladybug")
+        )
 
 
 def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from stack_game import StackGame
 
 from controller.rules import GAMES
 from controller.rules.api import Game
+from controller.rules.guide import guide
 from controller.rules.words import (
     LANGUAGES,
     WordsError,
@@ -205,3 +206,7 @@ def test_no_sentence_a_player_reads_cites_a_clarification(name: str) -> None:
     for language in LANGUAGES:
         said = [text for text in texts(catalogue(GAMES[name])[language]) if cited.search(text)]
         assert said == [], f"{language}: {said}"
+        # "How to play", its page and each phase's help (the walk: "(AK-9)" in both guides).
+        how = guide(GAMES[name].info, language)
+        said = [text for text in [how.text, *how.phases.values()] if cited.search(text)]
+        assert [cited.findall(text) for text in said] == [], language

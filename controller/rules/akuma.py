@@ -251,11 +251,15 @@ class AkumaState(GameState):
             if not self.trap_targets():  # AK-4: no legal target, nothing happens
                 self._event("no_trap")
                 self._end_turn()
+            else:  # said now: Hawk Moth's trap, on either side's roll, comes next (AK-4)
+                self._event("trap_to_lay")
         elif total == 11:
             self.phase = Phase.CHOOSE_DEEVILIZE
             if not self.deevilize_targets():
                 self._event("no_akuma_to_free")
                 self._end_turn()
+            else:
+                self._event("akuma_to_free")
         elif self.side == HAWK_MOTH:
             self._hawk_moth_lands(total)
         else:

@@ -275,7 +275,9 @@ function drawTurn() {
   document.title = `${title} · smartboard`;
   loadWords(snap.game);
   // Whose turn it is and what the table waits for, in words (words.js).
-  const parts = [turnText(snap.turn), headerText(snap)];
+  // Over, the header says so and who won: on a phone the result box lies a screen below.
+  const over = snap.result ? [t("over"), resultLine(snap.result)] : [];
+  const parts = [turnText(snap.turn), ...over, headerText(snap)];
   if (snap.paused) parts.push(t("paused"));
   $("turn").textContent = parts.filter(Boolean).join(" · ");
   $("pause").textContent = t(snap.paused ? "resume" : "pause");
@@ -317,14 +319,19 @@ function newsText(key, value) {
   return template === undefined ? null : fill(template, (name) => value[name]);
 }
 
+// "Winner: Gran Bwa", "A draw".
+function resultLine(result) {
+  const winners = result.winners;
+  if (!Array.isArray(winners)) return "";
+  if (!winners.length) return t("draw");
+  return t(winners.length === 1 ? "winner" : "winners", { names: winners.map(playerName).join(", ") });
+}
+
 function drawResult() {
   const box = $("result");
   box.hidden = !snap.result;
   if (!snap.result) return;
-  const winners = snap.result.winners;
-  const line = Array.isArray(winners)
-    ? winners.length ? t(winners.length === 1 ? "winner" : "winners", { names: winners.map(playerName).join(", ") }) : t("draw")
-    : "";
+  const line = resultLine(snap.result);
   // Why, where the game says (Akuma: a line of three, or a board cleared: AK-9).
   const why = snap.result.ended ? valueText("ended", snap.result.ended) : "";
   box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }));
