@@ -179,6 +179,12 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
         expect(page.locator("#result p")).to_have_text(
             "Winner: Ladybug: no akuma and no trap are left on the board."
         )
+        # Where the game counts points, each player's, the highest first.
+        page.evaluate(
+            """snap = {...snap, result: {...snap.result, scores: {hawkmoth: 2, ladybug: 5}}};
+               drawResult()"""
+        )
+        expect(page.locator("#result .scores")).to_have_text("Scores: Ladybug 5 · Hawk Moth 2")
         # The header says it too: on a phone the result box lies a screen below the board.
         page.evaluate("drawTurn()")
         expect(page.locator("#turn")).to_have_text(

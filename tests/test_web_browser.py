@@ -579,6 +579,8 @@ def test_the_dice_record_counts_the_rolls_typed_in(page: Page, tmp_path: Path) -
         expect(page.locator("#dice-sources")).to_have_text("Rolls so far: 1 \u2014 typed in 100 %")
         page.locator("#lang").select_option("fr")
         expect(die.locator(".verdict")).to_have_text(re.compile("^2 lancers : trop peu"))
+        one = "verdictText({key: 'too_few', params: {rolls: 1, needed: 30}})"
+        assert page.evaluate(one).startswith("1 lancer : trop peu")  # the walk: "1 lancers"
 
 
 def test_an_unsure_roll_is_settled_by_tapping_each_die(page: Page, tmp_path: Path) -> None:

@@ -334,7 +334,12 @@ function drawResult() {
   const line = resultLine(snap.result);
   // Why, where the game says (Akuma: a line of three, or a board cleared: AK-9).
   const why = snap.result.ended ? valueText("ended", snap.result.ended) : "";
-  box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }));
+  // Where the game counts points, each player's, the highest first (the walk: a Voodoo win
+  // said no more than "Winner: Gran Bwa").
+  const scores = Object.entries(snap.result.scores ?? {}).sort(([, a], [, b]) => b - a);
+  box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }),
+    ...(scores.length ? [el("p", { class: "scores", text: t("result_scores", {
+      scores: scores.map(([player, n]) => `${playerName(player)} ${n}`).join(" · ") }) })] : []));
 }
 
 // The simulated table's hand of a person (`secrets`): the cards they hold or laid face down,

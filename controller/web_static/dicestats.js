@@ -21,8 +21,10 @@ async function followDice(live) {
 const SOURCES = ["read", "confirmed", "corrected", "typed", "virtual"];
 
 function verdictText(verdict) {
-  const { face } = verdict.params;
-  return t(`dice_${verdict.key}`, { ...verdict.params, face: face && wordText(face) });
+  const { face, rolls } = verdict.params;
+  const key = `dice_${verdict.key}`;
+  const one = rolls === 1 && `${key}_one` in STRINGS.en ? `${key}_one` : key; // "1 roll", not "1 rolls"
+  return t(one, { ...verdict.params, face: face && wordText(face) });
 }
 
 function tallyItem(tally) {

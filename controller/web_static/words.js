@@ -5,7 +5,7 @@
 
 // The table's own messages (controller/session.py's `note`), and the phrases around the games'.
 Object.assign(STRINGS.en, {
-  note_dice: "Dice read: {actions}",
+  note_dice: "The dice: {actions}",
   note_seen: "Seen on the table: {actions}",
   note_played: "Played: {actions}",
   note_carried_out: "Carried out for {player}: {actions}",
@@ -29,7 +29,7 @@ Object.assign(STRINGS.en, {
   and_more: "{count} more",
 });
 Object.assign(STRINGS.fr, {
-  note_dice: "Dés lus : {actions}",
+  note_dice: "Les dés : {actions}",
   note_seen: "Vu sur la table : {actions}",
   note_played: "Joué : {actions}",
   note_carried_out: "Joué pour {player} : {actions}",
