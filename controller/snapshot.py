@@ -122,6 +122,10 @@ def _offered(games: tuple[Game, ...]) -> JSON:
                 language: words.get("option_help", {})
                 for language, words in catalogue(game).items()
             },
+            "option_choice_words": {
+                language: words.get("option_choices", {})
+                for language, words in catalogue(game).items()
+            },
             "option_choices": {
                 option.name: list(option.choices) for option in game.info.options if option.choices
             },

@@ -452,6 +452,10 @@ def test_the_new_game_form_offers_teams_at_four_players_and_folds_expert_options
         assert "teams" not in page.evaluate("chosenOptions()")  # left to its default
         for hidden in ("loas", "rules"):
             expect(page.locator(f"#new-options input[name={hidden}]")).to_be_hidden()
+        # A choice in words, its value sent as the game takes it (the walk: "roll", "place").
+        setup = page.locator("#new-options select[name=setup] option")
+        expect(setup).to_have_text(["rolled onto their spaces", "laid by the players in turn"])
+        assert setup.evaluate_all("options => options.map(o => o.value)") == ["roll", "place"]
         # Bound as the game bounds it: 9 players cannot be sent (the walk: 9 showed 4 seats).
         expect(players).to_have_attribute("max", "4")
         players.fill("9")

@@ -104,6 +104,10 @@ def test_every_id_has_words_in_both_languages(name: str) -> None:
         assert phases - {"None", "over"} <= set(said["prompts"]), language
         assert {role.name for role in info.palette} <= set(said["roles"]), language
         assert {option.name for option in info.options} <= set(said["options"]), language
+        choices = {
+            f"{option.name}:{choice}" for option in info.options for choice in option.choices
+        }
+        assert set(said.get("option_choices", {})) == choices, language  # each named, no other
         assert set(info.dice_kinds) <= set(said.get("dice", {})), language
         assert set(problems) <= set(said.get("problems", {})), language
         for pattern in said.get("spots", {}):  # each names spots of the game's board

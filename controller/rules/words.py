@@ -21,6 +21,7 @@ A catalogue has one table per language, each with these sections:
 - roles: a light's meaning, by palette role;
 - options: a new game's option, by name;
 - option_help: what such an option takes, where its name does not say, shown under its field;
+- option_choices: the name of an option's choice, by "OPTION:CHOICE" ("setup:roll");
 - tokens: what lies on a spot, by token; a `*` stands for any part, `{1}`, `{2}`... for the
   parts it stood for ("civilian-*" -> "Civilian card {1}"); `{1|letter}` a whole number part
   as a letter from A for 0, `{1|from1}` counted from 1 for 0, for a grid's cells ("r*c*" ->
@@ -61,6 +62,7 @@ SECTIONS = (
     "roles",
     "options",
     "option_help",
+    "option_choices",
     "tokens",
     "spots",
     "places",

@@ -576,10 +576,11 @@ function drawLog() {
 
 // `game`: the option names one of that game's seats, offered as the form numbers them, from 1;
 // its value stays the seat's index, from 0.
+// `choices`: [value, its name] pairs, for a select.
 function optionInput(name, value, game = null, choices = null, bounds = null) {
   if (choices) {
     return el("select", { name, "data-kind": typeof value === "number" ? "number" : "text" },
-      ...choices.map((choice) => el("option", { value: String(choice), text: String(choice), selected: choice === value ? "" : null })));
+      ...choices.map(([choice, text]) => el("option", { value: String(choice), text, selected: choice === value ? "" : null })));
   }
   if (game) {
     return el("select", { name, "data-kind": "seat" }, ...(snap.games[game]?.seats ?? []).map((seat, i) =>
@@ -607,8 +608,8 @@ function drawOptions() {
   const advanced = snap.games[name]?.advanced_options ?? [];
   const field = ([key, value]) =>
     el("label", { "data-option": key }, el("span", { text: optionName(name, key) }), " ",
-      optionInput(key, value, seatOptions.includes(key) ? name : null, choices[key] ?? null,
-        bounds[key] ?? null),
+      optionInput(key, value, seatOptions.includes(key) ? name : null,
+        choices[key]?.map((choice) => [choice, optionChoice(name, key, choice)]) ?? null, bounds[key] ?? null),
       // What a field takes, where its name does not say ("red,yellow"; a file's path).
       ...(help[key] ? [el("small", { class: "option-help", text: help[key] })] : []));
   const entries = Object.entries(options);

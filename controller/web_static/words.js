@@ -253,6 +253,13 @@ function optionName(game, name) {
   return words?.[lang]?.[name] ?? words?.en?.[name] ?? readable(name);
 }
 
+// An option's choice in words ("setup:roll": "rolled onto their spaces"), else as it is.
+function optionChoice(game, name, choice) {
+  const words = snap?.games?.[game]?.option_choice_words;
+  const key = `${name}:${choice}`;
+  return words?.[lang]?.[key] ?? words?.en?.[key] ?? String(choice);
+}
+
 // A spot to put right whose piece differs from the game's: one lit only because the game names
 // it at fault shows as it should, and has nothing for a hand to change there.
 function handFix(spot) {
