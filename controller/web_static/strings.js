@@ -751,7 +751,7 @@ const STRINGS = {
     hints_allowed: "Conseils permis",
     more_options: "Plus d’options",
     computer_dice: "Les dés de la table",
-    computer_dice_hand: "lancés par l’un de vous dans le plateau",
+    computer_dice_hand: "lancés par l’un de vous dans le bac",
     computer_dice_virtual: "tirés par la table",
     number_on: "n°{n}",
     role_shown_from: "le coup indiqué : il part d’ici",
