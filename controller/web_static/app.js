@@ -709,10 +709,10 @@ function render() {
   drawSecrets();
   // help.js; the table's turn (computer.js), another table's (room.js)
   // While pieces are to be put right (the header's line), that comes first (the walk: "put the
-  // akuma on 5" above, "roll" under What to do now).
+  // akuma on 5" above, "roll" under What to do now). Over, nothing comes next.
   const fixing = Object.values(snap.spots).some(handFix);
   const instead = tableTurnHelp() ?? roomTurnHelp(); // which says what to carry out itself
-  drawPhaseHelp(snap, lang, instead, fixing && instead === null ? t("now_fix_first") : null);
+  drawPhaseHelp(snap, lang, instead, fixing && instead === null && !snap.result ? t("now_fix_first") : null);
   drawActions();
   drawPointing();
   drawDice();
