@@ -8,7 +8,7 @@ from pathlib import Path
 
 from browser import measure_all
 from dice_photos import photos
-from page_play import visible_ids
+from page_play import RAW_ID, visible_ids
 from playwright.sync_api import Page, expect
 from web_daemon import dashboard, fetch
 
@@ -378,6 +378,9 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 assert page.evaluate(capture) == "Capture monster 40 with potions 5 and 8"
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
             assert visible_ids(page) == []
+            # A spot's tooltip too (the walk: "2.akuma: sensed -, expected piece").
+            titles = page.locator("#board [data-spot]").evaluate_all("n => n.map(s => s.title)")
+            assert [title for title in titles if RAW_ID.search(title) or "." in title] == []
             page.locator("#lang").select_option("fr")
             expect(page.locator("#log-box h2")).to_have_text("Journal de la partie")
             if game == "akuma":

@@ -88,7 +88,7 @@ function spotElement(id, spot, className, label = spotText(id)) {
     "data-sensed": spot.sensed,
     "data-expected": spot.expected,
     "data-fix": spot.fix ? "true" : null,
-    title: `${id}: ${t("sensed")} ${spot.sensed ?? "-"}, ${t("expected")} ${spot.expected ?? "-"}`,
+    title: `${hoverName(id)}: ${t("sensed")} ${tokenText(spot.sensed)}, ${t("expected")} ${tokenText(spot.expected)}`,
   });
   if (spot.light) {
     node.style.setProperty("--light", spot.light);
@@ -127,6 +127,13 @@ function spotElement(id, spot, className, label = spotText(id)) {
     tapSpot(id, spot);
   });
   return node;
+}
+
+// A spot named for the pointer's tooltip: "A1", or "A1 · tile" for a spot within a square.
+function hoverName(id) {
+  const square = squareOf(id);
+  const piece = square === id ? "" : wordText(id.slice(square.length + 1)); // "" for a Takeover cell's map
+  return piece ? `${placeText(square)} · ${piece}` : placeText(square);
 }
 
 // Whether a hand may lay or lift on `spot` here.
