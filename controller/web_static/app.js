@@ -471,10 +471,13 @@ function drawDice() {
   $("dice-box").hidden = !wanted && !snap.camera && seen.length === 0 && !snap.correctable
     && !snap.dice_unsure;
   // A misread roll is corrected until something is played on it, and only then; the example
-  // has as many values as the roll read ("e.g. 7" for one d12, not "e.g. 3 5").
+  // has as many values as the roll read ("e.g. 7" for one d12, not "e.g. 3 5"), and faces
+  // named as they are typed where a die shows words (Akuma's Miraculous die: "e.g. venom").
   $("correct-form").hidden = !snap.correctable;
-  $("correct-form").querySelector("input").placeholder =
-    t(seen.length === 1 ? "correct_example_one" : "correct_example"); // not read as a roll
+  const named = seen.some((die) => Number.isNaN(Number(die.value)));
+  $("correct-form").querySelector("input").placeholder = named // not read as a roll
+    ? t("correct_example_faces", { faces: seen.map((die) => die.value).join(" ") })
+    : t(seen.length === 1 ? "correct_example_one" : "correct_example");
   $("dice-seen").replaceChildren(
     seen.length ? t("seen") : snap.camera ? t("nothing_seen") : "",
     ...seen.map((die) => dieFace(die.value, `${Math.round(die.confidence * 100)} %`)),
