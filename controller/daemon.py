@@ -725,6 +725,8 @@ class Daemon:
             self.journal.start(game.name, state.options, chosen, seats, hinting, dice)
             self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
+            if self.hands is not None:
+                self.hands.new_game(game, state)
             self._seat_players()
             self.session.on_layout(self.sensed(), now)
             if self.bots is not None:

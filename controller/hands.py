@@ -48,6 +48,14 @@ class SimHands:
             hidden.decide_for(self.wise)
         return hidden
 
+    def new_game(self, game: Game, state: GameState) -> None:
+        """A new game on the same table: dealt afresh. Its first steps would otherwise read as
+        a take-back to the start of the last game with the same options, and deal its cards
+        again (the walk: two games of Multipli Potion, the same deal)."""
+        self.game = game
+        self._shadow = state.clone()
+        self.hidden = self._deal()
+
     def decide_for(self, seats: frozenset[int]) -> None:
         """From now on `seats` lay their secret cards by judgement (`Hidden.decide_for`)."""
         self.wise = seats

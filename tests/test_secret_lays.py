@@ -413,3 +413,21 @@ def test_the_simulated_table_lays_the_power_card_a_person_chooses(
         assert capsys.readouterr().out == "s1.r2: down\n"
         wait_for(lambda: len(daemon.session.state.history()) == 17, what="the second lay")
         wait_for(lambda: _laid(hands) == {0: "speed", 1: "force"}, what="force laid")
+
+
+def test_a_new_game_of_cards_is_dealt_afresh(run_options: RunOptionsMaker) -> None:
+    """The walk, Multipli Potion: a new game started from the page dealt the very cards of the
+    one before. At no step played, with the same options, it read as a take-back to the start
+    of the last game, whose deal the hands keep (MP-1: the deck shuffled anew)."""
+    with serving(fast_sim_config(), run_options(game="potions", seed=3)) as daemon:
+        assert daemon.hands is not None
+        first = daemon.hands.outcome(daemon.session.state)
+        assert first is not None  # the first card the deal turns up
+        assert call(daemon, op="new", abandon=True)["ok"]
+        wait_for(lambda: not daemon.session.state.actions(), what="the new game")
+        again = [daemon.hands.outcome(daemon.session.state)]
+        for _ in range(3):  # a deal that happens to turn up the same card first, and another
+            assert call(daemon, op="new", abandon=True)["ok"]
+            again.append(daemon.hands.outcome(daemon.session.state))
+        assert any(card != first for card in again)
+        assert len(set(again)) > 1
