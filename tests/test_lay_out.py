@@ -139,6 +139,11 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
         fix = "(spot) => fixText('r0c0.map', spot)"
         assert page.evaluate(fix, {"expected": "spawn:red"}) == "Put Red\u2019s spawn on A1"
         assert page.evaluate(fix, {"sensed": "tile"}) == "Take the tile off A1"
+        # A pawn the game has there is a player's: the reeds cannot tell whose the hand lays.
+        page.evaluate("() => { snap.details.pawns = {blue: 'r0c0'}; }")
+        pawn = "(spot) => fixText('r0c0', spot)"
+        assert page.evaluate(pawn, {"expected": "piece"}) == "Put Blue\u2019s pawn on A1"
+        assert page.evaluate(pawn, {"sensed": "piece"}) == "Take the pawn off A1"
         # What a combat came to is said once it happens (the walk: nothing said who lost).
         news = page.locator("#news")
         expect(news).to_be_hidden()

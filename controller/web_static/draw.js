@@ -120,11 +120,17 @@ function joinSide(token, id, snapshot) {
 
 // Whose piece stands on `id`, by the game's `owners` detail (player -> spot): its seat colour.
 function ownerColour(id, snapshot) {
+  const owner = ownerOf(id, snapshot);
+  return owner === null ? null : snapshot.looks.seats?.[owner] ?? null;
+}
+
+// The player whose piece the game has on `id` (the game's `owners` detail), else null.
+function ownerOf(id, snapshot) {
   const looks = snapshot.looks;
-  const where = looks.owners ? snapshot.details?.[looks.owners] : null;
+  const where = looks?.owners ? snapshot.details?.[looks.owners] : null;
   if (!where || typeof where !== "object") return null;
   for (const [player, spot] of Object.entries(where)) {
-    if (spot === id || (Array.isArray(spot) && spot.includes(id))) return looks.seats?.[player] ?? null;
+    if (spot === id || (Array.isArray(spot) && spot.includes(id))) return player;
   }
   return null;
 }

@@ -22,6 +22,7 @@ Object.assign(STRINGS.en, {
   put_back: "Put {thing} on {place}",
   take_off: "Take {thing} off {place}",
   put_instead: "Put {thing} on {place} instead of {other}",
+  owned: "{player}’s {thing}",
   dice_one: "the {kind}",
   dice_two: "both {kind}",
   dice_many: "{count} {kind}",
@@ -45,6 +46,7 @@ Object.assign(STRINGS.fr, {
   put_back: "Posez sur {place} : {thing}",
   take_off: "Enlevez de {place} : {thing}",
   put_instead: "Sur {place} : {thing} au lieu de {other}",
+  owned: "{thing} de {player}",
   dice_one: "le {kind}",
   dice_two: "les deux {kind}",
   dice_many: "{count} {kind}",
@@ -285,9 +287,14 @@ function fixText(id, spot) {
   const piece = square === id ? "" : id.slice(square.length + 1);
   // A reed feels "a piece": its spot says which.
   const thing = (token) => definite(token === "piece" && piece ? lookup("words", piece) ?? wordText(piece) : tokenText(token));
-  if (spot.expected && !spot.sensed) return t("put_back", { thing: thing(spot.expected), place });
+  // A pawn alike to the reeds is the game's player's: "Put Blue's pawn on A7", or after a
+  // combat the hands move the wrong pawn there (the walk, Hostile Takeover).
+  const owner = spot.expected === "piece" && !piece ? ownerOf(id, snap) : null;
+  const expected = owner === null ? thing(spot.expected)
+    : t("owned", { player: playerName(owner), thing: tokenText(spot.expected) });
+  if (spot.expected && !spot.sensed) return t("put_back", { thing: expected, place });
   if (!spot.expected && spot.sensed) return t("take_off", { thing: thing(spot.sensed), place });
-  return t("put_instead", { thing: thing(spot.expected), place, other: thing(spot.sensed) });
+  return t("put_instead", { thing: expected, place, other: thing(spot.sensed) });
 }
 
 function diceText(wanted) {
