@@ -8,6 +8,7 @@ import io
 import math
 import queue
 import random
+import re
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -141,6 +142,19 @@ def test_a_computer_move_is_lit_and_only_that_move_is_taken(
             if c["chance"] is not None
         )
         expect(page.locator("#hint-choices li .share")).to_have_text(chances)
+        # Another move of the hint tapped is lit and brought into view: on a phone the board
+        # may lie a screen above the list (the walk, Hostile Takeover).
+        page.set_viewport_size({"width": 390, "height": 400})
+        second = page.locator("#hint-choices li").nth(1)
+        second.scroll_into_view_if_needed()
+        lit = page.locator('#board [data-role^="shown_"]')
+        expect(lit.first).not_to_be_in_viewport()
+        second.click()
+        expect(second).to_have_class(re.compile(r"\blit\b"))
+        expect(lit.first).to_be_in_viewport()
+        page.set_viewport_size({"width": 1100, "height": 900})
+        page.locator("#hint-choices li").first.click()  # the best lit again, as it was
+        expect(page.locator("#hint-choices li").first).to_have_class(re.compile(r"\blit\b"))
         reply = call(daemon, op="hint")
         assert reply["ok"] and not reply["pending"] and reply["hint"]["best"] == hint["best"]
         spots = _snap(daemon)["spots"]

@@ -253,15 +253,20 @@ function drawBoard() {
 // What a hand must do on a board wider than the screen (a piece to put right, the move the table
 // shows) is scrolled into view when it first lights: on a phone, Hostile Takeover's 12 columns
 // show 7, and the computer's move may lie past the edge. The player's own swipes are kept.
-const IN_VIEW = ["[data-fix]", ...["shown_from", "shown_to", "shown_take", "shown_swap", "changed"]
-  .map((role) => `[data-role="${role}"]`)];
+const IN_VIEW = ["[data-fix]", '[data-role^="shown_"]', '[data-role="changed"]'];
 let inView = "";
+let revealLit = false; // a hint's move tapped: shown wherever the page is scrolled
 function keepInView(board) {
-  const nodes = IN_VIEW.map((selector) => [...board.querySelectorAll(selector)])
-    .find((found) => found.length) ?? [];
-  const key = nodes.map((node) => node.dataset.spot).join(" ");
+  const groups = IN_VIEW.map((selector) => [...board.querySelectorAll(selector)]);
+  const nodes = groups.find((found) => found.length) ?? []; // put right first, then the move
+  const key = groups.flat().map((node) => `${node.dataset.spot}=${node.dataset.role}`).join(" ");
   if (key === inView) return;
   inView = key;
+  if (revealLit && nodes.length) {
+    revealLit = false;
+    nodes[0].scrollIntoView({ block: "nearest", inline: "nearest" });
+    return;
+  }
   if (!nodes.length || board.scrollWidth <= board.clientWidth + 1) return;
   const view = board.getBoundingClientRect();
   const boxes = nodes.map((node) => node.getBoundingClientRect());

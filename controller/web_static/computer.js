@@ -96,10 +96,17 @@ function drawComputer() {
     "data-action": choice.id,
     class: [i === 0 ? "best" : "", choice.id === hint.lit ? "lit" : ""].join(" ").trim() || null,
     role: "button", tabindex: "0", "aria-pressed": String(choice.id === hint.lit),
-    onclick: () => post("hint", { id: choice.id }),
-    onkeydown: (event) => { if (event.key === "Enter" || event.key === " ") post("hint", { id: choice.id }); },
+    onclick: () => showHinted(choice.id),
+    onkeydown: (event) => { if (event.key === "Enter" || event.key === " ") showHinted(choice.id); },
   }, ...(untried ? [] : [el("span", { class: "share", text: winChance(choice) }), " "]),
   actionText(choice.id))));
+}
+
+// A move of the hint lit on the board, and brought into view (app.js keepInView): on a phone
+// the board may lie a screen above the list.
+function showHinted(id) {
+  revealLit = true;
+  post("hint", { id });
 }
 
 // The chance of winning after a move that the table's playouts found (computer.py): more
