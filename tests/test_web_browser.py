@@ -202,6 +202,13 @@ def test_on_a_phone_a_piece_to_put_right_is_scrolled_into_view(page: Page, tmp_p
         page.locator("#lang").select_option("en")
         expect(page.locator("#board-more")).to_have_text(re.compile("wider"))
         assert board.evaluate("b => b.scrollLeft") == 0
+        # A new game starts from the first column, wherever the last one was left.
+        lifted = fetch(f"{table.url}api/place", {"spot": "r5c11.map", "lift": True}, table.key)
+        assert lifted.json()["ok"]
+        expect(page.locator("#board [data-fix]")).to_have_count(0)
+        board.evaluate("b => { b.scrollLeft = 200; }")
+        assert fetch(f"{table.url}api/new", {"abandon": True}, table.key).json()["ok"]
+        page.wait_for_function("document.getElementById('board').scrollLeft === 0")
 
 
 # Each square's name and a card's value: how far each reaches past its square, and its size.

@@ -203,6 +203,8 @@ function squareOf(id) {
   return snap.board_rows.some((row) => row.includes(square)) ? square : id;
 }
 
+let boardStarted = null; // when the game the board shows began (`started`)
+
 function drawBoard() {
   const spots = snap.spots;
   const onBoard = new Set(snap.board_rows.flat());
@@ -247,6 +249,8 @@ function drawBoard() {
   if (focused) document.querySelector(`#table [data-spot="${CSS.escape(focused)}"]`)?.focus();
   // A board wider than the screen (a phone) scrolls sideways: say so, or half of it goes unseen.
   $("board-more").hidden = board.scrollWidth <= board.clientWidth + 1;
+  if (snap.started !== boardStarted) board.scrollLeft = 0; // a new game: from its first column
+  boardStarted = snap.started;
   keepInView(board);
 }
 
