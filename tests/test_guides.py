@@ -88,6 +88,8 @@ def test_every_guide_has_its_sections_in_both_languages_in_the_subset_drawn(name
             # What the terminal and the page draw: no nested list, link, table, quote, image.
             assert not re.match(r"\s+(- |\d+\. )|>|\||!?\[", line), f"{name}.{lang}: {line}"
             assert not line.startswith("###"), line
+            # Nor *one star*, which the page and the terminal show as it is (the walk).
+            assert not re.search(r"(?<![*\w])\*[^*\s][^*]*\*(?![*\w])", line), line
         assert f"smartboard how-to-play {name}" in page.text
 
 
