@@ -402,6 +402,10 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         expect(page.locator("#message")).to_contain_text(
             "Taken back: Rolled 10; Lay a trap on square 5"
         )
+        # Many steps: the first and a count (the walk: a Mightymania duel's 19 listed).
+        many = """messageText({...snap, note: {key: "took_back",
+            actions: ["roll:10", "place_trap:5", "choose_dice:1", "roll:4"]}})"""
+        assert page.evaluate(many) == "Taken back: Rolled 10, and the 3 steps after it"
         # Hints switched off for the rest of the game, beside the Hint button.
         assert fetch(f"{table.url}api/roll", {"values": [4, 6]}, table.key).json()["ok"]
         expect(page.locator("#hint")).to_be_visible()  # the Hawk Moth to lay her trap

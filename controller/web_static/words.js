@@ -360,6 +360,11 @@ function messageText(snap) {
     // Other values in the game's words ("force" is "Force"), a list of them joined.
     vars[name] = name === "actions" ? value.map(actionText).join(t("moves_sep")) : shown(value, "");
   }
+  // A take-back of many steps (a Mightymania duel's 19) says the move and counts the rest, as
+  // the Take back button does, rather than list them all.
+  if (note.key.startsWith("took_back") && note.actions.length > 2) {
+    vars.actions = t("steps_after", { first: actionText(note.actions[0]), count: note.actions.length - 1 });
+  }
   // The table's turn said whole (a jump, a point scored, the turn ended), not its last move alone.
   const actions = note.key === "computer_played" ? turnOf(snap, note.player) : note.actions;
   if (note.key === "computer_played" && actions.length) {
