@@ -383,6 +383,13 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 # away ("monster 8x5": `Game.token_names`' facets, MP-2).
                 capture = "actionText('capture:8x5:7x5:9x8')"
                 assert page.evaluate(capture) == "Capture monster 40 with potions 5 and 8"
+                # Two captures alike in words say which cards each spends (the walk: three
+                # buttons "Capture monster 16 with potions 2 and 8").
+                page.evaluate("decide([{id: 'capture:4x4:9x2:2x8'}, {id: 'capture:4x4:3x2:2x8'}])")
+                choices = page.locator("#chooser[open] .choice")
+                expect(choices.locator(".gains")).to_have_text(["9×2", "3×2"])
+                expect(choices.first).to_contain_text("Capture monster 16 with potions 2 and 8")
+                page.keyboard.press("Escape")
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
             assert visible_ids(page) == []
             # A spot's tooltip too (the walk: "2.akuma: sensed -, expected piece").

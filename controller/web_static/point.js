@@ -100,7 +100,16 @@ function decide(actions) {
   // that move a die alike are told apart by the die captured and the Offering paid.
   const gains = actions.map(gainParts);
   const shared = gains.reduce((common, parts) => common.filter((part) => parts.includes(part)));
-  const said = gains.map((parts) => parts.filter((part) => !shared.includes(part)).join(" · "));
+  // Alike in words too (a Potions capture with one of three cards of potion 2): the parts of
+  // their ids that differ, named, tell them apart ("9×2", "3×2").
+  const texts = actions.map((action) => actionText(action.id));
+  const said = actions.map((action, i) => {
+    const alike = actions.filter((_, j) => texts[j] === texts[i]).map((other) => other.id.split(":"));
+    const parts = action.id.split(":");
+    const apart = alike.length < 2 ? []
+      : parts.filter((part, k) => alike.some((other) => other[k] !== part)).map(tokenText);
+    return [...gains[i].filter((part) => !shared.includes(part)), ...apart].join(" · ");
+  });
   $("chooser-tokens").replaceChildren(...actions.map((action, i) => el("button", {
     type: "button",
     class: "choice",
@@ -109,7 +118,7 @@ function decide(actions) {
       $("chooser").close();
       post("act", { id: action.id });
     },
-  }, actionText(action.id), ...(said[i] ? [el("small", { class: "gains", text: said[i] })] : []))));
+  }, texts[i], ...(said[i] ? [el("small", { class: "gains", text: said[i] })] : []))));
   $("chooser").showModal();
 }
 
