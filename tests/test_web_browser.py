@@ -387,7 +387,7 @@ def test_the_page_shows_words_not_ids(page: Page, tmp_path: Path) -> None:
                 # buttons "Capture monster 16 with potions 2 and 8").
                 page.evaluate("decide([{id: 'capture:4x4:9x2:2x8'}, {id: 'capture:4x4:3x2:2x8'}])")
                 choices = page.locator("#chooser[open] .choice")
-                expect(choices.locator(".gains")).to_have_text(["9×2", "3×2"])
+                expect(choices.locator(".gains")).to_have_text(["9\u00d72", "3\u00d72"])
                 expect(choices.first).to_contain_text("Capture monster 16 with potions 2 and 8")
                 page.keyboard.press("Escape")
             expect(page.locator("#details dt").first).to_have_text(re.compile(r"^[A-Z]"))
