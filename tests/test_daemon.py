@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import stack_game
-from conftest import fast_sim_config, options_in
+from conftest import fast_sim_config, options_in, wait_for
 from daemon_run import call, serving
 
 from controller import rules
@@ -110,34 +110,41 @@ def test_a_piece_left_to_put_right_never_spins_the_loop(running: Daemon) -> None
     assert running._timeout(clock(), None) > 0.0
 
 
+def _waits_while_settled(daemon: Daemon, count: int = 10) -> list[float]:
+    """The loop's wait at `count` instants the table is settled before and after it is taken:
+    a single sample could fall while the table is busy, when the hands' step is not waited
+    for, and pass on a loop that spins."""
+    waits: list[float] = []
+    for _ in range(1000):
+        if len(waits) == count:
+            break
+        if not daemon.table_busy():
+            wait = daemon._timeout(daemon.clock(), None)
+            if not daemon.table_busy():
+                waits.append(wait)
+        threading.Event().wait(0.005)
+    assert len(waits) == count, "the table never settled"
+    return waits
+
+
 def test_a_paused_game_of_bots_never_spins_the_loop(tmp_path: Path) -> None:
     """Paused, the bots do not step; their next step, due and never taken, woke the loop at
     once, again and again, for as long as the game stayed paused (a core busy)."""
     with serving(fast_sim_config(), options_in(tmp_path, bots=True, pace=60.0)) as daemon:
         assert call(daemon, op="pause")["ok"]
         assert daemon.bots is not None
-        for _ in range(500):  # the camera's first frames read: the bots' step is what is due
-            if not daemon.table_busy():
-                break
-            threading.Event().wait(0.01)
-        else:
-            pytest.fail("the simulated table never settled")
         daemon.bots.next_step = daemon.clock() - 1.0  # due while paused
-        assert daemon._timeout(daemon.clock(), None) > 0.0
+        assert min(_waits_while_settled(daemon)) > 0.0
 
 
 def test_a_finished_game_of_bots_lets_the_loop_sleep(tmp_path: Path) -> None:
     """`make run` keeps serving once the bots' game is over. Their last step, due and never
     taken, woke the loop at once for as long as the page stayed open (a core busy)."""
     with serving(fast_sim_config(), options_in(tmp_path, bots=True, pace=0.0, seed=7)) as daemon:
-        for _ in range(3000):
-            over = daemon.session.state.is_terminal() and not daemon.table_busy()
-            if over and daemon._timeout(daemon.clock(), None) > 0.0:
-                break
-            threading.Event().wait(0.01)
-        else:
-            pytest.fail("the game never ended, or its loop never slept once it had")
-        assert daemon.session.state.is_terminal()
+        wait_for(lambda: daemon.session.state.is_terminal(), 60.0, "the end of the game")
+        # Once its last step has found nothing to do, the loop waits, whenever it is asked.
+        waits = _waits_while_settled(daemon, count=40)
+        assert min(waits[20:]) > 0.0
 
 
 def test_frames_and_requests_waiting_are_no_pieces_on_their_way(tmp_path: Path) -> None:

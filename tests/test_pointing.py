@@ -121,7 +121,7 @@ def test_a_jump_and_a_paid_power_landing_alike_say_what_each_gains(
         page.locator('#board > [data-spot="r2c1"]').click()
         chooser = page.locator("#chooser[open]")
         expect(chooser.locator(f'[data-action="{paid["id"]}"]')).to_contain_text(
-            "Papa Legba\u2019s power, for an Offering: move the die on B5 to B3"
+            "Papa Legba\u2019s power: move the die on B5 to B3"
         )
         expect(chooser.locator(f'[data-action="{paid["id"]}"] .gains')).to_have_text(
             "Offerings \u22121"

@@ -417,8 +417,8 @@ def test_the_simulated_table_lays_the_power_card_a_person_chooses(
 
 def test_a_new_game_of_cards_is_dealt_afresh(run_options: RunOptionsMaker) -> None:
     """The walk, Multipli Potion: a new game started from the page dealt the very cards of the
-    one before. At no step played, with the same options, it read as a take-back to the start
-    of the last game, whose deal the hands keep (MP-1: the deck shuffled anew)."""
+    one before: with the same options, its first steps read as the last game's, or as a
+    take-back to its start, and the hands kept their deal (MP-1: the deck shuffled anew)."""
     with serving(fast_sim_config(), run_options(game="potions", seed=3)) as daemon:
         assert daemon.hands is not None
         first = daemon.hands.outcome(daemon.session.state)

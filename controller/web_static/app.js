@@ -355,7 +355,9 @@ function drawResult() {
   const scores = Object.entries(snap.result.scores ?? {}).sort(([, a], [, b]) => b - a);
   box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }),
     ...(scores.length ? [el("p", { class: "scores", text: t("result_scores", {
-      scores: scores.map(([player, n]) => `${playerName(player)} ${n}`).join(" · ") }) })] : []));
+      // A team's score under its seats' names joined ("mamy_wata+gran_bwa", BV-12).
+      scores: scores.map(([side, n]) => `${side.split("+").map(playerName).join(" + ")} ${n}`).join(" · "),
+    }) })] : []));
 }
 
 // The simulated table's hand of a person (`secrets`): the cards they hold or laid face down,

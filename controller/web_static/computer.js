@@ -105,7 +105,7 @@ function drawComputer() {
 // A move of the hint lit on the board, and brought into view (app.js keepInView): on a phone
 // the board may lie a screen above the list.
 function showHinted(id) {
-  revealLit = true;
+  revealLit = id !== snap.hint?.lit; // the move lit already changes nothing to bring into view
   post("hint", { id });
 }
 

@@ -324,9 +324,9 @@ function headerText(snap) {
   return snap.dice_wanted ? t("to_roll", { dice: diceText(snap.dice_wanted) }) : t("to_lay_out");
 }
 
-// A seat's move whose words begin with that seat's name ("Gran Bwa: top die of r0c0 onto
-// r0c1", "Player 1 lays a power card"): the name and the rest, for a sentence that names the
-// player once ("Gran Bwa (the table): top die…"); null for a move that names it otherwise.
+// A seat's move whose words begin with that seat's name ("Player 1 lays a power card"): the
+// name and the rest, for a sentence that names the player once ("Player 1 (the table) lays a
+// power card"); null for a move that names it otherwise (a Loa's power: "Gran Bwa’s power").
 function ownMove(seat, id) {
   const player = playerName(seat);
   const move = actionText(id);
