@@ -259,9 +259,11 @@ def test_a_card_is_dealt_by_tapping_its_slot(page: Page, tmp_path: Path) -> None
         expect(chosen.locator("span:not(.look):not(.on-card)")).to_have_text(
             ["Colossus", "Pyra", "Whisper", "Bolt"]
         )
+        expect(chosen.locator("small")).to_have_text(["laid face down"] * 4)
         offered = page.locator('#chooser-tokens .choice[data-why="next"]')
         expect(offered).to_have_count(1)
         expect(offered).to_have_attribute("data-token", "down")
+        expect(offered.locator("small")).to_have_text("one of the hand, unseen")
         offered.click()
         expect(page.locator("#chooser")).not_to_be_visible()
         expect(slot).to_have_attribute("data-sensed", "down")

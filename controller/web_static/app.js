@@ -186,13 +186,15 @@ async function choose(id) {
     post("place", token === null ? { spot: id, lift: true } : { spot: id, token, ...(secret ? { secret } : {}) });
   };
   $("chooser-title").textContent = t("lay_on", { spot: placeText(squareOf(id)) }); // "r0c2", not "r0c2.map"
+  // Beside the cards of the hand, the game's next step is one of them, unseen.
+  const said = (why) => t(why === "next" && spot.secret?.length ? "offer_any" : `offer_${why}`);
   $("chooser-tokens").replaceChildren(...(offers.length
     ? offers.map(({ token, why, secret }) => el("button", {
       type: "button", class: "choice", "data-token": token ?? "", "data-why": why,
-      "data-secret": secret ?? null, title: t(`offer_${why}`), onclick: () => lay(token, secret),
+      "data-secret": secret ?? null, title: said(why), onclick: () => lay(token, secret),
     }, ...[token === null ? null : tokenElement(secret ?? token, id, snap)].filter(Boolean),
     el("span", { text: token === null ? t("empty") : tokenText(secret ?? token) }),
-    el("small", { text: t(`offer_${why}`) })))
+    el("small", { text: said(why) })))
     : [el("p", { text: t("nothing_to_lay") })]));
   $("chooser").showModal();
 }
