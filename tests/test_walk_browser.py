@@ -57,7 +57,7 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         )
         # Nobody decides while the cards turn up: said in words, and no empty "Dice" heading.
         to_move = page.locator('#details [data-detail="to_move"]')
-        expect(to_move).to_have_text("no one: the cards or dice come next")
+        expect(to_move).to_have_text("the cards to lay or turn up, or the dice")
         # A card face up is named in the details as on the board ("Colossus", not "T1").
         page.evaluate(
             "() => { snap.details.positions = {'s1.c1': {card: 'T1', lives: 3, leader: true}};"
@@ -97,7 +97,7 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         page.locator('.square[data-spot="s1.c1"]').click()
         page.locator('#chooser .choice[data-token="down"]').click()
         page.locator("#lang").select_option("fr")
-        expect(to_move).to_have_text("personne : au tour des cartes ou des dés")
+        expect(to_move).to_have_text("les cartes à poser ou à retourner, ou les dés")
 
 
 def test_a_tap_first_where_a_piece_goes_takes_the_decisions_ending_there(
