@@ -64,8 +64,9 @@ def letterbox(
     scale = min(size / max(h, w), max_scale)
     nw, nh = round(w * scale), round(h * scale)
     canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
-    # INTER_AREA, though 640 -> 288 takes it 3 ms (a whole halving 0.2): halving first and
-    # finishing with INTER_LINEAR lost a small dark die (IMG_20191208_112404) in detection.
+    # INTER_AREA, though 640 -> 288 takes it 2.4 ms (a whole halving 0.2): halving first and
+    # finishing with INTER_LINEAR (0.4 ms) or INTER_AREA (1.6 ms) each lost a die on nell's
+    # photos, and applied a roll with it missing (2026-11-27, benchmarks/dice.py).
     canvas[:nh, :nw] = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
     return canvas, scale
 
