@@ -512,7 +512,9 @@ class Session:
         """
         if not self._board_chance():
             return frozenset()
-        pending = set(differing(self.sensed, self.expected))
+        # Pieces put down or turned ahead, not taken away: a card lifted from its slot is a
+        # mistake, though the table is cleared after the duel (the walk, Mightymania).
+        pending = {s for s in differing(self.sensed, self.expected) if s in self.sensed}
         state, expected = self.state, self.expected
         explained: set[str] = set()
         for _ in range(limit):

@@ -289,6 +289,21 @@ def test_attack_through_act_then_the_cards_turned_up_are_the_reveals(tmp_path: P
     assert session.view(3.0).roles == {"s1.c2": "life@0.67", "s2.c2": "life@0.33"}
 
 
+def test_a_power_card_lifted_from_its_round_blinks_mm_4(tmp_path: Path) -> None:
+    """The walk: a power card laid for round 1, lifted, was lit only as "changed" and never to
+    be put right: the table is cleared after the duel, and that later step was taken to explain
+    the empty slot. Only pieces laid or turned ahead wait; one taken away blinks."""
+    state, rng = new_state(), random.Random(4)
+    while not any(spot.endswith(".r1") for spot in GAME.layout(state)):
+        random_step(state, rng)
+    session = start_session(tmp_path, state, settle=1.0)
+    laid = next(spot for spot in session.expected if spot.endswith(".r1"))
+    session.on_layout(without(session.expected, laid), now=0.0)
+    assert session.state.actions() == state.actions()
+    assert session.view(1.0).blinking == {laid}
+    assert session.fixes(1.0) == {laid}
+
+
 def test_the_defenders_card_turned_up_ahead_waits_when_no_defence_is_open(
     tmp_path: Path,
 ) -> None:
