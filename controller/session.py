@@ -512,12 +512,15 @@ class Session:
         """
         if not self._board_chance():
             return frozenset()
-        # Pieces put down or turned ahead, not taken away: a card lifted from its slot is a
-        # mistake, though the table is cleared after the duel (the walk, Mightymania).
-        pending = {s for s in differing(self.sensed, self.expected) if s in self.sensed}
+        pending = set(differing(self.sensed, self.expected))
         state, expected = self.state, self.expected
         explained: set[str] = set()
-        for _ in range(limit):
+        for at in range(limit):
+            if at == 1:
+                # A piece taken away ahead only for the very next outcome (the table cleared
+                # after the duel), not for one further on: a power card lifted from its round
+                # is a mistake, though the table is cleared later (the walk, Mightymania).
+                pending = {s for s in pending if s in self.sensed}
             if not pending or not state.is_chance_node() or self.game.dice_wanted(state):
                 break
             children = [state.child(outcome) for outcome, _ in state.chance_outcomes()]
