@@ -34,14 +34,16 @@ class SimHands:
         self.game = game
         self.rng = rng
         self.wise = wise
-        self._shadow: GameState = state.clone()  # what the hidden cards have seen
+        self._shadow: GameState  # what the hidden cards have seen, from `_deal`
         # The hidden cards as they were before each action the shadow played (by its index):
         # after a take-back the cards lie as they did then, so a card turned up again is the
         # same card, as on a real table (issue 24, controller/takeback.py).
         self._before: dict[int, Hidden] = {}
-        self.hidden: Hidden | None = self._deal()
+        self.hidden: Hidden | None = self._deal(state)
 
-    def _deal(self) -> Hidden | None:
+    def _deal(self, state: GameState) -> Hidden | None:
+        """Cards dealt afresh to fit `state`, which the shadow now follows from."""
+        self._shadow = state.clone()
         self._before = {}
         hidden = self.game.deal(self._shadow, self.rng)
         if hidden is not None:
@@ -53,8 +55,7 @@ class SimHands:
         a take-back to the start of the last game with the same options, and deal its cards
         again (the walk: two games of Multipli Potion, the same deal)."""
         self.game = game
-        self._shadow = state.clone()
-        self.hidden = self._deal()
+        self.hidden = self._deal(state)
 
     def decide_for(self, seats: frozenset[int]) -> None:
         """From now on `seats` lay their secret cards by judgement (`Hidden.decide_for`)."""
@@ -83,8 +84,7 @@ class SimHands:
                 # A step this deal cannot follow (a card it did not hold, typed in by hand).
                 log.warning("the simulated hands are dealt again: %s", error)
         # A corrected dice reading or a new game: deal afresh to fit the table.
-        self._shadow = state.clone()
-        self.hidden = self._deal()
+        self.hidden = self._deal(state)
         return self.hidden
 
     def _take_back(self, state: GameState) -> Hidden | None:

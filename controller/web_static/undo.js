@@ -7,9 +7,7 @@
 // The person's move named, what followed it (rolls, the table's replies) counted: every step
 // is named in the button's tooltip and in the message once taken back.
 function what(taken) {
-  const [move, ...after] = taken.actions;
-  const vars = { player: playerName(taken.player), actions: actionText(move), count: after.length };
-  return t(after.length === 0 ? "undo_what" : after.length === 1 ? "undo_what_one" : "undo_what_more", vars);
+  return t("undo_what", { player: playerName(taken.player), actions: stepsText(taken.actions) });
 }
 
 function drawUndo() {

@@ -324,6 +324,12 @@ function headerText(snap) {
   return snap.dice_wanted ? t("to_roll", { dice: diceText(snap.dice_wanted) }) : t("to_lay_out");
 }
 
+// A move and the steps that followed it, counted: "Roll both dice, and the 3 steps after it".
+function stepsText([first, ...after]) {
+  const vars = { first: actionText(first), count: after.length };
+  return after.length === 0 ? vars.first : t(after.length === 1 ? "step_after" : "steps_after", vars);
+}
+
 // A seat's move whose words begin with that seat's name ("Player 1 lays a power card"): the
 // name and the rest, for a sentence that names the player once ("Player 1 (the table) lays a
 // power card"); null for a move that names it otherwise (a Loa's power: "Gran Bwa’s power").
@@ -362,9 +368,7 @@ function messageText(snap) {
   }
   // A take-back of many steps (a Mightymania duel's 19) says the move and counts the rest, as
   // the Take back button does, rather than list them all.
-  if (note.key.startsWith("took_back") && note.actions.length > 2) {
-    vars.actions = t("steps_after", { first: actionText(note.actions[0]), count: note.actions.length - 1 });
-  }
+  if (note.key.startsWith("took_back") && note.actions.length > 2) vars.actions = stepsText(note.actions);
   // The table's turn said whole (a jump, a point scored, the turn ended), not its last move alone.
   const actions = note.key === "computer_played" ? turnOf(snap, note.player) : note.actions;
   if (note.key === "computer_played" && actions.length) {
