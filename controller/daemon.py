@@ -114,6 +114,9 @@ class Daemon:
         self.learning: DiceLearning | None = None  # icon dice learned from the dashboard
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
+        # The simulated hands' deals and the bots' choices: one stream over every table opened,
+        # so a game on another board, then back, deals afresh rather than that board's first deal.
+        self.hands_rng = random.Random(options.seed)
         self.thinker: Thinker | None = None  # the computer's worker, started when first wanted
         self._computer: Computer | None = None
         self.room: Room | None = None  # the linked tables' room (controller/room.py), if any
@@ -286,13 +289,12 @@ class Daemon:
         # The simulated table's players hold real hands, whoever plays them: bots or a person
         # on the page, who is offered only the cards their seat holds.
         self.hands: SimHands | None = None
-        rng = random.Random(self.options.seed)
         if self.simulated:
-            self.hands = SimHands(self.game, self.session.state, rng)
+            self.hands = SimHands(self.game, self.session.state, self.hands_rng)
         if self.options.bots:
             if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
-            self.bots = self._hands(rng, self.options.pace)
+            self.bots = self._hands(self.hands_rng, self.options.pace)
         self._seat_players()
 
     def _hands(self, rng: random.Random, pace: float, chance_only: bool = False) -> Bots:

@@ -36,3 +36,10 @@ def test_the_guide_and_the_phase_help_in_french(page: Page, tmp_path: Path) -> N
         expect(guide).not_to_contain_text("**")
         guide.locator("button[value=close]").click()
         expect(guide).to_be_hidden()
+
+        # The cards laid out: French contracts "de" and "à" before a seat's name.
+        page.locator("#lay-out").click()
+        expect(page.locator("#secrets-title")).to_have_text(
+            "Les cartes du Joueur 1, que les autres ne voient pas"
+        )
+        expect(page.locator("#message")).to_contain_text("au Joueur 1 de jouer")

@@ -1017,7 +1017,17 @@ def test_every_light_role_of_random_games_is_in_the_palette() -> None:
             assert set(roles) <= set(GAME.spots())
             used.update(roles.values())
     names = {role.partition("@")[0] for role in used}
-    assert names == {"attacker", "target", "life", "guard", "danger", "won", "lost", "draw"}
+    assert names == {
+        "attacker",
+        "target",
+        "attacked",
+        "life",
+        "guard",
+        "danger",
+        "won",
+        "lost",
+        "draw",
+    }
     assert names <= set(palette)
     for role in used:
         _, _, level = role.partition("@")

@@ -462,7 +462,7 @@ def test_leader_defence_through_act_and_the_face_down_leader_stays_face_down(
     roles = session.view(1.0).roles
     assert roles_of(roles, "guard") == {"s1.c2", "s1.c4"}  # T2 face up, and a face-down card
     assert "danger" not in roles.values()  # nothing shows whether s1.c3 is the Leader
-    assert roles["s1.c3"] == "target"  # the card attacked, marked for its defender
+    assert roles["s1.c3"] == "attacked"  # the card attacked, marked for its defender
     assert session.act("defend:4", now=2.0) == Defend(4)
     # The card from s1.c4 now lies face down on the Leader, to be turned up (rule 5); the
     # Leader beneath stays face down (MM-5).
@@ -583,7 +583,17 @@ def test_every_light_role_of_random_games_is_in_the_palette() -> None:
     for role in used:
         _, _, level = role.partition("@")
         assert not level or 0 <= float(level) <= 1, role
-    assert {"life", "won", "lost", "draw", "attacker", "target", "guard", "danger"} <= names
+    assert {
+        "life",
+        "won",
+        "lost",
+        "draw",
+        "attacker",
+        "target",
+        "attacked",
+        "guard",
+        "danger",
+    } <= names
     assert names | SESSION_ROLES <= set(PALETTE), sorted(names - set(PALETTE))
 
 

@@ -431,3 +431,21 @@ def test_a_new_game_of_cards_is_dealt_afresh(run_options: RunOptionsMaker) -> No
             again.append(daemon.hands.outcome(daemon.session.state))
         assert any(card != first for card in again)
         assert len(set(again)) > 1
+
+
+def test_a_new_game_on_another_board_then_back_is_dealt_afresh(
+    run_options: RunOptionsMaker,
+) -> None:
+    """The walk: with `--seed`, a game on another board profile and then back dealt that board's
+    first deal again, as each board opened its hands with the seed anew."""
+    with serving(fast_sim_config(), run_options(game="potions", seed=3)) as daemon:
+        assert daemon.hands is not None
+        first = daemon.hands.outcome(daemon.session.state)
+        deals = []
+        for _ in range(3):  # a deal may turn up the same first card: three chances to differ
+            assert call(daemon, op="new", abandon=True, game="akuma")["ok"]
+            wait_for(lambda: daemon.game.name == "akuma", what="the game on the other board")
+            assert call(daemon, op="new", abandon=True, game="potions")["ok"]
+            wait_for(lambda: daemon.game.name == "potions", what="the game back")
+            deals.append(daemon.hands.outcome(daemon.session.state))
+        assert any(card != first for card in deals)

@@ -22,6 +22,7 @@ from controller.rules.words import (
     action_fields,
     catalogue,
     column_letters,
+    phrased,
     placeholders,
     starred,
     starred_text,
@@ -214,3 +215,14 @@ def test_no_sentence_a_player_reads_cites_a_clarification(name: str) -> None:
         how = guide(GAMES[name].info, language)
         said = [text for text in [how.text, *how.phases.values()] if cited.search(text)]
         assert [cited.findall(text) for text in said] == [], language
+
+
+def test_french_contracts_de_and_a_before_a_seats_name() -> None:
+    """A name put in a French template's place: "de Joueur 1" is "du Joueur 1", "à Joueur 2"
+    is "au Joueur 2", "de Ana" is "d\u2019Ana"; a square's name ("de A7") is left alone."""
+    assert phrased("La carte de Joueur 1", "fr") == "La carte du Joueur 1"
+    assert phrased("À Joueur 2 de jouer ; à Joueur 1 ensuite", "fr") == (
+        "Au Joueur 2 de jouer ; au Joueur 1 ensuite"
+    )
+    assert phrased("Le tour de Ana, pion de A7", "fr") == "Le tour d\u2019Ana, pion de A7"
+    assert phrased("Player 1 to move", "en") == "Player 1 to move"

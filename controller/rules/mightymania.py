@@ -1049,6 +1049,7 @@ class MightymaniaGame(Game):
             Role("life", "#00c040"),
             Role("attacker", "#ff8000"),
             Role("target", "#ff00ff", "x"),
+            Role("attacked", "#ff00ff", "X"),
             Role("guard", "#00a0ff"),
             Role("danger", "#ff0000"),
             Role("won", "#00ff40"),
@@ -1151,9 +1152,9 @@ class MightymaniaGame(Game):
     def lights(self, state: GameState) -> dict[str, str]:
         """Each face-up card's lives ("life@" lives / 3); each scored round slot "won", "lost" or
         "draw" for its side; while attacking, the cards that may attack ("attacker") and be
-        attacked ("target"); while defending, the cards that may defend ("guard"); an attacked
-        card known to be the Leader that fights itself, "danger". A face-down card shows
-        nothing of itself, a defended Leader included (MM-5)."""
+        attacked ("target"); while defending, the card attacked ("attacked") and the cards that
+        may defend it ("guard"); an attacked card known to be the Leader that fights itself,
+        "danger". A face-down card shows nothing of itself, a defended Leader included (MM-5)."""
         s = MightymaniaState.of(state)
         roles: dict[str, str] = {}
         for p in range(2):
@@ -1169,8 +1170,8 @@ class MightymaniaGame(Game):
                 roles[POS[d][j]] = "target"
         if s.phase is Phase.DEFEND:
             # The card attacked, and who may defend it: a defender sees which card the attack
-            # is on (the walk: the table's attack left it unmarked).
-            roles[POS[d][s.target]] = "target"
+            # is on (the walk: the table's attack left it unmarked), told from one that may be.
+            roles[POS[d][s.target]] = "attacked"
             roles.update((POS[d][j], "guard") for j in s.defenders())
         if s.phase in DUEL and s.guard is None and s.leader_attacked():
             roles[POS[d][s.target]] = "danger"

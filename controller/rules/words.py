@@ -213,9 +213,27 @@ def action_text(
     fields = action_fields(game).get(kind)
     values = _values(template, fields, parts) if template and fields else None
     if values is not None:
-        return PLACEHOLDER.sub(lambda m: shown(values[m[1]], m[2] or ""), template)
+        filled = PLACEHOLDER.sub(lambda m: shown(values[m[1]], m[2] or ""), template)
+        return phrased(filled, language)
     said = kind.replace("_", " ")
     return f"{said}: {', '.join(map(word, parts))}" if parts else said
+
+
+_FRENCH = (
+    (re.compile(r"(^|[\s(])([dD])e (?=Joueur )"), r"\1\2u "),
+    (re.compile(r"(^|[\s(])à (?=Joueur )"), r"\1au "),
+    (re.compile(r"(^|[\s(])À (?=Joueur )"), r"\1Au "),
+    (re.compile(r"(^|[\s(])([dD])e (?=[AEIOUYÉÈÊ][a-zàâäéèêëïîôöùûü])"), "\\1\\2\u2019"),
+)
+
+
+def phrased(text: str, language: str) -> str:
+    """A template filled in, as the language says it (app.js `phrased`): French contracts "de"
+    and "à" before a name put in its place ("la carte du Joueur 1", "le tour d\u2019Ana")."""
+    if language == "fr":
+        for pattern, contracted in _FRENCH:
+            text = pattern.sub(contracted, text)
+    return text
 
 
 def starred_text(

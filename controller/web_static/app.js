@@ -9,7 +9,17 @@ let setupKey = null; // the games and game that the set-up form was built for
 
 function t(key, vars = {}) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key];
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name]));
+  return phrased(text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name])));
+}
+
+// A template filled in, as the language says it: French contracts "de" and "à" before a
+// name put in its place ("la carte du Joueur 1", "au Joueur 2 de jouer", "le tour d’Ana").
+function phrased(text) {
+  if (lang !== "fr") return text;
+  return text
+    .replace(/(^|[\s(])([dD])e (?=Joueur )/g, "$1$2u ")
+    .replace(/(^|[\s(])([àÀ]) (?=Joueur )/g, (_, before, a) => `${before}${a === "à" ? "au" : "Au"} `)
+    .replace(/(^|[\s(])([dD])e (?=[AEIOUYÉÈÊ][a-zàâäéèêëïîôöùûü])/g, "$1$2’");
 }
 
 function el(tag, attrs = {}, ...children) {

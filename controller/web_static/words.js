@@ -122,11 +122,13 @@ function patternMatch(section, id) {
     if (!found) continue;
     const parts = [...template.matchAll(/\{(\d+)\|(seat|letter|from1)\}/g)].map((m) => found[Number(m[1])]);
     if (parts.some((part) => !/^\d+$/.test(part))) continue; // "r*c*" names "r0c2", not "rocks"
-    return template.replace(/\{(\d+)(?:\|(\w+))?\}/g, (_, n, form) => {
-      const part = found[Number(n)];
-      if (form === "seat") return playerName(snap.players[Number(part) - 1]); // "s2": the second seat
-      return numbered(part, form) ?? wordText(part);
-    });
+    return phrased(
+      template.replace(/\{(\d+)(?:\|(\w+))?\}/g, (_, n, form) => {
+        const part = found[Number(n)];
+        if (form === "seat") return playerName(snap.players[Number(part) - 1]); // "s2": the second seat
+        return numbered(part, form) ?? wordText(part);
+      }),
+    );
   }
   return undefined;
 }
@@ -189,7 +191,7 @@ function shown(value, form) {
 }
 
 function fill(template, get) {
-  return template.replace(/\{(\w+)(?:\|(\w+(?:\.\w+)?))?\}/g, (_, name, form) => shown(get(name), form ?? ""));
+  return phrased(template.replace(/\{(\w+)(?:\|(\w+(?:\.\w+)?))?\}/g, (_, name, form) => shown(get(name), form ?? "")));
 }
 
 // An id's values by field. Values are joined by ":" and a token may hold ":" itself (a die
