@@ -125,8 +125,11 @@ class CheckReport:
 
 def report_lines(report: dict[str, Any]) -> list[str]:
     """A report (`CheckReport.to_json`, as the `check` op gives it) for a terminal: each part's
-    outcome, then its faults and warnings."""
-    out = []
+    outcome, then its faults and warnings, after the board checked: a config's profile or the
+    built-in one, its game, the real table or the simulated one."""
+    table = "the simulated table" if report["simulated"] else "the table"
+    named = f"{report['profile']} ({report['game']}), " if report["profile"] else ""
+    out = [f"checked {table} with board profile {named}{report['source']}"]
     for name, part in report["parts"].items():
         skipped = f" ({part['skipped']})" if "skipped" in part else ""
         out.append(f"{name}: {part['status']}{skipped}")

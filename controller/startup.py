@@ -17,11 +17,12 @@ from controller.journal import (
     JournalWriteError,
     Record,
 )
-from controller.rules import get_game
+from controller.rules import GAMES, get_game
 from controller.rules.api import Game, GameState, HistoryError
 from controller.rules.game_type import Option, OptionValue
 from controller.seats import Names, check_computer, check_names, per_seat
 from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
+from hardware.toml_files import read_toml_text
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +154,14 @@ def _check_players(options: RunOptions, record: Record, state: GameState, path: 
 def board_profile(config: Config, game: Game) -> BoardProfile:
     """The config's board profile, else the built-in one of the game's board."""
     path = config.profile or builtin_profile(game)
+    named = game.info.profile_for(game.default_options)
+    other = named_game(path)
+    if other is not None and other.name != game.name:
+        raise SetupError(
+            f"board profile {path} is for {other.info.title}, not {game.info.title}: play "
+            f"{other.info.title} (--game {other.name}), or set [table] profile to one for "
+            f'{game.info.title} (built in: "{named}", or "{named}-serial")'
+        )
     try:
         profile = load_profile(path, game.spots())
     except ProfileError as error:
@@ -160,14 +169,31 @@ def board_profile(config: Config, game: Game) -> BoardProfile:
         other = next((b for b in boards(game) if b is not game and _fits(path, b)), None)
         if other is None:
             raise
-        named = game.info.profile_for(game.default_options)
+        chosen = " ".join(
+            f"--option {option.name}={other.default_options[option.name]}"
+            for option in game.info.options
+            if option.board
+        )
         raise SetupError(
-            f"board profile {path} is for {_board(other)}, and this game is {_board(game)}: set "
-            f'[table] profile to one for it (built in: "{named}", or "{named}-serial")'
+            f"board profile {path} is for {_board(other)}, and this game is {_board(game)}: play "
+            f"at {_board(other)} ({chosen}), or set [table] profile to one for {_board(game)} "
+            f'(built in: "{named}", or "{named}-serial")'
         ) from error
     if profile.game != game.name:
         raise SetupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")
     return profile
+
+
+def named_game(path: Path) -> Game | None:
+    """The game a profile file's `game` key names, where it names a known one (reading the
+    profile says the rest): a profile of another game is said to be one at once, not as the
+    dozens of spots that game lacks."""
+    try:
+        data, _ = read_toml_text(path, "board profile", ProfileError)
+    except ProfileError:
+        return None
+    named = data.get("game")
+    return GAMES[named] if isinstance(named, str) and named in GAMES else None
 
 
 def builtin_profile(game: Game) -> Path:

@@ -263,8 +263,9 @@ def test_a_new_game_of_another_size_reopens_the_table_on_its_profile(
     daemon.config = replace(daemon.config, profile=builtin_profile_path("takeover-14"))
     refused = call(daemon, op="new", options={"size": 16}, abandon=True)
     assert not refused["ok"] and refused["error"].endswith(
-        "takeover-14.toml is for size 14, and this game is size 16: set [table] profile to one "
-        'for it (built in: "takeover-16", or "takeover-16-serial")'
+        "takeover-14.toml is for size 14, and this game is size 16: play at size 14 (--option "
+        'size=14), or set [table] profile to one for size 16 (built in: "takeover-16", or '
+        '"takeover-16-serial")'
     )
     assert daemon.profile.name == "Hostile Takeover, 13x13 board"
 

@@ -180,5 +180,7 @@ def test_a_board_profile_of_another_game(
     profile = tmp_path / "board.toml"
     profile.write_text(akuma.replace('game = "akuma"', 'game = "voodoo"'), encoding="utf-8")
     status, _ = run(tmp_path, f'[table]\ngame = "akuma"\nprofile = "{profile}"\n')
-    one_clear_line(capsys.readouterr().err, str(profile), "is for 'voodoo', not 'akuma'")
+    one_clear_line(
+        capsys.readouterr().err, str(profile), "is for Baron Voodoo, not Capture the Akuma"
+    )
     assert status == EX_CONFIG

@@ -8,6 +8,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from controller.config import load_config
 from controller.daemon import Daemon, RunOptions
 from controller.profile_lint import lint_profile
 from controller.rules import get_game
+from controller.startup import StartupError, board_profile
 from firmware import protocol
 from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
 from hardware.reeds import ReedBank
@@ -165,6 +167,35 @@ def test_a_profile_is_refused_with_every_problem_and_its_line(
     message = str(refused.value)
     assert message.startswith(f"board profile {path}: 4 problems: line {expected[0][0]}: ")
     assert all(f"line {line}: " in message for line, _ in expected) and "\n" not in message
+
+
+def test_check_takes_the_configs_profile_as_run_does_and_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: `check --game takeover --config my.toml` checked the built-in
+    profile, not my.toml's `takeover-serial` that `run` plays on; without --game, a profile of
+    another game than the config's was refused as 289 spots that game lacks."""
+    config = tmp_path / "my.toml"
+    config.write_text('[table]\nprofile = "takeover-serial"\n', encoding="utf-8")
+    base = ["check", "--sim", "--config", str(config), "--state-dir", str(tmp_path)]
+    assert main([*base, "--game", "takeover", "--only", "profile"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    serial = builtin_profile_path("takeover-serial")
+    assert said[0] == (
+        "checked the simulated table with board profile Hostile Takeover, 12x12 board, over "
+        f"the serial link (takeover), {serial}"
+    )
+    assert main([*base, "--only", "profile", "--json"]) == 1  # the config's game: Akuma
+    (fault,) = json.loads(capsys.readouterr().out)["faults"]
+    assert fault["text"] == (
+        f"board profile {serial} (the config's [table] profile) is for Hostile Takeover, not "
+        'Capture the Akuma: set [table] game = "takeover", or --profile akuma for Capture the '
+        "Akuma's built-in one"
+    )
+    # `run` says the same at once, not as the spots Akuma lacks.
+    voodoo = replace(load_config(None).simulated(), profile=builtin_profile_path("voodoo"))
+    with pytest.raises(StartupError, match=r"is for Baron Voodoo, not Capture the Akuma: play "):
+        board_profile(voodoo, get_game("akuma"))
 
 
 class _Silent:

@@ -11,7 +11,7 @@ from controller.cli.errors import EX_CONFIG, EX_USAGE, failing
 from controller.config import Config, ConfigError, load_config
 from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, Game
-from controller.startup import boards
+from controller.startup import boards, named_game
 from controller.web_access import parse_listen
 from hardware.profile import (
     BoardProfile,
@@ -129,7 +129,8 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
     which.add_argument(
         "--game",
         choices=sorted(GAMES),
-        help="use this game's built-in board profile (default: the config's game and profile)",
+        help="the game (default: the config's); its board profile is the config's [table] "
+        "profile if it sets one, as `run` takes it, else the game's built-in one",
     )
     which.add_argument(
         "--profile",
@@ -141,7 +142,8 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
 
 
 def board_profile(args: argparse.Namespace) -> BoardProfile:
-    """--profile FILE (its own `game` key names the game), --game's built-in, else the config's."""
+    """--profile FILE (its own `game` key names the game); else the config's profile, as `run`
+    takes it, for --game or the config's game; else that game's built-in profile."""
     if args.profile is not None:
         data, text = read_toml_text(args.profile, "board profile", ProfileError)
         try:
@@ -151,10 +153,19 @@ def board_profile(args: argparse.Namespace) -> BoardProfile:
         return _on_its_board(game, data, str(args.profile), text)
     loaded = load_config(args.config)
     game = get_game(args.game or loaded.game)
-    if loaded.profile and not args.game:
-        data, text = read_toml_text(loaded.profile, "board profile", ProfileError)
-        return _on_its_board(game, data, str(loaded.profile), text)
-    return load_profile(builtin_profile_path(game.info.profile), game.spots())
+    if not loaded.profile:
+        return load_profile(builtin_profile_path(game.info.profile), game.spots())
+    # The config's profile, as `run` takes it, --game or not: what is checked is what runs.
+    other = named_game(loaded.profile)
+    if other is not None and other.name != game.name:
+        raise ProfileError(
+            f"board profile {loaded.profile} (the config's [table] profile) is for "
+            f"{other.info.title}, not {game.info.title}: "
+            + (f"give --game {other.name}" if args.game else f'set [table] game = "{other.name}"')
+            + f", or --profile {game.info.profile} for {game.info.title}'s built-in one"
+        )
+    data, text = read_toml_text(loaded.profile, "board profile", ProfileError)
+    return _on_its_board(game, data, str(loaded.profile), text)
 
 
 def _on_its_board(game: Game, data: JSON, source: str, text: str) -> BoardProfile:
