@@ -94,7 +94,7 @@ def check_reeds(
         if walk is None:
             return part
         if walk.order == "any":
-            _any_order(part, reeds, listen, walk)
+            _any_order(part, reeds, listen, walk, hands)
         else:
             _walk(part, reeds, profile, listen, walk, hands, edges, lock)
     finally:
@@ -313,8 +313,11 @@ def _groups(
                 yield f"the expander at /dev/gpiochip{chip}", members
 
 
-def _any_order(part: PartReport, reeds: CheckedReeds, listen: Listener, walk: Walk) -> None:
-    """Every reed as it closes, until each one has or the time is up."""
+def _any_order(
+    part: PartReport, reeds: CheckedReeds, listen: Listener, walk: Walk, hands: Hands | None
+) -> None:
+    """Every reed as it closes, until each one has or the time is up; the simulated `hands`
+    put a piece on each spot and lift it, from the last spot to the first."""
     channels = reeds.channels
     seen: set[str] = set()
     listen(
@@ -330,7 +333,17 @@ def _any_order(part: PartReport, reeds: CheckedReeds, listen: Listener, walk: Wa
         seen.update(new)
         return seen >= set(channels)
 
-    _wait(more, walk.spot_timeout_s, walk.skip)
+    def closed(spot: str) -> bool:
+        more()
+        return spot in seen
+
+    if hands is None:
+        _wait(more, walk.spot_timeout_s, walk.skip)
+    else:
+        for spot in sorted(channels, reverse=True):
+            hands(spot, True)
+            _wait(partial(closed, spot), walk.spot_timeout_s, walk.skip)
+            hands(spot, False)
     never = sorted(set(channels) - seen)
     part.figures["seen"] = len(seen)
     for spot in never:

@@ -13,7 +13,7 @@ import contextlib
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from controller.backends import TableBackends, camera_frames
@@ -30,10 +30,13 @@ from hardware.leds import RGB, Frame, LedStrip, SimStrip
 from hardware.link_bench import BENCH_CONFIG
 from hardware.link_sim import Faults, SimTable
 from hardware.profile import BoardProfile
-from hardware.reeds import ReedBank, WiringFaults, mock_factories
+from hardware.reeds import ReedBank, ReedError, WiringFaults, mock_factories
 from hardware.serial_link import SerialLink, SerialReedBank, SerialStrip
 from vision.calibration import Calibration, CalibrationError
 from vision.frame_sources import FrameSource, Image
+
+SIM_PICO_WAIT_S = 1.0
+"""How long the simulated Pico's reed may take to report a piece put on it by the hands."""
 
 FAULT_KINDS = ("crossed", "dead-expander", "dead-row", "chatter", "stuck-led")
 FAULT_HELP = (
@@ -51,6 +54,7 @@ class SimFaults:
     dead: frozenset[int] = frozenset()  # expanders (gpiochips), or a Pico's scan rows
     chatter: frozenset[str] = frozenset()
     stuck: tuple[tuple[int, RGB], ...] = ()
+    dead_as: frozenset[str] = frozenset()  # how `dead` was given: dead-expander, dead-row
 
     def add(self, spec: str) -> SimFaults:
         """This and one more fault, written as `FAULT_HELP` says; ValueError if it is not."""
@@ -58,17 +62,15 @@ class SimFaults:
         try:
             if kind == "crossed":
                 a, b = value.split(",")
-                return SimFaults(((a, b), *self.crossed), self.dead, self.chatter, self.stuck)
+                return replace(self, crossed=((a, b), *self.crossed))
             if kind in ("dead-expander", "dead-row"):
-                dead = self.dead | {int(value)}
-                return SimFaults(self.crossed, dead, self.chatter, self.stuck)
+                return replace(self, dead=self.dead | {int(value)}, dead_as=self.dead_as | {kind})
             if kind == "chatter" and value:
-                return SimFaults(self.crossed, self.dead, self.chatter | {value}, self.stuck)
+                return replace(self, chatter=self.chatter | {value})
             if kind == "stuck-led":
                 index, _, colour = value.partition("=")
                 rgb = (0, 0, 0) if not colour else _colour(colour)
-                stuck = ((int(index), rgb), *self.stuck)
-                return SimFaults(self.crossed, self.dead, self.chatter, stuck)
+                return replace(self, stuck=((int(index), rgb), *self.stuck))
         except ValueError:
             pass
         raise ValueError(f"--fault {spec!r}: one of {FAULT_HELP}")
@@ -86,6 +88,25 @@ class SimFaults:
             raise ValueError(
                 "--fault: chatter and stuck-led are simulated on a table without a Pico (the "
                 "Pico debounces its reeds, and its LEDs are not read back)"
+            )
+        # The number a dead part is given by: a scan row of the Pico's matrix, or a gpiochip.
+        used = sorted({channel.chip for channel in channels.values()})
+        what, other = (
+            ("dead-row", "dead-expander") if profile.link else ("dead-expander", "dead-row")
+        )
+        if other in self.dead_as:
+            raise ValueError(
+                f"--fault {other}: {profile.name} has its reeds on "
+                + ("a Pico's scan rows" if profile.link else "I/O expanders")
+                + f": use {what}:{'ROW' if profile.link else 'CHIP'}"
+            )
+        unused = sorted(self.dead - set(used))
+        if unused:
+            raise ValueError(
+                f"--fault {what}:{unused[0]}: no reed of {profile.name} is on "
+                + (f"scan row {unused[0]}" if profile.link else f"/dev/gpiochip{unused[0]}")
+                + f"; its reeds are on {'scan rows' if profile.link else 'gpiochips'} "
+                + ", ".join(map(str, used))
             )
 
 
@@ -170,10 +191,13 @@ def _part(name: str, table: Table, options: CheckOptions, listen: Listener) -> P
         walk = None
         if options.walk or table.hands is not None:
             # Simulated hands are as quick as the pins: a spot that closes nothing at once never
-            # will, save on the simulated Pico, which scans and reports its reeds in turn.
-            quick = table.hands is not None and table.link is None
+            # will. The simulated Pico scans its reeds every 2 ms and reports them in turn: a
+            # reed silent for SIM_PICO_WAIT_S is dead, not slow (a person's 30 s would make a
+            # dead scan row of 16 spots take 8 minutes).
+            timeout = options.spot_timeout_s
+            if table.hands is not None:
+                timeout = 0.0 if table.link is None else min(timeout, SIM_PICO_WAIT_S)
             settle = 0.01 if table.link is not None else 0.0
-            timeout = 0.0 if quick else options.spot_timeout_s
             walk = Walk(options.order, timeout, settle, options.skip)
         part = check_reeds(table.reeds, profile, listen, walk, table.hands)
         if walk is None:
@@ -195,7 +219,7 @@ def _part(name: str, table: Table, options: CheckOptions, listen: Listener) -> P
         )
     frame = None if table.camera_frame is None else table.camera_frame()
     if frame is None:
-        why = "the simulated table has no camera frames (--camera-folder DIR checks photos)"
+        why = "the simulated table has no camera frames: --camera-folder DIR checks photos"
         return PartReport(name, skipped=why if table.simulated else "no camera frame at hand")
     part = PartReport(name)
     frame_figures(part, frame, profile, table.calibration)
@@ -223,16 +247,21 @@ def open_table(
         return
     if simulated:
         strip = SimStrip(profile.led_count, keep=2, stuck=dict(faults.stuck))
-        bank = ReedBank(
-            profile.reed_channels(),
-            mock_factories(),
-            lambda spot, occupied, at: None,
-            time.monotonic,
-            profile.pull_up,
-            WiringFaults(faults.crossed, faults.dead, faults.chatter),
-        )
-        table.strip, table.reeds, table.hands = strip, bank, bank.drive
-        table.shown = lambda: strip.last
+        table.strip, table.shown = strip, lambda: strip.last
+        try:
+            bank = ReedBank(
+                profile.reed_channels(),
+                mock_factories(),
+                lambda spot, occupied, at: None,
+                time.monotonic,
+                profile.pull_up,
+                WiringFaults(faults.crossed, faults.dead, faults.chatter),
+            )
+        except ReedError as error:
+            table.unavailable["reeds"] = str(error)
+            yield table
+            return
+        table.reeds, table.hands = bank, bank.drive
         try:
             yield table
         finally:

@@ -16,6 +16,10 @@ EdgeHandler = Callable[[str, bool, float], None]
 """Called with (spot, occupied, monotonic time) on every raw edge, from gpiozero's thread."""
 
 
+class ReedError(RuntimeError):
+    """A reed's input cannot be opened: its channel names no line of its chip."""
+
+
 class PinFactories(Protocol):
     def __call__(self, chip: int) -> Any: ...
 
@@ -78,6 +82,7 @@ class ReedBank:
         faults: WiringFaults = WiringFaults(),
     ) -> None:
         from gpiozero import DigitalInputDevice
+        from gpiozero.exc import GPIOZeroError
 
         self._devices: dict[str, Any] = {}
         self.channels = dict(channels)
@@ -87,9 +92,15 @@ class ReedBank:
         self.on_edge = on_edge
         try:
             for spot, channel in sorted(self.channels.items(), key=lambda item: item[1]):
-                device = DigitalInputDevice(
-                    channel.line, pull_up=pull_up, pin_factory=factories(channel.chip)
-                )
+                try:
+                    device = DigitalInputDevice(
+                        channel.line, pull_up=pull_up, pin_factory=factories(channel.chip)
+                    )
+                except GPIOZeroError as error:  # a line its chip lacks: a typo in the profile
+                    raise ReedError(
+                        f"the reed of {spot} (channel {channel}) cannot be opened: {error}; "
+                        f"check its reed channel in the board profile"
+                    ) from error
                 device.when_activated = self._edge(spot, True, clock)
                 device.when_deactivated = self._edge(spot, False, clock)
                 self._devices[spot] = device

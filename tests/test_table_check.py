@@ -321,3 +321,60 @@ def test_camera_regions_off_the_calibrated_camera_are_named_with_their_lines(
     assert {"spot '7' region", "spot '8' region", "spot '9' region"} <= set(named)
     assert lines[named["spot '9' region"].line - 1].startswith("region = [")
     assert lint_profile(akuma_profile, None).faults == []
+
+
+def test_a_reed_on_a_line_its_chip_lacks_is_a_fault_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: reed "2:99" passed the lint, then `check --sim` and `run --sim`
+    ended in gpiozero's traceback."""
+    text = builtin_profile_path("akuma").read_text(encoding="utf-8")
+    path = tmp_path / "mine.toml"
+    path.write_text(text.replace('reed = "2:4"', 'reed = "2:99"', 1), encoding="utf-8")
+    state = ["--state-dir", str(tmp_path)]
+    assert (
+        main(["check", "--sim", "--profile", str(path), "--only", "reeds", "--json", *state]) == 1
+    )
+    (fault,) = json.loads(capsys.readouterr().out)["faults"]
+    assert fault["kind"] == "unavailable" and fault["text"].startswith(
+        "the reed of 1.akuma (channel 2:99) cannot be opened: "
+    )
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nprofile = "{path}"\n', encoding="utf-8")
+    assert main(["run", "--sim", "--no-show", "--config", str(config), *state]) != 0
+    said = capsys.readouterr().err
+    assert "the reed of 1.akuma (channel 2:99) cannot be opened" in said
+    assert "Traceback" not in said
+
+
+def test_the_walk_in_any_order_is_walked_by_the_simulated_hands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: `check --sim --order any` named every reed dead: no hands walked it."""
+    base = ["check", "--sim", "--game", "akuma", "--only", "reeds", "--order", "any", "--json"]
+    base += ["--state-dir", str(tmp_path)]
+    assert main(base) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["parts"]["reeds"]["figures"]["seen"] == 45
+    assert main([*base, "--fault", "dead-expander:3"]) == 1
+    faults = json.loads(capsys.readouterr().out)["faults"]
+    assert len(faults) == 16 and {f["kind"] for f in faults} == {"never_closed"}
+    assert all(f["channels"][0].startswith("3:") for f in faults)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--game", "takeover", "--fault", "dead-expander:42"], "no reed of Hostile Takeover"),
+        (["--game", "takeover", "--fault", "dead-row:3"], "use dead-expander:CHIP"),
+        (["--profile", "takeover-serial", "--fault", "dead-expander:2"], "use dead-row:ROW"),
+        (["--profile", "takeover-serial", "--fault", "dead-row:40"], "its reeds are on scan rows"),
+    ],
+)
+def test_a_dead_part_the_board_has_not_is_refused(
+    args: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: `dead-expander:42` passed as a table with nothing dead, and each
+    kind stood for the other on the other kind of board."""
+    assert main(["check", "--sim", *args, "--state-dir", str(tmp_path)]) == 2
+    assert said in capsys.readouterr().err
