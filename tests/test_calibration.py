@@ -253,12 +253,23 @@ def test_cli_calibrate_saves_and_annotates(
     assert image is not None and image.shape == (960, 1280, 3)
 
 
-def test_cli_calibrate_saves_in_the_state_directory_by_default(
+def test_cli_calibrate_saves_where_the_table_reads_it(
     frame_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "state"))
     assert main(["calibrate", "--game", "voodoo", "--image", str(frame_file)]) == 0
     assert Calibration.load(tmp_path / "state" / "calibration.json").profile.startswith("Baron")
+    # The builder's walk: a table run with --state-dir reads its calibration there.
+    table = tmp_path / "table"
+    args = ["--game", "voodoo", "--image", str(frame_file), "--state-dir", str(table)]
+    assert main(["calibrate", *args]) == 0
+    assert Calibration.load(table / "calibration.json").profile.startswith("Baron")
+    # And where the config names a file, there.
+    named = tmp_path / "named.json"
+    config = tmp_path / "table.toml"
+    config.write_text(f'[camera]\ncalibration = "{named}"\n', encoding="utf-8")
+    assert main(["calibrate", *args, "--config", str(config)]) == 0
+    assert Calibration.load(named).profile.startswith("Baron")
 
 
 def test_cli_calibrate_with_a_profile_file(

@@ -378,3 +378,13 @@ def test_a_dead_part_the_board_has_not_is_refused(
     kind stood for the other on the other kind of board."""
     assert main(["check", "--sim", *args, "--state-dir", str(tmp_path)]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_check_through_the_daemon_refuses_what_the_running_table_decides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: `check --daemon --fault dead-row:3 --game akuma` checked the running
+    table as it was and said it passed, the options dropped without a word."""
+    args = ["check", "--daemon", "--fault", "dead-row:3", "--game", "akuma"]
+    assert main([*args, "--state-dir", str(tmp_path)]) == 2
+    assert "leave out --fault, --game" in capsys.readouterr().err

@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from controller.cli.arguments import Commands, add_profile_choice, board_profile
+from controller.cli.arguments import (
+    Commands,
+    add_profile_choice,
+    add_state_dir,
+    board_profile,
+    read_config,
+)
 from controller.cli.errors import EX_CONFIG, EX_USAGE, CommandError, failing
 from controller.config import ConfigError
 from controller.paths import default_state_dir
@@ -31,8 +37,12 @@ def add_commands(commands: Commands) -> None:
         "calibrate",
         help="find the markers in a camera frame and save the camera's calibration",
         description="Find the board profile's ArUco markers in a frame from the camera over "
-        "the table, and save the mapping from its pixels to table millimetres. A marker not "
-        "found is named, with where it belongs on the table.",
+        "the table, and save the mapping from its pixels to table millimetres where the table "
+        "reads it (give the same --config and --state-dir as `run`; for the service: "
+        "sudo -u smartboard smartboard calibrate --state-dir /var/lib/smartboard ...). A marker "
+        "not found is named, with where it belongs on the table. A frame to calibrate from: "
+        "`rpicam-still -o frame.jpg` on the Pi, the table's service stopped; or calibrate from "
+        "the dashboard's Table test & camera view instead, which takes the frame itself.",
     )
     calibrate.add_argument(
         "--image",
@@ -46,9 +56,10 @@ def add_commands(commands: Commands) -> None:
         "--out",
         type=Path,
         metavar="FILE.json",
-        help="where to save the calibration (default: calibration.json in $STATE_DIRECTORY, "
-        "else ~/.local/state/smartboard)",
+        help="where to save the calibration (default: where the table reads it, the config's "
+        "[camera] calibration, else calibration.json in the state directory)",
     )
+    add_state_dir(calibrate)
     calibrate.add_argument(
         "--annotated",
         type=Path,
@@ -109,7 +120,9 @@ def _calibrate(args: argparse.Namespace) -> int:
         failure = ""
     except CalibrationError as error:
         calibration, failure = None, str(error)
-    out = args.out or default_state_dir() / "calibration.json"
+    # Where `run` reads it (backends.py): the running table uses it without more ado.
+    state_dir = args.state_dir or default_state_dir()
+    out = args.out or read_config(args.config).camera_calibration or state_dir / "calibration.json"
     try:
         if args.annotated:
             image = annotate(frame, found, profile, calibration)

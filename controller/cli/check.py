@@ -245,8 +245,28 @@ def _not_held(state_dir: Path) -> None:
     )
 
 
+# What the running table decides for itself: its board, its backends, its camera.
+_OWN_TO_THE_DAEMON = {
+    "fault": "--fault",
+    "game": "--game",
+    "profile": "--profile",
+    "config": "--config",
+    "camera_folder": "--camera-folder",
+    "sim": "--sim",
+    "walk": "--walk",
+}
+
+
 def _through_daemon(args: argparse.Namespace, state_dir: Path, parts: tuple[str, ...]) -> int:
     from controller.control import ControlError, request
+
+    given = [flag for name, flag in _OWN_TO_THE_DAEMON.items() if getattr(args, name)]
+    if given:
+        raise CommandError(
+            f"--daemon checks the running table on its own board and parts: leave out "
+            f"{', '.join(given)} (or stop the table and check without --daemon)",
+            EX_USAGE,
+        )
 
     try:
         reply = request(client_socket_path(state_dir), {"op": "check", "only": list(parts)})
