@@ -13,7 +13,7 @@ from controller.broker import parse_link
 from controller.rules import GAMES, palette_roles
 from controller.web_access import check_token, parse_listen
 from hardware.leds import RGB
-from hardware.profile import ProfileError, profile_path
+from hardware.profile import PROFILE_KEYS, ProfileError, profile_path
 from hardware.toml_files import read_toml, shown
 from vision.choices import SOURCES, VIEWS
 
@@ -122,6 +122,16 @@ MAX_ROLE_NAME = 32
 MAX_PATH = 4096
 
 
+def _in_the_profile(section: str, key: str) -> str:
+    """Where a board profile's key was put in the config: the file it goes in."""
+    if key not in PROFILE_KEYS.get(section, ()):
+        return ""
+    return (
+        f". [{section}] {key} is a board profile's key: put it in your profile file, and name "
+        "that file in the config's [table] profile"
+    )
+
+
 def _merge(base: dict[str, Any], overrides: dict[str, Any], source: str) -> None:
     for section, values in overrides.items():
         if section not in base:
@@ -134,7 +144,10 @@ def _merge(base: dict[str, Any], overrides: dict[str, Any], source: str) -> None
             # Palette roles may be added by later games; other keys are fixed.
             if key not in base[section] and section != "palette":
                 known = ", ".join(sorted(base[section]))
-                raise ConfigError(f"{source}: unknown key {section}.{_name(key)}; known: {known}")
+                raise ConfigError(
+                    f"{source}: unknown key {section}.{_name(key)}; known: {known}"
+                    + _in_the_profile(section, key)
+                )
             base[section][key] = value
     palette = base["palette"]
     if len(palette) > MAX_PALETTE:
@@ -176,6 +189,12 @@ def _build(data: dict[str, Any], source: str) -> Config:
         if value not in options:
             raise ConfigError(
                 f"{source}: {section}.{key} must be one of {', '.join(options)}, not {shown(value)}"
+                + (
+                    ". A Pico's serial link is the board profile's: its [reeds] backend = "
+                    '"serial" (the built-in "takeover-serial" and the like)'
+                    if (section, key, value) == ("reeds", "backend", "serial")
+                    else ""
+                )
             )
         return str(value)
 

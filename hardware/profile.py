@@ -30,6 +30,16 @@ from hardware.profile_problems import ProfileError as ProfileError
 from hardware.toml_files import read_toml_text, shown
 
 # Chips and lines are small numbers: a long one is a typo (and int() refuses 4,300 digits).
+PROFILE_KEYS: dict[str, tuple[str, ...]] = {
+    "table": ("size_mm",),
+    "leds": ("count",),
+    "reeds": ("backend", "pull_up"),
+    "dice": ("tray",),
+    "link": ("cols", "port", "rows"),
+}
+"""The keys of a profile's sections of one table's worth (a config has sections of these names:
+its errors point a profile's key there)."""
+
 _CHANNEL = re.compile(r"([0-9]{1,6}):([0-9]{1,6})", re.ASCII)
 
 
@@ -220,10 +230,12 @@ def parse_profile(
             Where("leds", "count"),
         )
         count = None
-    if set(leds) - {"count"}:
+    unknown = set(leds) - set(PROFILE_KEYS["leds"])
+    if unknown:
+        known = ", ".join(PROFILE_KEYS["leds"])
         problems.add(
-            f"[leds] has unknown keys {sorted(set(leds) - {'count'})}; known: count",
-            Where("leds", min(set(leds) - {"count"})),
+            f"[leds] has unknown keys {sorted(unknown)}; known: {known}",
+            Where("leds", min(unknown)),
         )
     for key in ("game", "name"):
         if not isinstance(data.get(key, ""), str) or len(data.get(key, "")) > MAX_NAME:
@@ -232,10 +244,11 @@ def parse_profile(
     if not isinstance(pull_up, bool):
         problems.add(f"[reeds] pull_up must be true or false, not {shown(pull_up)}", Where())
         pull_up = True
-    unknown = set(reeds) - {"pull_up", "backend"}
+    unknown = set(reeds) - set(PROFILE_KEYS["reeds"])
     if unknown:
+        known = ", ".join(PROFILE_KEYS["reeds"])
         problems.add(
-            f"[reeds] has unknown keys {sorted(unknown)}; known: backend, pull_up",
+            f"[reeds] has unknown keys {sorted(unknown)}; known: {known}",
             Where("reeds", min(unknown)),
         )
     link: Link | None = None
@@ -313,9 +326,10 @@ def parse_profile(
             f"spots missing for game {shown(data.get('game'))}: {named}{more}", Where("", "game")
         )
     dice = table("dice")
-    unknown = set(dice) - {"tray"}
+    unknown = set(dice) - set(PROFILE_KEYS["dice"])
     if unknown:
-        problems.add(f"[dice] has unknown keys {sorted(unknown)}; known: tray", Where("dice"))
+        known = ", ".join(PROFILE_KEYS["dice"])
+        problems.add(f"[dice] has unknown keys {sorted(unknown)}; known: {known}", Where("dice"))
     tray = None
     if "tray" in dice:
         with problems.at(Where("dice", "tray")):
@@ -411,9 +425,10 @@ def _link(backend: object, value: object, fail: Callable[[str], ProfileError]) -
         raise fail(f'[reeds] backend must be "gpio" or "serial", not {shown(backend)}')
     if not isinstance(value, Mapping):
         raise fail('[reeds] backend = "serial" needs a [link] table: port, rows, cols')
-    unknown = set(value) - {"port", "rows", "cols"}
+    unknown = set(value) - set(PROFILE_KEYS["link"])
     if unknown:
-        raise fail(f"[link] has unknown keys {sorted(unknown)}; known: cols, port, rows")
+        known = ", ".join(PROFILE_KEYS["link"])
+        raise fail(f"[link] has unknown keys {sorted(unknown)}; known: {known}")
     port = value.get("port")
     if not isinstance(port, str) or not port:
         raise fail(f"[link] port must name the serial device, not {shown(port)}")

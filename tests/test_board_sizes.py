@@ -322,7 +322,8 @@ def test_a_larger_board_is_calibrated_by_its_own_profile(tmp_path: Path) -> None
         said = [alert["text"] for alert in daemon.alerts() if alert["key"] == "board_uncalibrated"]
     finally:
         daemon.close()
-    assert len(said) == 1 and f"--profile {builtin_profile_path('takeover-16')}`" in said[0]
+    assert len(said) == 1
+    assert f"--profile {builtin_profile_path('takeover-16')} --state-dir {tmp_path}`" in said[0]
     out = tmp_path / "markers.pdf"
     assert main(["markers", "--profile", "takeover-16", "--out", str(out)]) == 0
     assert out.read_bytes().startswith(b"%PDF")

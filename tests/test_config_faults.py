@@ -83,6 +83,24 @@ def test_an_unknown_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "akuma, mightymania, potions, takeover, voodoo" in line  # the known ones
 
 
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ("[leds]\ncount = 60\n", "[leds] count is a board profile's key: put it in your profile"),
+        ('[link]\nport = "/dev/pico"\n', "[link] port is a board profile's key"),
+        ('[reeds]\nbackend = "serial"\n', "A Pico's serial link is the board profile's"),
+    ],
+)
+def test_a_board_profiles_key_in_the_config_says_where_it_goes(
+    config: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: the README's fault table says to mend `[leds] count`, and the
+    config refused it as an unknown key, not saying that it belongs in the board profile."""
+    status, path = run(tmp_path, config)
+    one_clear_line(capsys.readouterr().err, path, said)
+    assert status == EX_CONFIG
+
+
 def _no_such_host(error: int) -> object:
     def getaddrinfo(host: str, *args: object, **kwargs: object) -> object:
         raise socket.gaierror(error, "Name or service not known" if error else "Try again")

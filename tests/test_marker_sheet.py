@@ -134,6 +134,11 @@ def test_cli_markers_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFix
     path = tmp_path / "no" / "sheet.pdf"
     assert main(["markers", "--game", "voodoo", "--out", str(path)]) == 1
     assert f"cannot write {path}: No such file or directory" in capsys.readouterr().err
+    # The builder's walk: `--out m.png` wrote a PDF under a picture's name.
+    picture = tmp_path / "m.png"
+    assert main(["markers", "--game", "voodoo", "--out", str(picture)]) == 2
+    assert "the sheet is a PDF, name a .pdf file" in capsys.readouterr().err
+    assert not picture.exists()
 
 
 def test_cli_help_names_the_camera_commands(capsys: pytest.CaptureFixture[str]) -> None:

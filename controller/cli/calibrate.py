@@ -73,6 +73,8 @@ def add_commands(commands: Commands) -> None:
 def _markers(args: argparse.Namespace) -> int:
     from vision.marker_sheet import MarkerSheetError, write_marker_sheet
 
+    if args.out.suffix.lower() != ".pdf":  # a PDF named .png opens as a broken picture
+        raise CommandError(f"--out {args.out}: the sheet is a PDF, name a .pdf file", EX_USAGE)
     try:
         profile = board_profile(args)
         pages = write_marker_sheet(profile, args.out)
