@@ -35,8 +35,9 @@ class _Frames:
     last_at: float | None = None
     latest: Image | None = None
     error: str = ""
+    ended: bool = False  # the source gave up before any frame: no use waiting out the time
     exposure_us: float | None = None
-    came: threading.Event = field(default_factory=threading.Event)
+    came: threading.Event = field(default_factory=threading.Event)  # a frame, or `ended`
     stop: threading.Event = field(default_factory=threading.Event)
 
 
@@ -58,10 +59,14 @@ def check_camera(
         target=_read, args=(open_source, frames, seconds, interval), daemon=True
     )
     thread.start()
-    if not frames.came.wait(timeout_s):
+    frames.came.wait(timeout_s)
+    if not frames.count:
         frames.stop.set()  # the thread ends when its source gives up, if ever: not waited on
-        why = f": {frames.error}" if frames.error else ""
         part.figures["frames"] = 0
+        if frames.ended:
+            part.fault("no_frames", f"the camera gives no frames: {frames.error}")
+            return part
+        why = f": {frames.error}" if frames.error else ""
         part.fault(
             "no_frames",
             f"the camera gave no frame in {timeout_s:g} s{why}. Check its cable and that "
@@ -102,7 +107,8 @@ def _read(
         source = open_source()
         source.open()
     except Exception as error:  # any backend's own error: said, not raised on a thread
-        frames.error = str(error)
+        frames.error, frames.ended = str(error), True
+        frames.came.set()
         return
     try:
         while not frames.stop.is_set():
@@ -111,6 +117,9 @@ def _read(
             except FrameSkipped:
                 continue
             except EndOfFrames:
+                if not frames.count:
+                    frames.error, frames.ended = "the photos or video hold no frame", True
+                    frames.came.set()
                 return
             except CameraError as error:
                 frames.error = str(error)

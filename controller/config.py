@@ -117,6 +117,10 @@ def load_config(path: Path | None) -> Config:
 # What a config may hold beyond the built-in keys: palette roles (the games' and the table's own
 # are some 40, with names of at most 12 letters), so that no config can make the daemon grow.
 MAX_PALETTE = 256
+NEOPIXEL_PINS = ("D10", "D12", "D13", "D18", "D19", "D21")
+"""The Pi's pins a NeoPixel strip can be driven from (rpi_ws281x): SPI on D10, PWM on D12, D13,
+D18 and D19, PCM on D21. Another is refused here, not on the Pi at start-up."""
+
 MAX_ROLE_NAME = 32
 # The longest text of a key: a path or a camera's URL (PATH_MAX); the others are shorter.
 MAX_PATH = 4096
@@ -265,7 +269,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
         reeds_backend=choice("reeds", "backend", ("gpio", "sim")),
         debounce_s=number("reeds", "debounce_ms", 0, 1000, "ms") / 1000,
         leds_backend=choice("leds", "backend", ("neopixel", "sim")),
-        led_pin=text("leds", "pin"),
+        led_pin=choice("leds", "pin", NEOPIXEL_PINS),
         pixel_order=choice("leds", "pixel_order", ("RGB", "GRB")),
         brightness_cap=number("leds", "brightness_cap", 0, 1),
         power_budget_ma=number("leds", "power_budget_ma", 0, 1_000_000, "mA"),

@@ -288,6 +288,14 @@ def test_parse_colour() -> None:
         parse_colour("#0", "there")
 
 
+@pytest.mark.parametrize("pin", ["D99", "GPIO10", "D4"])
+def test_a_pin_no_neopixel_strip_can_be_driven_from_is_refused(tmp_path: Path, pin: str) -> None:
+    """The builder's walk: pin "D99" passed the config and the simulated check; only the Pi's
+    board module would have refused it, at start-up."""
+    with pytest.raises(ConfigError, match=r"leds\.pin must be one of D10, D12, D13, D18, D19, D21"):
+        load_config(write(tmp_path, f'[leds]\npin = "{pin}"\n'))
+
+
 # Simulation.
 
 

@@ -30,7 +30,7 @@ from firmware import protocol
 from hardware.profile import BoardProfile, ProfileError, builtin_profile_path, load_profile
 from hardware.reeds import ReedBank
 from vision.calibration import Calibration
-from vision.frame_sources import CameraError, Image
+from vision.frame_sources import CameraError, EndOfFrames, Image
 
 TAKEOVER = get_game("takeover")
 
@@ -243,6 +243,31 @@ def test_a_camera_with_no_frames_is_reported_within_the_timeout(
     assert time.monotonic() - started < 1.0
     (fault,) = part.faults
     assert fault.kind == "no_frames" and said in fault.text and part.figures["frames"] == 0
+
+
+class _Unopened(_Silent):
+    def open(self) -> None:
+        raise CameraError("camera.source = 'picamera2' needs the picamera2 module")
+
+
+class _NoPhotos(_Silent):
+    def read(self) -> Image:
+        raise EndOfFrames("the folder is empty")
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [(_Unopened, "needs the picamera2 module"), (_NoPhotos, "the photos or video hold no frame")],
+)
+def test_a_camera_that_cannot_give_frames_says_why_not_a_cable(
+    akuma_profile: BoardProfile, source: Any, said: str
+) -> None:
+    """The builder's walk: a missing picamera2 module, a missing folder or an empty one waited
+    out the time limit, then said to check the camera's cable."""
+    part = check_camera(source, akuma_profile, None, quiet, seconds=1.0, timeout_s=60.0)
+    (fault,) = part.faults
+    assert fault.text.startswith("the camera gives no frames: ") and said in fault.text
+    assert "cable" not in fault.text
 
 
 def test_a_camera_is_counted_and_its_missing_markers_named(akuma_profile: BoardProfile) -> None:
