@@ -95,6 +95,17 @@ def check_camera(
         )
     if frames.latest is not None:
         frame_figures(part, frames.latest, profile, calibration)
+        figures = part.figures
+        markers = ", ".join(map(str, figures["markers_found"])) or "none"
+        listen(
+            CheckEvent(
+                "camera",
+                "frame",
+                f"{figures['width']}x{figures['height']}, mean level {figures['mean_level']} "
+                f"of 255, markers found: {markers}",
+                {key: figures[key] for key in ("width", "height", "mean_level", "markers_found")},
+            )
+        )
     return part
 
 
