@@ -82,7 +82,7 @@ class ReedBank:
         faults: WiringFaults = WiringFaults(),
     ) -> None:
         from gpiozero import DigitalInputDevice
-        from gpiozero.exc import GPIOZeroError
+        from gpiozero.exc import PinInvalidPin
 
         self._devices: dict[str, Any] = {}
         self.channels = dict(channels)
@@ -96,7 +96,7 @@ class ReedBank:
                     device = DigitalInputDevice(
                         channel.line, pull_up=pull_up, pin_factory=factories(channel.chip)
                     )
-                except GPIOZeroError as error:  # a line its chip lacks: a typo in the profile
+                except PinInvalidPin as error:  # a line its chip lacks: a typo in the profile
                     raise ReedError(
                         f"the reed of {spot} (channel {channel}) cannot be opened: {error}; "
                         f"check its reed channel in the board profile"

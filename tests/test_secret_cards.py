@@ -67,5 +67,5 @@ def test_the_page_shows_a_persons_cards_not_the_tables(page: Page, tmp_path: Pat
         assert list(secrets) == ["player_1"]  # the table's seat is never shown
         page.locator("#lang").select_option("fr")
         expect(box.locator("h2")).to_have_text(
-            "Les cartes de Joueur 1, que les autres ne voient pas"
+            "Les cartes du Joueur 1, que les autres ne voient pas"
         )

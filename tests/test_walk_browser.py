@@ -355,7 +355,7 @@ def test_a_spot_named_in_a_sentence_says_whose_it_is(page: Page, tmp_path: Path)
             "Player 1's round 2: Colossus is no power card"
         )
         page.locator("#lang").select_option("fr")
-        expect(details).to_contain_text("position 1 de Joueur 1")
+        expect(details).to_contain_text("position 1 du Joueur 1")
 
 
 def test_on_a_phone_a_power_cards_whole_name_shows_on_it(page: Page, tmp_path: Path) -> None:
