@@ -81,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     if game.deal(game.new_initial_state(), random.Random(0)) is not None:
         parser.error(f"{args.game} deals hidden cards: the random bot's choices depend on them")
     seats = args.seat if args.seat else list(range(start.num_players))
+    if any(not 0 <= seat < start.num_players for seat in seats):
+        parser.error(f"--seat: seats are 0 to {start.num_players - 1}")
+    if any(depth < 1 for depth in args.depth):
+        parser.error("--depth: horizons are 1 action or more")
     for seat in seats:
         for depth in sorted(args.depth):
             ceiling = Ceiling(seat)
