@@ -90,7 +90,8 @@ DICE_WORDS = {"table": "on the tables", "software": "in software"}
 
 
 def peers_alert(peers: dict[str, Peer], game_id: str | None) -> Alert | None:
-    """The first other table, online, that does not play this table's game of the room."""
+    """The first other table, online, that does not play this table's game of the room; else
+    the seats of this game whose table is gone."""
     if game_id is None:
         return None
     for peer in peers.values():
@@ -130,6 +131,25 @@ def peers_alert(peers: dict[str, Peer], game_id: str | None) -> Alert | None:
             "game started there joins this one",
             "peer_behind",
             {"seats": peer.named},
+        )
+    # A table of this game gone (stopped, or its link lost: its last will), that no table has
+    # taken the place of: its moves wait for it (a restarted table is a new one, online).
+    playing = {
+        s for peer in peers.values() if peer.online and peer.game_id == game_id for s in peer.seats
+    }
+    gone = {
+        s
+        for peer in peers.values()
+        if not peer.online and peer.game_id == game_id
+        for s in peer.seats
+    }
+    if gone - playing:
+        named = ", ".join(map(str, sorted(gone - playing)))
+        return (
+            f"the table of seat {named} is not connected to the room: its moves come when it is "
+            "back, and a restart there joins this game again",
+            "peer_away",
+            {"seats": named},
         )
     return None
 

@@ -186,3 +186,23 @@ def test_page_only_and_link_dice_are_refused_without_what_they_need(
 ) -> None:
     assert main(["run", "--no-show", "--state-dir", str(tmp_path), *args]) == 2
     assert re.search(re.escape(said), capsys.readouterr().err)
+
+
+def test_a_table_gone_from_the_room_is_said_until_it_is_back(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: a table killed mid-game left the other one "playing", telling its
+    players to wait for a move that could not come. Its seats are now said to be away (its last
+    will, or its goodbye), until a table plays them again."""
+    red_config = _linked(race, mosquitto, "away", 1)
+    blue_config = _linked(race, mosquitto, "away", 2)
+    with serving(red_config, options_in(tmp_path / "red", seed=7)) as red:
+        with serving(blue_config, options_in(tmp_path / "blue", seed=7)) as blue:
+            wait_for(lambda: _status(blue)["room"]["state"] == "playing", what="blue joins")
+            wait_for(lambda: _alert_keys(red) == [], what="both tables in the game")
+        wait_for(lambda: _alert_keys(red) == ["peer_away"], what="red told blue is gone")
+        said = call(red, op="snapshot")["alerts"][0]
+        assert said["params"] == {"seats": "2"} and "not connected to the room" in said["text"]
+        with serving(blue_config, options_in(tmp_path / "blue", seed=7)) as blue:
+            wait_for(lambda: _status(blue)["room"]["state"] == "playing", what="blue back")
+            wait_for(lambda: _alert_keys(red) == [], what="red's alert gone")
