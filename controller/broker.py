@@ -82,8 +82,9 @@ def parse_link(url: str) -> LinkAddress:
     )
 
 
-Received = Callable[[str, bytes], None]
-"""Handed each message: its topic and payload (on paho's thread)."""
+Received = Callable[[str, bytes, bool], None]
+"""Handed each message: its topic, its payload, and whether the broker kept it (retained, from
+before this connection) (on paho's thread)."""
 Connected = Callable[[bool, str], None]
 """Handed each change of the connection: up or not, and why (on paho's thread)."""
 
@@ -221,4 +222,4 @@ class Broker:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
-        self._received(message.topic, bytes(message.payload))
+        self._received(message.topic, bytes(message.payload), bool(message.retain))

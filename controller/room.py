@@ -43,7 +43,7 @@ from controller.room_peers import (
     reconnecting_alert,
     refusal_alert,
 )
-from controller.room_signing import chain, sign, verify
+from controller.room_signing import WrongSecret, chain, sign, verify
 from controller.rules.api import JSON, Action, Game
 from controller.session import Session
 from controller.spectators import Spectators
@@ -94,7 +94,7 @@ class Room:
         self.broker = Broker(
             address,
             f"smartboard-{self.table}",
-            lambda topic, payload: submit("message", topic, payload),
+            lambda topic, payload, kept: submit("message", topic, payload, kept),
             lambda up, why: submit("link", up, why),
             tls_ca,
             will=(presence, sign(self.secret, presence, {"online": False})),
@@ -130,6 +130,8 @@ class Room:
         self._heard: dict[str, int] = {}  # the latest number of each other table's presence
         self.counts = dict.fromkeys(("published", "received", "duplicates", "refused"), 0)
         self._game: Game | None = None  # the game played, for naming its actions
+        # Messages came signed with another secret since another table's last signed as this.
+        self.foreign = False
 
     def open(self) -> None:
         """Connect; a BrokerError names the broker that cannot be reached."""
@@ -146,9 +148,9 @@ class Room:
         if kind == "link":
             self._link(bool(event[1]), str(event[2]))
         elif kind == "message":
-            topic, payload = event[1], event[2]
+            topic, payload, kept = event[1], event[2], event[3]
             assert isinstance(topic, str) and isinstance(payload, bytes)
-            self._message(topic, payload, session)
+            self._message(topic, payload, session, kept is True)
 
     def _link(self, up: bool, why: str) -> None:
         self.up, self.synced = up, False
@@ -189,9 +191,12 @@ class Room:
         topic = f"{self.root}/sync/{self.table}"
         self.broker.publish(topic, sign(self.secret, topic, {"marker": self._marker}))
 
-    def _message(self, topic: str, payload: bytes, session: Session) -> None:
+    def _message(self, topic: str, payload: bytes, session: Session, kept: bool = False) -> None:
         try:
             body = verify(self.secret, topic, payload)
+            sender = topic.rpartition("/")[2] if "/table/" in topic else body.get("by")
+            if not kept and sender not in (None, self.table):
+                self.foreign = False  # another table signs as this one does
             if topic == f"{self.root}/sync/{self.table}":
                 if body.get("marker") == self._marker:
                     self._marker_back(session)
@@ -213,6 +218,11 @@ class Room:
         except (ValueError, KeyError, TypeError) as error:
             self.counts["refused"] += 1
             log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)
+            # A table of the room now, given another secret: its players and this table's
+            # would wait for each other's moves, each told all is well. (A message the broker
+            # kept may be an evening's with an older secret: not told.)
+            if isinstance(error, WrongSecret) and not kept:
+                self.foreign = True
 
     def _state(self, body: JSON, session: Session) -> None:
         if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):
@@ -536,6 +546,14 @@ class Room:
             return refusal_alert(self.refusal, game)
         if self.moved_on:
             return moved_on_alert()
+        if self.foreign:
+            return (
+                "messages come to this room signed with another secret: another table was given "
+                "another --link-secret, and neither hears the other's moves; start it again "
+                "with this table's",
+                "room_foreign_secret",
+                {},
+            )
         return peers_alert(self.peers, self.game_id)
 
     def __str__(self) -> str:

@@ -21,6 +21,10 @@ def sign(secret: bytes, topic: str, body: JSON) -> bytes:
     return json.dumps({"body": text, "hmac": mac}).encode()
 
 
+class WrongSecret(ValueError):
+    """A message not signed with this room's secret: a stranger's, or a table given another."""
+
+
 def verify(secret: bytes, topic: str, payload: bytes) -> JSON:
     """The body of a message signed with `secret` for `topic`; a ValueError says why not."""
     if len(payload) > MAX_PAYLOAD:
@@ -34,7 +38,7 @@ def verify(secret: bytes, topic: str, payload: bytes) -> JSON:
     mac = envelope.get("hmac")
     good = hmac.new(secret, f"{topic}\n{envelope['body']}".encode(), hashlib.sha256).hexdigest()
     if not isinstance(mac, str) or not hmac.compare_digest(mac, good):
-        raise ValueError("missing or wrong HMAC: not signed with this room's secret")
+        raise WrongSecret("missing or wrong HMAC: not signed with this room's secret")
     try:
         body = json.loads(envelope["body"])
     except (ValueError, RecursionError):

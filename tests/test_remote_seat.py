@@ -206,3 +206,23 @@ def test_a_table_gone_from_the_room_is_said_until_it_is_back(
         with serving(blue_config, options_in(tmp_path / "blue", seed=7)) as blue:
             wait_for(lambda: _status(blue)["room"]["state"] == "playing", what="blue back")
             wait_for(lambda: _alert_keys(red) == [], what="red's alert gone")
+
+
+def test_a_table_given_another_secret_is_said_on_both(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: with a wrong --link-secret both pages stayed green and "playing",
+    each waiting for the other's moves, which were dropped as unsigned."""
+    red_config = _linked(race, mosquitto, "secret", 1)
+    blue_config = _linked(race, mosquitto, "secret", 2, link_secret="not ours")
+    with serving(red_config, options_in(tmp_path / "red", seed=7)) as red:
+        with serving(blue_config, options_in(tmp_path / "blue", seed=7)) as blue:
+            # Blue's presence comes to red as it is sent; red's came to blue kept, from before.
+            wait_for(lambda: _alert_keys(red) == ["room_foreign_secret"], what="red told")
+            assert "another --link-secret" in call(red, op="snapshot")["alerts"][0]["text"]
+            assert call(red, op="roll", values=[2])["ok"]
+            wait_for(lambda: _alert_keys(blue) == ["room_foreign_secret"], what="blue told")
+            assert _history(blue) == []
+        # Started again with the room's secret: it joins, and red's alert goes.
+        with serving(_linked(race, mosquitto, "secret", 2), options_in(tmp_path / "b2", seed=7)):
+            wait_for(lambda: _alert_keys(red) == [], what="red's alert gone")
