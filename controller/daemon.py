@@ -117,6 +117,7 @@ class Daemon:
         # The simulated hands' deals and the bots' choices: one stream over every table opened,
         # so a game on another board, then back, deals afresh rather than that board's first deal.
         self.hands_rng = random.Random(options.seed)
+        self._dealt_for: str | None = None  # the room's game the hands were dealt for
         self.thinker: Thinker | None = None  # the computer's worker, started when first wanted
         self._computer: Computer | None = None
         self.room: Room | None = None  # the linked tables' room (controller/room.py), if any
@@ -616,11 +617,23 @@ class Daemon:
         elif kind == "room":
             if self.room is not None:
                 self.room.on_event(event[1:], self.session)
+                self._deal_for_room()
         elif kind == "control":
             _, request, reply, came = event
             reply.put(answer(self, request, now, time.monotonic() - came))
         elif kind == "stop":
             self.stopping = True
+
+    def _deal_for_room(self) -> None:
+        """The simulated hands of a table linked in a room dealt from the room's game id, once
+        it has one: every table of the room deals the same cards (`SimHands.deal_alike`)."""
+        game_id = self.room.game_id if self.room is not None else None
+        if self.hands is None or game_id is None or game_id == self._dealt_for:
+            return
+        self._dealt_for = game_id
+        state = self.session.state
+        start = self.game.new_initial_state(state.options)
+        self.hands.deal_alike(random.Random(f"room deal {game_id}"), start, state)
 
     def _apply_dice(self, reading: DiceReading, now: float) -> None:
         """A roll read or rolled: applied if the game wants it, else a message says why not."""

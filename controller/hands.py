@@ -57,6 +57,16 @@ class SimHands:
         self.game = game
         self.hidden = self._deal(state)
 
+    def deal_alike(self, rng: random.Random, start: GameState, state: GameState) -> None:
+        """Dealt from `rng` at the game's `start`, then brought up to `state`: tables linked in
+        a room each simulate all the hands, and dealt from one seed they hold the same cards,
+        so that a card one table's player lays is one the other table's deal gave them (the
+        walk: each table dealt its own, and replaced its own player's hand at the other's
+        every card)."""
+        self.rng = rng
+        self.hidden = self._deal(start)
+        self.follow(state)
+
     def decide_for(self, seats: frozenset[int]) -> None:
         """From now on `seats` lay their secret cards by judgement (`Hidden.decide_for`)."""
         self.wise = seats

@@ -21,7 +21,7 @@ from playwright.sync_api import Page, expect
 
 from controller.cli import main
 from controller.config import Config
-from controller.daemon import Daemon
+from controller.daemon import Daemon, RunOptions
 from controller.rules.api import Game
 
 SECRET = "room secret"
@@ -226,3 +226,36 @@ def test_a_table_given_another_secret_is_said_on_both(
         # Started again with the room's secret: it joins, and red's alert goes.
         with serving(_linked(race, mosquitto, "secret", 2), options_in(tmp_path / "b2", seed=7)):
             wait_for(lambda: _alert_keys(red) == [], what="red's alert gone")
+
+
+def _bots(folder: Path, seed: int) -> RunOptions:
+    """Bots at full pace on a short game: one colour of monsters, 40 cards."""
+    return options_in(folder, bots=True, pace=0.0, seed=seed, options={"colours": "green"})
+
+
+def test_linked_simulated_tables_deal_the_same_cards(
+    mosquitto: Mosquitto, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The two tables' walk, Multipli Potion: each simulated table dealt its own hands, so a
+    card one friend played was another in the other table's deal, and that table dealt again,
+    replacing its own player's hand at each of the friend's cards (and two hands could hold the
+    same card). Dealt from the room's game id, both tables hold the same cards throughout."""
+    link = {"link_url": mosquitto.url("deal"), "link_secret": SECRET, "game": "potions"}
+    red_config = fast_sim_config(link_seats=(1,), **link)
+    blue_config = fast_sim_config(link_seats=(2,), **link)
+    with (
+        serving(red_config, _bots(tmp_path / "red", 1)) as red,
+        serving(blue_config, _bots(tmp_path / "blue", 2)) as blue,
+    ):
+
+        def over(daemon: Daemon) -> bool:
+            return daemon.session.state.is_terminal()
+
+        wait_for(lambda: over(red) and over(blue), 60.0, "the game played to its end")
+        assert _history(red) == _history(blue) and len(_history(red)) > 40
+        assert red.hands is not None and blue.hands is not None
+        seats = [0, 1]
+        assert red.hands.known_to(red.session.state, seats) == blue.hands.known_to(
+            blue.session.state, seats
+        )
+    assert "dealt again" not in caplog.text
