@@ -259,3 +259,14 @@ def test_linked_simulated_tables_deal_the_same_cards(
             blue.session.state, seats
         )
     assert "dealt again" not in caplog.text
+
+
+def test_laying_out_on_a_linked_table_is_refused_saying_why(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: on a linked table at chance, `lay-out` was refused as "a player
+    decides, or dice are rolled, next", which was not so."""
+    with serving(_linked(race, mosquitto, "lay", 1), options_in(tmp_path, seed=7)) as red:
+        refused = call(red, op="lay_out")
+        assert not refused["ok"] and refused["key"] == "lay_out_linked"
+        assert "lay each card or piece by hand" in refused["error"]

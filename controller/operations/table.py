@@ -121,6 +121,14 @@ def _lay_out(daemon: Daemon, request: JSON, now: float) -> JSON:
             "on a real table the players lay out the pieces, and the camera reads them",
             "lay_out_real",
         )
+    if offer is None and daemon.room is not None:
+        # Each table of a room lays out for its own seats as they come: not a run of steps
+        # that the other tables' players would have to follow on theirs.
+        return refused(
+            "a table linked in a room lays out nothing for the room: lay each card or piece by "
+            "hand on its spot, as the board lights it",
+            "lay_out_linked",
+        )
     if offer is None:
         return refused(
             "nothing for the table to lay out now: a player decides, or dice are rolled, next",

@@ -27,6 +27,7 @@ function roomTurnHelp() {
   const room = snap.room;
   if (!room || snap.result) return null;
   if (room.state === "disagree") return t("now_disagree");
+  if (room.rolled_elsewhere && !snap.dice_wanted) return t("now_remote_cards"); // dealt, laid unseen
   if (room.rolled_elsewhere) return t(room.page_only ? "now_remote_roll_page" : "now_remote_roll");
   if (room.page_only && snap.dice_wanted) return t("now_page_roll");
   if (!room.elsewhere.includes(snap.players.indexOf(snap.to_move) + 1)) return null;
