@@ -82,6 +82,8 @@ def test_a_page_only_participant_plays_its_seat_from_the_page(
         # What to do now: not the phase's help, which speaks to the player at Hawk Moth's table.
         help_box = page.locator("#phase-help")
         expect(help_box).to_contain_text("Hawk Moth plays at another table: wait for its move")
+        # So says the header, on a phone's first screen (the walk: it read Hawk Moth's prompt).
+        expect(page.locator("#turn")).to_contain_text("Hawk Moth plays at another table: wait")
         # Hawk Moth's one die (AK-3), read at its table: applied at once on the page, with the
         # akuma it puts on square 3 where the game has it.
         assert call(hawkmoth, op="roll", values=[3])["ok"]

@@ -305,7 +305,12 @@ function drawTurn() {
   // Whose turn it is and what the table waits for, in words (words.js).
   // Over, the header says so and who won: on a phone the result box lies a screen below.
   const over = snap.result ? [t("over"), resultLine(snap.result)] : [];
-  const parts = [turnText(snap.turn), ...over, headerText(snap)];
+  // A seat played at another table of the room: this table's players wait (the phase's
+  // prompt speaks to that seat's players, who are not here).
+  const seat = snap.players?.indexOf(snap.to_move) + 1;
+  const away = !snap.result && seat > 0 && snap.room?.elsewhere?.includes(seat);
+  const waiting = away ? t("header_elsewhere", { player: playerName(snap.to_move) }) : headerText(snap);
+  const parts = [turnText(snap.turn), ...over, waiting];
   if (snap.paused) parts.push(t("paused"));
   $("turn").textContent = parts.filter(Boolean).join(" · ");
   $("pause").textContent = t(snap.paused ? "resume" : "pause");
