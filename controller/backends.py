@@ -270,8 +270,9 @@ class TableBackends:
             if Path(self.profile.source) == builtin
             else f"--profile {self.profile.source}"
         )
-        # Saved where this table reads it: its state directory, unless the config names a file.
-        where = "" if self.config.camera_calibration else f" --state-dir {self.state_dir}"
+        # Saved where this table reads it: the file the config names, else its state directory.
+        named = self.config.camera_calibration
+        where = f" --out {named}" if named else f" --state-dir {self.state_dir}"
         return (
             f"the camera is not calibrated, so the {self.game.name} board is not read: pause "
             "and open Table test & camera on the dashboard, or run `smartboard calibrate "

@@ -127,9 +127,10 @@ def _read(
                 image = source.read()
             except FrameSkipped:
                 continue
-            except EndOfFrames:
+            except EndOfFrames as error:
                 if not frames.count:
-                    frames.error, frames.ended = "the photos or video hold no frame", True
+                    frames.error = str(error) or "the photos or video hold no frame"
+                    frames.ended = True
                     frames.came.set()
                 return
             except CameraError as error:

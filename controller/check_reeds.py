@@ -342,8 +342,10 @@ def _any_order(
     else:
         for spot in sorted(channels, reverse=True):
             hands(spot, True)
-            _wait(partial(closed, spot), walk.spot_timeout_s, walk.skip)
+            waited = _wait(partial(closed, spot), walk.spot_timeout_s, walk.skip)
             hands(spot, False)
+            if waited == "skipped":
+                break
     never = sorted(set(channels) - seen)
     part.figures["seen"] = len(seen)
     for spot in never:

@@ -195,7 +195,7 @@ def _build(data: dict[str, Any], source: str) -> Config:
                 f"{source}: {section}.{key} must be one of {', '.join(options)}, not {shown(value)}"
                 + (
                     ". A Pico's serial link is the board profile's: its [reeds] backend = "
-                    '"serial" (the built-in "takeover-serial" and the like)'
+                    '"serial" (the built-in profiles whose names end in "-serial")'
                     if (section, key, value) == ("reeds", "backend", "serial")
                     else ""
                 )

@@ -292,6 +292,7 @@ class Daemon:
         self.hands: SimHands | None = None
         if self.simulated:
             self.hands = SimHands(self.game, self.session.state, self.hands_rng)
+            self._dealt_for = None  # new hands: dealt again for the room's game, if linked
         if self.options.bots:
             if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")

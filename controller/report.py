@@ -66,7 +66,8 @@ def alerts(daemon: Daemon) -> list[JSON]:
     said = None if link is None else link.trouble_said()
     if said is not None:
         alert(said[0], said[1], **said[2])
-    room = None if daemon.room is None else daemon.room.trouble(daemon.game.name)
+    over = daemon.session.state.is_terminal()
+    room = None if daemon.room is None else daemon.room.trouble(daemon.game.name, over)
     if room is not None:
         alert(room[0], room[1], **room[2])
     unsure = daemon.board_unsure

@@ -29,6 +29,7 @@ import logging
 import random
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from controller.broker import Broker, LinkAddress
@@ -210,7 +211,13 @@ class Room:
                 if table != self.table and (
                     type(number) is not int or number > self._heard.get(table, 0)
                 ):
-                    self.peers[table] = Peer.of(body)
+                    known = self.peers.get(table)
+                    if "seats" not in body and known is not None:
+                        # A last will says only that the table is gone: its seats and game stay
+                        # those it announced, so that the others can say whose moves wait.
+                        self.peers[table] = replace(known, online=False)
+                    else:
+                        self.peers[table] = Peer.of(body)
                     if type(number) is int:
                         self._heard[table] = number
                     if self.game_id is None and self.room_state is not None:
@@ -221,8 +228,11 @@ class Room:
             # A table of the room now, given another secret: its players and this table's
             # would wait for each other's moves, each told all is well. (A message the broker
             # kept may be an evening's with an older secret: not told.)
-            if isinstance(error, WrongSecret) and not kept:
+            if isinstance(error, WrongSecret) and not kept and not self.foreign:
                 self.foreign = True
+                # Said once to that table too, live: what it had of this one came kept, from
+                # before it connected, and counts for nothing there.
+                self._announce()
 
     def _state(self, body: JSON, session: Session) -> None:
         if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):
@@ -535,9 +545,10 @@ class Room:
             "tables": [peer.to_json() for peer in self.peers.values() if peer.online],
         }
 
-    def trouble(self, game: str) -> Alert | None:
+    def trouble(self, game: str, over: bool = False) -> Alert | None:
         """An alert: the tables disagree, the broker is out of reach, or the tables do not play
-        the same game of the room (`game`: this table's)."""
+        the same game of the room (`game`: this table's; `over`: its game has ended, and no
+        table gone is waited for)."""
         if self.disagree is not None:
             return disagree_alert(self.disagree)
         if self.status == "reconnecting":
@@ -554,7 +565,7 @@ class Room:
                 "room_foreign_secret",
                 {},
             )
-        return peers_alert(self.peers, self.game_id)
+        return peers_alert(self.peers, self.game_id, self.seats, over)
 
     def __str__(self) -> str:
         return json.dumps(self.disagree)

@@ -89,7 +89,9 @@ def refusal_alert(refusal: JSON, game: str) -> Alert:
 DICE_WORDS = {"table": "on the tables", "software": "in software"}
 
 
-def peers_alert(peers: dict[str, Peer], game_id: str | None) -> Alert | None:
+def peers_alert(
+    peers: dict[str, Peer], game_id: str | None, own: frozenset[int], over: bool
+) -> Alert | None:
     """The first other table, online, that does not play this table's game of the room; else
     the seats of this game whose table is gone."""
     if game_id is None:
@@ -133,7 +135,10 @@ def peers_alert(peers: dict[str, Peer], game_id: str | None) -> Alert | None:
             {"seats": peer.named},
         )
     # A table of this game gone (stopped, or its link lost: its last will), that no table has
-    # taken the place of: its moves wait for it (a restarted table is a new one, online).
+    # taken the place of: its moves wait for it (a restarted table is a new one, online; this
+    # one's own earlier run, gone, is no other table). Once the game is over, none is waited for.
+    if over:
+        return None
     playing = {
         s for peer in peers.values() if peer.online and peer.game_id == game_id for s in peer.seats
     }
@@ -143,8 +148,9 @@ def peers_alert(peers: dict[str, Peer], game_id: str | None) -> Alert | None:
         if not peer.online and peer.game_id == game_id
         for s in peer.seats
     }
-    if gone - playing:
-        named = ", ".join(map(str, sorted(gone - playing)))
+    away = gone - playing - {seat + 1 for seat in own}
+    if away:
+        named = ", ".join(map(str, sorted(away)))
         return (
             f"the table of seat {named} is not connected to the room: its moves come when it is "
             "back, and a restart there joins this game again",

@@ -155,12 +155,14 @@ def board_profile(config: Config, game: Game) -> BoardProfile:
     """The config's board profile, else the built-in one of the game's board."""
     path = config.profile or builtin_profile(game)
     named = game.info.profile_for(game.default_options)
+    serial = builtin_profile_path(f"{named}-serial").exists()
+    built_in = f'"{named}", or "{named}-serial"' if serial else f'"{named}"'
     other = named_game(path)
     if other is not None and other.name != game.name:
         raise SetupError(
             f"board profile {path} is for {other.info.title}, not {game.info.title}: play "
             f"{other.info.title} (--game {other.name}), or set [table] profile to one for "
-            f'{game.info.title} (built in: "{named}", or "{named}-serial")'
+            f"{game.info.title} (built in: {built_in})"
         )
     try:
         profile = load_profile(path, game.spots())
@@ -177,7 +179,7 @@ def board_profile(config: Config, game: Game) -> BoardProfile:
         raise SetupError(
             f"board profile {path} is for {_board(other)}, and this game is {_board(game)}: play "
             f"at {_board(other)} ({chosen}), or set [table] profile to one for {_board(game)} "
-            f'(built in: "{named}", or "{named}-serial")'
+            f"(built in: {built_in})"
         ) from error
     if profile.game != game.name:
         raise SetupError(f"board profile {path} is for {profile.game!r}, not {game.name!r}")

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from conftest import Mosquitto, fast_sim_config, options_in, wait_for
 from daemon_run import call, serving
+from linked_tables import SECRET as LINKED
+from linked_tables import Table
 from playwright.sync_api import Page, expect
 
 from controller.cli import main
@@ -272,3 +274,25 @@ def test_laying_out_on_a_linked_table_is_refused_saying_why(
         refused = call(red, op="lay_out")
         assert not refused["ok"] and refused["key"] == "lay_out_linked"
         assert "lay each card or piece by hand" in refused["error"]
+
+
+def test_a_table_killed_is_said_to_be_gone_by_its_last_will(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """A table killed says nothing: the broker publishes its last will, which says only that
+    it went offline. The seats it played stay known, and are said to be away."""
+    url = mosquitto.url("killed")
+    config = fast_sim_config(game="akuma", link_url=url, link_seats=(1,), link_secret=LINKED)
+    with serving(config, options_in(tmp_path / "red", seed=7)) as red:
+        blue = Table(tmp_path / "blue", url, "akuma", 0, "2")
+        try:
+            wait_for(lambda: _tables_seen(red) == [[2]], 30.0, "blue in the room")
+            wait_for(lambda: _alert_keys(red) == [], what="both tables in the game")
+            blue.kill()
+            wait_for(lambda: _alert_keys(red) == ["peer_away"], what="red told blue is gone")
+        finally:
+            blue.stop()
+
+
+def _tables_seen(daemon: Daemon) -> list[list[int]]:
+    return [table["seats"] for table in call(daemon, op="snapshot")["room"]["tables"]]

@@ -257,7 +257,7 @@ class _NoPhotos(_Silent):
 
 @pytest.mark.parametrize(
     ("source", "said"),
-    [(_Unopened, "needs the picamera2 module"), (_NoPhotos, "the photos or video hold no frame")],
+    [(_Unopened, "needs the picamera2 module"), (_NoPhotos, "the folder is empty")],
 )
 def test_a_camera_that_cannot_give_frames_says_why_not_a_cable(
     akuma_profile: BoardProfile, source: Any, said: str
