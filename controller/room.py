@@ -220,8 +220,10 @@ class Room:
                         self.peers[table] = Peer.of(body)
                     if type(number) is int:
                         self._heard[table] = number
-                    if self.game_id is None and self.room_state is not None:
-                        self._consider(self.room_state, session)  # its opener may be back
+                    # Its opener may be back. (The table of seat 1 opens the room's game: it
+                    # joins none, and a game left on the broker is no refusal of it.)
+                    if self.game_id is None and self.room_state is not None and 0 not in self.seats:
+                        self._consider(self.room_state, session)
         except (ValueError, KeyError, TypeError) as error:
             self.counts["refused"] += 1
             log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)

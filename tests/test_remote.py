@@ -209,6 +209,33 @@ def test_a_table_started_afresh_joins_the_game_seat_1_plays_not_one_left_on_the_
         other.close()
 
 
+def test_the_table_of_seat_1_is_not_refused_by_a_game_left_on_the_broker(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: the broker held last evening's Multipli Potion; seat 1's table,
+    started afresh on Capture the Akuma, heard another table's presence before its own game was
+    open, weighed joining the old game, and said in red that it "cannot join the room's game".
+    The table of seat 1 opens the room's game: it joins none."""
+    room, old = "switched", "0ld0ld0ld0ld"
+    other = Stranger(mosquitto, room)
+    body = {"game": "potions", "options": {}, "length": 0, "digest": "", "game_id": old}
+    other.send("state", body, retain=True)
+    presence = {"online": True, "seats": [1], "game_id": old, "dice": "table", "n": 1}
+    other.send("table/other", presence, retain=True)
+    config = fast_sim_config(
+        link_url=mosquitto.url(room), link_seats=(1,), link_secret=SECRET, game="akuma"
+    )
+    try:
+        with serving(config, options_in(tmp_path)) as daemon:
+            wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+            room_now = call(daemon, op="status")["room"]
+            assert room_now["refusal"] is None and room_now["game_id"] != old
+            keys = [alert["key"] for alert in call(daemon, op="snapshot")["alerts"]]
+            assert keys == ["peer_behind"]  # seat 2's table still plays the old game: so said
+    finally:
+        other.close()
+
+
 def test_a_broker_out_of_reach_or_refusing_stops_the_start_up(
     mosquitto: Mosquitto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
