@@ -306,7 +306,7 @@ class TableBackends:
         return self.calibration.region_polygon(tray)
 
     def calibration_path(self) -> Path:
-        return self.config.camera_calibration or self.state_dir / "calibration.json"
+        return self.config.calibration_path(self.state_dir)
 
     def _calibration(self) -> Calibration | None:
         """The camera's calibration for this profile, None if `smartboard calibrate` never ran."""

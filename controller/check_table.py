@@ -323,7 +323,7 @@ def _calibration(
 ) -> Calibration | None:
     """The camera's calibration for this profile, if any: one for another profile, or
     unreadable, is a fault of the camera part."""
-    path = config.camera_calibration or state_dir / "calibration.json"
+    path = config.calibration_path(state_dir)
     if not path.exists():
         return None
     try:

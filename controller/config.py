@@ -72,6 +72,11 @@ class Config:
     link_home_assistant: bool = False
     link_dice: str = "table"  # where chance is rolled: "table" (dice, cards) or "software"
 
+    def calibration_path(self, state_dir: Path) -> Path:
+        """Where the camera's calibration is kept: the file `[camera] calibration` names, else
+        calibration.json in the state directory (`run` reads it there, `calibrate` saves it)."""
+        return self.camera_calibration or state_dir / "calibration.json"
+
     def simulated(self) -> Config:
         return replace(
             self,

@@ -124,7 +124,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         calibration, failure = None, str(error)
     # Where `run` reads it (backends.py): the running table uses it without more ado.
     state_dir = args.state_dir or default_state_dir()
-    out = args.out or read_config(args.config).camera_calibration or state_dir / "calibration.json"
+    out = args.out or read_config(args.config).calibration_path(state_dir)
     try:
         if args.annotated:
             image = annotate(frame, found, profile, calibration)
