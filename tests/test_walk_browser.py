@@ -157,6 +157,8 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
     with dashboard(tmp_path, "--game", "akuma", "--seed", "1", *TABLE) as table:
         page.goto(table.page)
         expect(page.locator('#actions [data-action^="choose_dice:"]').first).to_be_visible()
+        # The game's words come in their own request, after the first drawing of the page.
+        page.wait_for_function("() => 'akuma' in gameWords")
         said = page.evaluate(
             """messageText({
                 note: {key: "computer_played", player: "ladybug", actions: ["power:venom"]},
