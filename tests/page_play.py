@@ -102,11 +102,17 @@ def lay_draw(page: Page, snap: Snapshot, rng: random.Random, done: set[str]) -> 
 
 
 def play_by_taps(
-    page: Page, seed: int, choose: Choice = at_random, limit: int = 2000, to_the_end: bool = True
+    page: Page,
+    seed: int,
+    choose: Choice = at_random,
+    limit: int = 2000,
+    to_the_end: bool = True,
+    before_step: Callable[[int], None] | None = None,
 ) -> int:
     """Play until the game is over (or, not `to_the_end`, for `limit` steps at most); the
-    number of steps taken. A tap that finds the page gone on (a roll the camera read first) is
-    tried again from what the page shows then."""
+    number of steps taken. `before_step(step)` is called before each step's taps (to turn the
+    phone, say). A tap that finds the page gone on (a roll the camera read first) is tried
+    again from what the page shows then."""
     rng = random.Random(seed)
     page.wait_for_function(SETTLED, arg=None)
     missed = 0
@@ -120,6 +126,8 @@ def play_by_taps(
             moves = len(snap["log"])
             done.clear()
         drawing = snap["to_move"] == "chance" and snap["dice_wanted"] is None
+        if before_step is not None:
+            before_step(step)
         try:
             if page.locator("#chooser[open]").count():
                 # Left open by a tap the page took for another (a snapshot came in between).
