@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from controller.hands import SimHands
 from controller.refusals import Refused
 from controller.rules.api import JSON, Action, Game, GameState, Hidden, Layout
-from controller.rules.words import catalogue, placeholders
+from controller.rules.words import action_text
 from controller.search import DEFAULT_LEVEL, LEVELS, Choice, Thought
 from controller.session import Session, dice_owner
 from controller.thinker import Job, Thinker, thought_from_json
@@ -154,17 +154,19 @@ class Computer:
         if asked.hint:
             self.hint, self.lit = (asked.key, asked.seat, thought), best
             session.show(best, self.roles(session, best), only=False)
-            session.say(f"hint for {player}: {best.id}", "hint", player=player, actions=[best.id])
+            said = f"hint for {session.called(player)}: {session.words([best.id])}"
+            session.say(said, "hint", player=player, actions=[best.id])
             return
         log.info("%s (computer) chose %s in %.1f s", player, best.id, thought.seconds)
         session.show(best, self.roles(session, best), only=True)
         if not session.changes(best):
             # Nothing on the board shows it: the table makes it, and says so.
             session.act(best.id, now)
-            said = f"{player} (computer) played {best.id}"
+            said = f"{session.called(player)} (the table) played {session.words([best.id])}"
             session.say(said, "computer_played", player=player, actions=[best.id])
             return
-        said = f"{player} (computer) plays {best.id}: carry it out as lit"
+        said = f"{session.called(player)} (the table) plays {session.words([best.id])}: "
+        said += "carry it out as lit"
         session.say(said, "computer_move", player=player, actions=[best.id])
 
     def cancel(self) -> None:
@@ -266,7 +268,9 @@ class Computer:
         player = state.player_name(seat)
         if seat in self.seats:
             raise Refused(
-                f"{player} is played by the table: no hint", "hint_computer", player=player
+                f"{session.called(player)} is played by the table: no hint",
+                "hint_computer",
+                player=player,
             )
         key = tuple(state.actions())
         if chosen is not None:
@@ -277,7 +281,8 @@ class Computer:
         if asked is None or not asked.hint or asked.key != key:
             self.cancel()
             self._ask(session, seat, HINT_LEVEL, hint=True)
-            session.say(f"thinking of a hint for {player}", "hint_thinking", player=player)
+            said = f"thinking of a hint for {session.called(player)}"
+            session.say(said, "hint_thinking", player=player)
         return {"ok": True, "pending": True, "seconds": self._hint_seconds()}
 
     def _lay_hint(self, session: Session) -> JSON:
@@ -291,7 +296,9 @@ class Computer:
         player = state.player_name(seat)
         if seat in self.seats:
             raise Refused(
-                f"{player} is played by the table: no hint", "hint_computer", player=player
+                f"{session.called(player)} is played by the table: no hint",
+                "hint_computer",
+                player=player,
             )
         if self.hands is not None:
             # The simulated table's hands know the cards already laid: only those left count.
@@ -385,7 +392,9 @@ class Computer:
             "value": value,
             "playouts": playouts,
             "chance": math.floor((value + 1) * 50 + 0.5) if playouts >= FEW_PLAYOUTS else None,
-            "words": phrase(self.game, choice.action, session.state),
+            "words": action_text(
+                self.game, choice.action.id, names=self.game.token_names(session.state)
+            ),
         }
 
     # -- internals ------------------------------------------------------------------------
@@ -471,38 +480,6 @@ class Computer:
             return
         self._rolled = key
         self.roll(VirtualDice(self.rng).roll(wanted.faces, wanted.count))
-
-
-def phrase(game: Game, action: Action, state: GameState) -> str:
-    """`action` in English words, from the game's catalogue (as the page phrases it); its id
-    where the game has none."""
-    words = catalogue(game).get("en", {})
-    template = words.get("actions", {}).get(action.id, words.get("actions", {}).get(_kind(action)))
-    if not isinstance(template, str):
-        return action.id
-    fields = action.to_json()
-    text = template
-    for name, form in placeholders(template):
-        if name not in fields:
-            return action.id
-        text = text.replace(
-            "{" + name + (f"|{form}" if form else "") + "}", _word(words, fields[name], form, state)
-        )
-    return text
-
-
-def _word(words: JSON, value: object, form: str, state: GameState) -> str:
-    if form == "seat" and isinstance(value, int):
-        value = state.player_name(value)
-    if form == "tokens" and isinstance(value, str):
-        return ", ".join(_word(words, part, "token", state) for part in value.split("+"))
-    if not isinstance(value, str):
-        return str(value)
-    for section in ("players", "tokens", "words"):
-        found = words.get(section, {}).get(value)
-        if isinstance(found, str):
-            return found
-    return value.replace("_", " ")
 
 
 def _kind(action: Action) -> str:

@@ -438,10 +438,11 @@ class Room:
             session.show(action, roles(session, action), only=True)
         if self.page_only or not session.changes(action):
             session.act(action.id, now)
-            said = f"{player} (another table) played {action.id}"
+            said = f"{session.called(player)} (another table) played {session.words([action.id])}"
             session.say(said, "remote_played", player=player, actions=[action.id])
         else:
-            said = f"{player} (another table) plays {action.id}: carry it out as lit"
+            said = f"{session.called(player)} (another table) plays {session.words([action.id])}: "
+            said += "carry it out as lit"
             session.say(said, "remote_move", player=player, actions=[action.id])
         return True
 

@@ -28,6 +28,7 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
+from controller.rules.words import action_text, word_text
 from controller.takeback import Step, TakeBack, plan, step, steps
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,15 @@ class Session:
         self._message = text
         self.note = None
 
+    def words(self, ids: Sequence[str]) -> str:
+        """Actions by their ids, in the words the page says them, for a message in English."""
+        names = self.game.token_names(self.state)
+        return "; ".join(action_text(self.game, action_id, names=names) for action_id in ids)
+
+    def called(self, player: str) -> str:
+        """A seat as players read it ("Player 2"), for a message in English."""
+        return word_text(self.game, player)
+
     def say(self, text: str, key: str, **params: object) -> None:
         """A message, and its key and parameters in the page's catalogue (words.js), which
         phrases it in the reader's language from ids rather than sentences."""
@@ -191,18 +201,24 @@ class Session:
             if action == self.shown:
                 # The move the table showed for a seat it plays, carried out by a tap: whose.
                 player = self.state.player_name(self.state.current_player())
-                said = f"{action.id} (control, for {player})"
+                said = f"{self.words([action.id])} (control, for {self.called(player)})"
                 self.say(said, "carried_out", player=player, actions=[action.id])
             else:
-                self.say(f"{action.id} (control)", "played", actions=[action.id])
+                self.say(f"{self.words([action.id])} (control)", "played", actions=[action.id])
             self._commit([action])
             self._untouched = None if self._carried_out else dict(self.sensed)
             self._reconcile(now)
             return action
         if self.shown is not None or self.table_moves():
             player = self.state.player_name(self.state.current_player())
-            chosen = "is still thinking" if self.shown is None else f"has chosen {self.shown.id}"
-            raise IllegalActionError(f"{player} is played by the table, which {chosen}")
+            chosen = (
+                "is still thinking"
+                if self.shown is None
+                else f"has chosen: {self.words([self.shown.id])}, to be carried out as lit"
+            )
+            raise IllegalActionError(
+                f"{self.called(player)} is played by the table, which {chosen}"
+            )
         legal = [a.id for a in self.legal_actions()]
         raise IllegalActionError(
             f"{action_id!r} is not a legal action now; {nearest(action_id, legal)}"
@@ -302,7 +318,7 @@ class Session:
         ids = [a.id for a in gone]
         back = "; put the pieces back as the lights show" if self.restoring else ""
         key = "took_back_restore" if self.restoring else "took_back"
-        self.say(f"took back {', '.join(ids)}{back}", key, actions=ids)
+        self.say(f"took back {self.words(ids)}{back}", key, actions=ids)
         for action in gone:
             log.info("took back %s", action.id)
         return gone
@@ -613,7 +629,7 @@ class Session:
                 if self.restoring and self.note and self.note["key"] == "took_back_restore":
                     # The pieces are back: the message no longer asks for them.
                     ids = self.note["actions"]
-                    self.say(f"took back {', '.join(ids)}", "took_back", actions=ids)
+                    self.say(f"took back {self.words(ids)}", "took_back", actions=ids)
                 self.restoring = False
                 return
             if self.restoring:
@@ -623,7 +639,9 @@ class Session:
             outcome = None if self.chance_not_read() else self.outcome_shown(self.sensed)
             if outcome is not None:
                 self._commit([outcome])
-                self.say(f"{outcome.id} (seen on the table)", "seen", actions=[outcome.id])
+                self.say(
+                    f"{self.words([outcome.id])} (seen on the table)", "seen", actions=[outcome.id]
+                )
                 continue
             matches: list[Action] = []
             # The pieces of a move taken on the page, not yet carried out, must not be read as
@@ -633,14 +651,15 @@ class Session:
                 matches = [a for a in self._decisions() if self.layout_after(a) == self.sensed]
             if len(matches) == 1:
                 self._commit(matches)
-                self.say(f"{matches[0].id} (seen on the table)", "seen", actions=[matches[0].id])
+                ids = [matches[0].id]
+                self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
                 continue
             if not matches and not untouched:
                 both = self._decided_and_shown()
                 if len(both) == 1:
                     self._commit(both[0])
                     ids = [a.id for a in both[0]]
-                    self.say(" then ".join(ids) + " (seen on the table)", "seen", actions=ids)
+                    self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
                     continue
             break
         self._ahead = self._filled_ahead()

@@ -30,6 +30,7 @@ from controller.operations.table import _next_steps
 from controller.rules import get_game
 from controller.rules.api import JSON, Game
 from controller.rules.takeover import TakeoverState
+from controller.rules.words import action_text, word_text
 from controller.search import Choice, Thought
 from controller.simulate import random_step
 from controller.startup import StartupError
@@ -337,9 +338,30 @@ def test_the_tables_move_carried_out_by_a_tap_says_whose_it_was(tmp_path: Path) 
     session.act(first.id, 0.0)
     player = state.player_name(state.current_player())
     assert session.note == {"key": "carried_out", "player": player, "actions": [first.id]}
+    said = f"{action_text(game, first.id)} (control, for {word_text(game, player)})"
+    assert session.message == said and "_" not in said
     own = session.legal_actions()[0]
     session.act(own.id, 1.0)
     assert session.note == {"key": "played", "actions": [own.id]}
+    assert session.message == f"{action_text(game, own.id)} (control)"
+
+
+def test_a_hint_names_a_move_as_undo_and_the_page_do(tmp_path: Path) -> None:
+    """The walk: a hint said "Claim building 12" for the building `undo` and the page call
+    13 (the words' `from1` form unread). A hint's words are the page's, for every move."""
+    game = get_game("takeover")
+    state, rng = game.new_initial_state({"players": 3}), random.Random(4)
+    while not any(a.id.startswith("claim:") for a in state.legal_actions()):
+        random_step(state, rng)
+    claims = [a for a in state.legal_actions() if a.id.startswith("claim:")]
+    computer = Computer(game, {}, True, _no_thinking, None, rng)
+    thought = Thought(claims[0], tuple(Choice(a, 1 / len(claims), 0.0) for a in claims), 9, 1.0)
+    computer.hint = ((), 0, thought)
+    hint = computer.hint_json(session_over(game, tmp_path, state))
+    assert isinstance(hint, dict)
+    building = int(claims[0].id.split(":")[1])
+    assert hint["choices"][0]["words"] == f"Claim building {building + 1}"
+    assert [c["words"] for c in hint["choices"]] == [action_text(game, a.id) for a in claims]
 
 
 def test_a_hint_gives_way_to_a_die_lifted_elsewhere(tmp_path: Path) -> None:

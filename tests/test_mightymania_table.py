@@ -273,7 +273,7 @@ def test_attack_through_act_then_the_cards_turned_up_are_the_reveals(tmp_path: P
     either), then the attacked card turned face up is read."""
     session = start_session(tmp_path, after(*START), settle=1.0)
     assert session.act("attack:2:2", now=0.0) == Attack(2, 2)
-    assert session.message == "attack:2:2 (control)"
+    assert session.message.endswith(" (control)") and ":" not in session.message
     assert session.sensed == session.expected == ALL_DOWN  # nothing moved
     assert roles_of(session.view(0.0).roles, "attacker") == set()
     assert session.view(0.0).roles == {"s1.c2": "legal"}  # the card to turn up first
@@ -431,7 +431,7 @@ def test_a_move_to_an_empty_position_is_seen_on_the_board(tmp_path: Path) -> Non
     moved = without(session.expected, "s2.c1") | {"s2.c2": DOWN}
     session.on_layout(moved, now=0.0)
     assert session.state.actions()[-1] == Move(1, 2)
-    assert session.message == "move:1:2 (seen on the table)"
+    assert session.message == "Move the card in position 1 to position 2 (seen on the table)"
     assert journal_history(tmp_path) == [Move(1, 2).to_json()]
     assert mm_state(session).phase is Phase.ATTACK
     # MM-3: s2.c1 is empty now; s2.c2 reaches s1.c1 to s1.c3, s2.c4 reaches s1.c3 and s1.c4.
@@ -511,7 +511,10 @@ def test_a_defending_card_laid_face_up_on_the_leader_in_one_go_is_the_defence(
     session.on_layout(without(session.expected, "s1.c4") | {"s1.c3": "T4"}, now=2.0)
     assert session.state.actions()[-2:] == (Defend(4), Reveal(P1, 4, "T4"))
     assert session.sensed == session.expected
-    assert session.message == "defend:4 then reveal:0:4:T4 (seen on the table)"
+    assert session.message == (
+        "Defend with the card in position 4; "
+        "Player 1\u2019s card in position 4 turned up: Bolt (seen on the table)"
+    )
 
 
 def test_a_card_laid_face_up_on_a_face_down_leader_asks_for_the_defence_by_name_mm_5(

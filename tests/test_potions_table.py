@@ -200,7 +200,7 @@ def test_a_card_put_down_in_an_empty_slot_is_the_place(tmp_path: Path, slot: int
     assert roles_of(session.view(0.0).roles, "legal") == zone(0, *range(2, 21))
     session.on_layout(session.expected | {f"s1.z{slot}": "3x7"}, now=0.0)
     assert session.state.actions()[-1] == Place("3x7", slot)
-    assert session.message == f"place:3x7:{slot} (seen on the table)"
+    assert session.message == f"Play card 3\u00d77 into slot {slot} (seen on the table)"
     assert journal_history(tmp_path) == [Place("3x7", slot).to_json()]
     state = potions_state(session)
     assert state.phase is Phase.CAPTURE and state.hands == [3, 4]
@@ -257,7 +257,7 @@ def test_end_turn_through_act_draws_back_to_four_and_passes(tmp_path: Path) -> N
     session = start_session(tmp_path, dealt(Place("3x6", 2)))  # 9 x 6 = 54: no capture
     assert potions_state(session).legal_actions() == [EndTurn()]
     assert session.act("end_turn", now=0.0) == EndTurn()
-    assert session.message == "end_turn (control)"
+    assert session.message == "End the turn (control)"
     assert journal_history(tmp_path) == [EndTurn().to_json()]
     state = potions_state(session)
     assert state.current_player() == 1 and state.hands == [4, 4] and state.pile_size == 69
@@ -300,7 +300,10 @@ def test_end_turn_with_a_capture_open_is_flagged_until_it_is_made(tmp_path: Path
     session.on_layout({"s1.t1": "7x9"}, now=1.0)
     assert session.state.actions()[-1] == EXAMPLE
     assert not session.view(now=1.0).blinking
-    assert session.message == f"{EXAMPLE.id} (seen on the table)"
+    assert (
+        session.message
+        == "Capture monster 63 with potions 9 and 7 (seen on the table)"  # values, as the page says
+    )
     details = GAME.describe(session.state)
     assert details["forgotten"] is None
     # The spent pair went under the pile, which gave the reward and player_1's draw: 70 + 2 - 2.

@@ -263,6 +263,7 @@ def _table(state: GameState, said: list[dict[str, object]]) -> SimpleNamespace:
         elsewhere=frozenset(),
         table_seats=None,
         say=lambda text, key, **params: said.append({"key": key, **params}),
+        called=lambda player: player,
     )
 
 

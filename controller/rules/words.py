@@ -157,6 +157,19 @@ def _kind(action: type) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", action.__name__).lower()
 
 
+def word_text(game: Game, part: str, language: str = "en") -> str:
+    """A seat or another word of an id as a player reads it (words.js `wordText`):
+    "mamy_wata" -> "Mamy Wata", "player_2" -> "Player 2"; else the id made readable."""
+    words = catalogue(game)
+    for section in ("players", "words"):
+        found = words.get(language, {}).get(section, {}).get(part)
+        if found is None:
+            found = words.get("en", {}).get(section, {}).get(part)
+        if found is not None:
+            return str(found)
+    return part.replace("_", " ")
+
+
 def action_text(
     game: Game, action_id: str, language: str = "en", names: Mapping[str, str] | None = None
 ) -> str:
@@ -172,8 +185,7 @@ def action_text(
         return found if found is not None else words.get("en", {}).get(section, {}).get(key)
 
     def word(part: str) -> str:
-        found = lookup("players", part) or lookup("words", part)
-        return str(found) if found is not None else part.replace("_", " ")
+        return word_text(game, part, language)
 
     def seat(number: str) -> str:  # "2" in "s2.z3" is the second seat
         return word(game.player_names[int(number) - 1])
