@@ -485,13 +485,24 @@ def test_the_new_game_form_offers_teams_at_four_players_and_folds_expert_options
         more = page.locator("#new-options .more-options summary")
         expect(more).to_have_text("More options")
         more.click()
-        page.locator("#new-options input[name=loas]").fill("red,yellow,purple,turquoise")
+        # The walk: a refused start said why at the page's top, far above the form tapped.
+        loas = page.locator("#new-options input[name=loas]")
+        loas.fill("red,red,purple,turquoise")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.locator("#new-form button[type=submit]").click()
+        error = page.locator("#error")
+        expect(error).to_contain_text("red")
+        expect(error).to_be_in_viewport()
+        error.click()  # read, tapped away
+        expect(error).to_be_hidden()
+        loas.fill("red,yellow,purple,turquoise")
         chosen = page.evaluate("chosenOptions()")
         assert chosen["teams"] is True and chosen["loas"] == "red,yellow,purple,turquoise"
         page.once("dialog", lambda dialog: dialog.accept())
         page.locator("#new-form button[type=submit]").click()
         expect(page.locator("#new-names input")).to_have_count(4)
         page.wait_for_function("snap.options.teams === true && snap.players.length === 4")
+        page.wait_for_function("window.scrollY === 0")  # the new game's board, not the form
         # Back at 3 players, teams are hidden again and not sent.
         page.locator("#new-options input[name=players]").fill("3")
         expect(teams).to_be_hidden()

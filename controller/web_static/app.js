@@ -839,12 +839,16 @@ $("new-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const abandon = Boolean(snap && !snap.result);
   if (abandon && !window.confirm(t("abandon"))) return;
-  post("new", {
+  const reply = await post("new", {
     game: $("new-game").value, options: chosenOptions(), names: chosenNames(), abandon,
     computer: chosenComputer(), hints: $("new-hints").checked ? "on" : "off",
     computer_dice: chosenComputer().length ? $("new-dice").value : undefined,
   });
+  // The new game's board, not the form left behind at the foot of the page.
+  if (reply.ok) window.scrollTo({ top: 0, behavior: "smooth" });
 });
+// Read, it is tapped away.
+$("error").addEventListener("click", () => showError(""));
 $("unsure-picture").addEventListener("error", () => showUnsurePicture(false));
 $("camera").addEventListener("error", () => {
   $("camera").hidden = true;
