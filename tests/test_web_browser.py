@@ -82,6 +82,8 @@ def test_akuma_played_by_clicking(page: Page, tmp_path: Path) -> None:
         page.locator("#pause").click()
         expect(page.locator("#pause")).to_have_text("Resume")
         expect(page.locator("#turn")).to_contain_text("paused")
+        # What to do now no longer gives the move (the walk: a player made it, and was refused).
+        expect(page.locator("#phase-help")).to_contain_text("The game is paused")
         page.locator("#pause").click()
         expect(page.locator("#pause")).to_have_text("Pause")
 

@@ -749,7 +749,9 @@ function render() {
   // While pieces are to be put right (the header's line), that comes first (the walk: "put the
   // akuma on 5" above, "roll" under What to do now). Over, nothing comes next.
   const fixing = Object.values(snap.spots).some(handFix);
-  const instead = tableTurnHelp() ?? roomTurnHelp(); // which says what to carry out itself
+  // Paused, no move can be made: what the game's phase asks waits (the walk: a player did it).
+  const paused = snap.paused && !snap.result ? t("now_paused") : null;
+  const instead = paused ?? tableTurnHelp() ?? roomTurnHelp(); // which say what to do themselves
   drawPhaseHelp(snap, lang, instead, fixing && instead === null && !snap.result ? t("now_fix_first") : null);
   drawActions();
   drawPointing();
