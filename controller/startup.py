@@ -26,8 +26,13 @@ from hardware.toml_files import read_toml_text
 
 log = logging.getLogger(__name__)
 
-ANOTHER = "finish it, or start a new game with --new-game (this one is kept)"
-"""What to do with a journal's game that is not the one asked for: a newcomer's first question."""
+ANOTHER = (
+    "to play it on, run again without the game's settings (--game, --players, --teams, --option, "
+    "--names, --computer, --computer-dice, --hints): it keeps its own; to play another, add "
+    "--new-game (this one is kept among the past games)"
+)
+"""What to do with a journal's game that is not the one asked for: a newcomer's first question
+(the walk: a game started from the page, then the first command line run again)."""
 
 
 class StartupError(RuntimeError):

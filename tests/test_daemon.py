@@ -281,7 +281,9 @@ def test_resuming_with_other_game_options_is_refused(tmp_path: Path, stacks_conf
     first.open()
     first.close()
     second = Daemon(stacks_config, stacks_options(tmp_path, options={"moves": 5}))
-    with pytest.raises(StartupError, match=r"moves.*start a new game with --new-game"):
+    with pytest.raises(
+        StartupError, match=r"moves.*run again without the game's settings.*add --new-game"
+    ):
         second.open()
     second.close()
 
