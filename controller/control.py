@@ -152,7 +152,8 @@ def _exchange(path: Path, line: bytes, timeout: float) -> JSON | None:
         sock.settimeout(timeout)
         try:
             sock.connect(str(path))
-        except FileNotFoundError:
+        except (FileNotFoundError, ConnectionRefusedError):
+            # Refused: the socket of a daemon killed (kill -9, a power cut) is left behind.
             raise ControlError(
                 f"no daemon is listening at {path}: is `smartboard run` running?"
             ) from None

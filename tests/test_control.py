@@ -156,6 +156,13 @@ def test_no_daemon_is_a_certain_failure(tmp_path: Path) -> None:
     with pytest.raises(ControlError, match="no daemon is listening") as raised:
         request(tmp_path / "none.sock", {"op": "act"})
     assert not raised.value.unknown
+    # The walk: a daemon killed with -9 leaves its socket behind, nobody listening on it.
+    left = tmp_path / "left.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
+        gone.bind(str(left))
+    with pytest.raises(ControlError, match=r"no daemon is listening .*smartboard run") as raised:
+        request(left, {"op": "act"})
+    assert not raised.value.unknown
 
 
 @given(st.binary(max_size=400))
