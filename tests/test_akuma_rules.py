@@ -1068,8 +1068,16 @@ def test_the_miraculous_die_reading_stands_for_the_power() -> None:
 @pytest.mark.parametrize(
     ("make", "reading", "message"),
     [
-        (lambda: play(new_state(), ChooseDice(2)), [3], "2 dice were chosen, 1 were read"),
-        (lambda: play(new_state(), ChooseDice(1)), [3, 4], "1 dice were chosen, 2 were read"),
+        (
+            lambda: play(new_state(), ChooseDice(2)),
+            [3],
+            "two dice were chosen for this roll .AK-3.: two faces are wanted, not 1",
+        ),
+        (
+            lambda: play(new_state(), ChooseDice(1)),
+            [3, 4],
+            "one die was chosen for this roll .AK-3.: one face is wanted, not 2",
+        ),
         (new_state, ["venom"], "1-6"),
         (new_state, [7], "1-6"),
         (new_state, [0], "1-6"),

@@ -1581,7 +1581,7 @@ def test_dice_actions_read_one_d12_for_whoever_rolls() -> None:
 
 @pytest.mark.parametrize("reading", [[], [3, 4], [0], [13], ["6"], ["x"], [True]])
 def test_dice_actions_refuse_a_reading_that_is_not_one_d12(reading: list[int | str]) -> None:
-    with pytest.raises(IllegalActionError, match="one d12"):
+    with pytest.raises(IllegalActionError, match="d12 is wanted: one face, 1 to 12"):
         GAME.dice_actions(new_state(), reading)
 
 

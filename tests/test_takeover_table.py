@@ -297,7 +297,7 @@ def test_first_roll_and_tiles_are_read_from_dice_and_camera(tmp_path: Path) -> N
     assert {"r0c0.map", "r11c11.map", "r5c5.map"} <= roles_of(roles, "legal")
     session.on_layout(with_map(session.expected, **tile_at("r4c4")), 0.0)
     assert session.state.actions()[-1] == PlaceTile("r4c4")
-    assert "place_tile:r4c4" in session.message
+    assert "Lay a tile with its top-left corner on E5" in session.message
     # HT-1: the next tile shares an edge with it, so only cells near it are lit now.
     legal = roles_of(session.view(0.0).roles, "legal")
     assert "r4c6.map" in legal and "r3c4.map" in legal and "r0c0.map" not in legal
@@ -424,7 +424,7 @@ def test_with_two_buildings_in_reach_the_player_names_one_before_rolling(tmp_pat
     state = session.state
     assert isinstance(state, TakeoverState)
     assert (state.buildings[1].owner, state.buildings[1].points) == (0, 10)  # HT-5: red's now
-    with pytest.raises(IllegalActionError, match="one d12"):
+    with pytest.raises(IllegalActionError, match="d12 is wanted: one face, 1 to 12"):
         GAME.dice_actions(GAME.new_initial_state(), [13])
 
 

@@ -658,7 +658,14 @@ class AkumaGame(Game):
             return [ChooseDice(len(pips)), Roll(total)]
         if s.phase is Phase.ROLL:
             if len(pips) != s.dice_count:
-                raise IllegalActionError(f"{s.dice_count} dice were chosen, {len(pips)} were read")
+                chosen, faces = (
+                    ("one die was", "one face is")
+                    if s.dice_count == 1
+                    else ("two dice were", "two faces are")
+                )
+                raise IllegalActionError(
+                    f"{chosen} chosen for this roll (AK-3): {faces} wanted, not {len(pips)}"
+                )
             return [Roll(total)]
         raise IllegalActionError(f"no dice roll is expected now ({s.phase.value})")
 

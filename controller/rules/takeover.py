@@ -1393,7 +1393,8 @@ class TakeoverGame(Game):
             raise IllegalActionError("no d12 roll is expected now")
         if len(reading) != 1 or type(reading[0]) is not int or reading[0] not in D12:
             raise IllegalActionError(
-                f"one d12 (1-12) of {COLOURS[roller]} is wanted, not {list(reading)}"
+                f"{COLOURS[roller].capitalize()}'s d12 is wanted: one face, 1 to 12, "
+                f"not {list(reading)}"
             )
         return [*choice, Roll(int(reading[0]))]
 
