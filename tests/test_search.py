@@ -297,7 +297,8 @@ def test_an_evaluation_gives_each_player_a_guess_in_range(game: Game) -> None:
         guess = game.evaluate(state)
         assert guess is not None and len(guess) == state.num_players
         assert all(-1.0 <= value <= 1.0 for value in guess)
-        assert sum(guess) == pytest.approx(0.0)  # two players: one's lead is the other's lag
+        # Each player's chance of winning, 2p - 1: the chances add up to one.
+        assert sum((value + 1) / 2 for value in guess) == pytest.approx(1.0)
         if state.is_chance_node():
             step(state, hidden, chance(state, hidden, rng))
         else:
@@ -306,11 +307,17 @@ def test_an_evaluation_gives_each_player_a_guess_in_range(game: Game) -> None:
     assert AKUMA.evaluate(AKUMA.new_initial_state()) is None  # its playouts are short
 
 
-def test_a_lead_is_measured_against_the_best_of_the_others() -> None:
+def test_a_lead_is_a_chance_of_winning_on_the_scale_of_the_returns() -> None:
+    """Two players: the tanh of the lead. More: level players have a fair seat's chance (the
+    walk: a hint gave every seat of four 53 %), and the chances add up to one."""
+    assert leads([5.0, 2.0], 3.0) == pytest.approx([math.tanh(1.0), math.tanh(-1.0)])
+    assert leads([4.0, 4.0, 4.0, 4.0], 3.0) == pytest.approx([-0.5] * 4)  # 2 * 1/4 - 1
     values = leads([5.0, 2.0, 5.0, 0.0], 3.0)
-    assert values[0] == values[2] == 0.0  # level with the best other
-    assert values[1] == pytest.approx(math.tanh(-1.0))
-    assert values[3] < values[1] < 0.0
+    chances = [(value + 1) / 2 for value in values]
+    assert sum(chances) == pytest.approx(1.0)
+    assert values[0] == values[2] and values[3] < values[1] < values[0]
+    assert all(-1.0 < value < 1.0 for value in values)
+    assert leads([1000.0, 0.0, 0.0], 1.0) == pytest.approx([1.0, -1.0, -1.0])  # no overflow
 
 
 @pytest.mark.parametrize(

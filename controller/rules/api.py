@@ -302,13 +302,16 @@ class GameState:
 
 
 def leads(strengths: Sequence[float], scale: float) -> list[float]:
-    """An evaluation (`Game.evaluate`) from each player's strength: how far ahead of the best
-    of the others they are, squashed into -1..1, a lead of `scale` giving about 0.76."""
-    values = []
-    for player, strength in enumerate(strengths):
-        best_other = max(s for p, s in enumerate(strengths) if p != player)
-        values.append(math.tanh((strength - best_other) / scale))
-    return values
+    """An evaluation (`Game.evaluate`) from each player's strength, on the scale of the
+    returns (1 a win, -1 a loss): 2p - 1 for each player's chance p of winning, the chances a
+    softmax of the strengths. With two players it is the tanh of the lead over `scale` (a lead
+    of `scale` gives about 0.76); with more, players level with each other have a fair seat's
+    chance (1/N: -0.5 each of four), as the returns of their games would average, so a hint's
+    chance of winning is one (the walk: 53 % for every seat of four)."""
+    top = max(strengths)
+    weights = [math.exp(2.0 * (strength - top) / scale) for strength in strengths]
+    total = sum(weights)
+    return [2.0 * weight / total - 1.0 for weight in weights]
 
 
 _T = typing.TypeVar("_T")
