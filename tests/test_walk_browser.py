@@ -151,6 +151,17 @@ def test_the_page_names_the_players_seat_and_whose_dice_to_roll_for_the_table(
         expect(banner).to_have_text("Lancez les dés de Bleu pour la table")
 
 
+def test_named_players_are_told_their_seat_of_the_game(page: Page, tmp_path: Path) -> None:
+    """The walk: with the seats named Ana and Bob, nothing tied Ana to Mamy Wata, whose yellow
+    the legend and the guide speak of. The banner names both."""
+    seats = ("--players", "3", "--names", "Ana,Bob", "--computer", "3:easy")
+    with dashboard(tmp_path, "--game", "voodoo", *seats) as table:
+        page.goto(table.page)
+        expect(page.locator("#thinking-text")).to_have_text(
+            "The table plays Papa Legba (easy) \u00b7 you play Ana (Mamy Wata), Bob (Gran Bwa)"
+        )
+
+
 def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Path) -> None:
     """The walk: after the table's turn the line under the board said its last move alone ("End
     the turn"), its capture and point only in the log far below. It says the turn's moves."""
@@ -222,6 +233,12 @@ def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path:
         # The swatch is the role's brightest light.
         swatch = page.locator("#legend li .swatch").first
         assert swatch.evaluate("node => node.style.background") == "rgb(0, 0, 255)"
+        # A spot that blinks as the game lights it (a forgotten capture to be made) keeps its
+        # role in the legend; one lit for nothing else is to be put right (the walk: Potions'
+        # cards, where they should be, were "to put right").
+        blinking = "({fix: true, role: %s})"
+        assert page.evaluate("blinkRole" + blinking % '"forgotten"') == "forgotten"
+        assert page.evaluate("blinkRole" + blinking % "null") == "fix"
 
 
 def test_a_hint_whose_moves_look_alike_says_so(page: Page, tmp_path: Path) -> None:

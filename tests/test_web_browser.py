@@ -617,6 +617,11 @@ def test_the_dice_record_counts_the_rolls_typed_in(page: Page, tmp_path: Path) -
         expect(die.locator(".verdict")).to_have_text(re.compile("^2 lancers : trop peu"))
         one = "verdictText({key: 'too_few', params: {rolls: 1, needed: 30}})"
         assert page.evaluate(one).startswith("1 lancer : trop peu")  # the walk: "1 lancers"
+        # Another game on the table: the die is still named in its own game's words (the
+        # walk: in English, by its id, under Baron Voodoo).
+        page.evaluate('post("new", { game: "voodoo", abandon: true })')
+        page.wait_for_function("snap.game === 'voodoo'")
+        expect(die.locator("strong")).to_have_text("Capture l'Akuma \u00b7 d\u00e9")
 
 
 def test_an_unsure_roll_is_settled_by_tapping_each_die(page: Page, tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ function spotElement(id, spot, className, label = spotText(id)) {
   const [head, ...rest] = label.split(/(?<=\.)|(?<=\d)(?=[a-z])/i);
   node.append(el("span", { class: "label" }, head, ...rest.flatMap((part) => [el("wbr"), part])));
   // A mark beside the colour, as the terminal shows it: colour alone fails colour-blind eyes.
-  const marked = roleMark(spot.fix ? "fix" : spot.role);
+  const marked = roleMark(blinkRole(spot));
   if (marked) node.append(el("span", { class: "mark", text: marked, "aria-hidden": "true" }));
   // What the sensors tell there, drawn as the game looks (draw.js).
   const token = tokenElement(spot.sensed, id, snap);
@@ -693,6 +693,12 @@ function chosenOptions() {
 
 // -- wiring ----------------------------------------------------------------------------
 
+// A spot's role as the legend says it: a blinking spot the game itself lights (a Multipli
+// Potion's forgotten capture, to be made) keeps its role, not "to put right" (the walk).
+function blinkRole(spot) {
+  return spot.fix && !spot.role ? "fix" : spot.role;
+}
+
 function roleMark(role) {
   return role ? snap.marks?.[role.split("@")[0]] ?? "" : "";
 }
@@ -704,7 +710,7 @@ function drawLegend() {
   // building at full points), it is said once with what its brightness tells, not once a level.
   const lit = new Map();
   for (const [id, spot] of Object.entries(snap.spots)) {
-    const role = spot.fix ? "fix" : spot.role;
+    const role = blinkRole(spot);
     // A sub-spot's role may be lit by its square's LEDs (a Hostile Takeover cell's map tile).
     const light = spot.light ?? snap.spots[squareOf(id)]?.light;
     if (!role || !light || light === "#000000") continue;

@@ -43,9 +43,10 @@ function drawComputer() {
   // a person's turn, the seats it plays.
   const turn = tableTurn();
   const seats = snap.result ? [] : (snap.computer ?? []).flatMap((level, i) => level
-    ? [t("table_level", { player: playerName(snap.players[i]), level: levelName(level) })] : []);
-  // The people's seats named beside the table's: nothing else tells a player which is theirs.
-  const yours = snap.players.filter((_, i) => !snap.computer?.[i]).map(playerName);
+    ? [t("table_level", { player: seatTitle(snap.players[i]), level: levelName(level) })] : []);
+  // The people's seats named beside the table's: nothing else tells a player which is theirs,
+  // nor, named, which seat of the game's (the walk: Ana never learnt she was Mamy Wata).
+  const yours = snap.players.filter((_, i) => !snap.computer?.[i]).map(seatTitle);
   $("thinking").hidden = !thinking && !turn && seats.length === 0;
   $("thinking-progress").hidden = !thinking;
   if (thinking) $("thinking-progress").value = thinking.fraction;

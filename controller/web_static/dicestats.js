@@ -20,26 +20,32 @@ async function followDice(live) {
 
 const SOURCES = ["read", "confirmed", "corrected", "typed", "virtual"];
 
-function verdictText(verdict) {
+// A face or a die in the words of the game it was rolled in, which may not be the one on the
+// table (the walk: a Voodoo table said Akuma's "second chance", in English under French).
+function tallyWord(game, part) {
+  return wordOf(game, "words", part) ?? wordOf(game, "players", part) ?? readable(part);
+}
+
+function verdictText(verdict, game) {
   const { face, rolls } = verdict.params;
   const key = `dice_${verdict.key}`;
   const one = rolls === 1 && `${key}_one` in STRINGS.en ? `${key}_one` : key; // "1 roll", not "1 rolls"
-  return t(one, { ...verdict.params, face: face && wordText(face) });
+  return t(one, { ...verdict.params, face: face && tallyWord(game, face) });
 }
 
 function tallyItem(tally) {
   const most = Math.max(1, ...Object.values(tally.faces));
-  const title = lookup("dice", tally.kind)?.[0] ?? tally.kind;
-  const die = tally.die ? `${wordText(tally.die)} ${title}` : title;
+  const title = wordOf(tally.game, "dice", tally.kind)?.[0] ?? tally.kind;
+  const die = tally.die ? `${tallyWord(tally.game, tally.die)} ${title}` : title;
   const verdict = tally.verdict;
   const bars = Object.entries(tally.faces).map(([face, count]) =>
     el("div", { class: "bar", title: `${face}: ${count}` },
-      el("span", { class: "face", text: wordText(face) }),
+      el("span", { class: "face", text: tallyWord(tally.game, face) }),
       el("span", { class: "fill", style: `width: ${(100 * count) / most}%` }),
       el("span", { class: "count", text: String(count) })));
   return el("li", { class: verdict.warn ? "warn" : "", "data-die": `${tally.game}:${tally.kind}:${tally.die ?? ""}` },
     el("strong", { text: `${gameName(tally.game)} · ${die}` }),
-    el("p", { class: "verdict", text: verdictText(verdict) }),
+    el("p", { class: "verdict", text: verdictText(verdict, tally.game) }),
     el("div", { class: "bars" }, ...bars));
 }
 

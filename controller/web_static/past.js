@@ -82,13 +82,14 @@ function gameTitle(game) {
 }
 
 function pastPlayers(game) {
-  return game.players.map((seat, i) => seatName(game, i, seatText(seat)));
+  // Each game's seats by its own words, not those of the game on the table (the walk).
+  return game.players.map((seat, i) => seatName(game, i, seatText(seat, game.game)));
 }
 
 function pastResult(game) {
   if (game.result === "abandoned") return t("abandoned");
   const winners = game.result.winners.map((seat) =>
-    seatName(game, game.players.indexOf(seat), seatText(seat)));
+    seatName(game, game.players.indexOf(seat), seatText(seat, game.game)));
   return winners.length ? t("won_by", { names: winners.join(", ") }) : t("nobody_won");
 }
 

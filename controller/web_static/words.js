@@ -66,8 +66,17 @@ function loadWords(game) {
     .catch(() => ({}))
     .then((words) => {
       gameWords[game] = words;
-      if (snap && snap.game === game) translate();
+      // Another game's words name what the page keeps of it: past games, the dice record.
+      if (snap) translate();
     });
+}
+
+// A word of `game`'s, which may not be the game on the table (a die of the dice record);
+// asked for, the page is drawn again when it comes.
+function wordOf(game, section, key) {
+  if (!gameWords[game]) loadWords(game);
+  const words = gameWords[game] ?? {};
+  return words[lang]?.[section]?.[key] ?? words.en?.[section]?.[key];
 }
 
 function catalogue() {
@@ -93,6 +102,14 @@ function playerName(seat) {
   const chosen = snap?.names?.[snap.players?.indexOf(seat)];
   if (chosen) return chosen;
   return lookup("players", seat) ?? readable(seat);
+}
+
+// A seat by its chosen name with the game's own beside it ("Ana (Mamy Wata)"): what ties the
+// player to the seat's colour and powers, which the game's words name by the seat's own.
+function seatTitle(seat) {
+  const name = playerName(seat);
+  const own = lookup("players", seat) ?? readable(seat);
+  return name === own ? name : `${name} (${own})`;
 }
 
 // A word that an id is made of: a seat, a catalogued word, else the id made readable.
