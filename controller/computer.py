@@ -259,7 +259,10 @@ class Computer:
         the id of one of the hint's moves, to light that one instead."""
         state = session.state
         if not self.hints:
-            raise Refused("hints are switched off for this game", "hints_off")
+            raise Refused(
+                "hints are switched off for this game: `smartboard hints on` switches them on",
+                "hints_off",
+            )
         if state.is_terminal():
             raise Refused("the game is over: there is no move to hint", "hint_over")
         if state.is_chance_node():
@@ -304,10 +307,16 @@ class Computer:
             # The simulated table's hands know the cards already laid: only those left count.
             held = self.hands.secret_choices(state)
             cards = [card for card in cards if card in held] or cards
-        lay = state.chance_outcomes()[0][0].id
-        said = f"hint for {player}: lay {cards[0]} face down (best first: {', '.join(cards)})"
-        session.say(said, "hint_lay", player=player, cards=cards, actions=[lay])
-        return {"ok": True, "pending": False, "lay": {"player": player, "cards": cards, "id": lay}}
+        outcome = state.chance_outcomes()[0][0]
+        # Where the card goes: the spot the lay changes (the walk: a terminal had only an id,
+        # which `act` refuses, a lay being chance read from the table).
+        after, now = session.layout_after(outcome), session.expected
+        spot = next((s for s in sorted(after) if after[s] != now.get(s)), None)
+        said = f"hint for {session.called(player)}: lay {cards[0]} face down"
+        said += f" (best first: {', '.join(cards)})"
+        session.say(said, "hint_lay", player=player, cards=cards, actions=[outcome.id])
+        lay = {"player": player, "cards": cards, "id": outcome.id, "spot": spot}
+        return {"ok": True, "pending": False, "lay": lay}
 
     def lay_hint_for(self, session: Session) -> str | None:
         """The player who lays a card face down now and may ask which (`Game.lay_advice`)."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from controller.rules.api import JSON
+from controller.rules.words import word_text
 from controller.seats import per_seat
-from controller.session import View, describe_state
+from controller.session import View, describe_state, dice_owner
 from controller.snapshot import table_snapshot
 from controller.terminal import role_marks
 
@@ -31,12 +32,40 @@ def status(daemon: Daemon, now: float) -> JSON:
         "thinking": daemon.computer.thinking(session, daemon.thinker),
         "hint": daemon.computer.hint_json(session),
         "taken_back": daemon.journal.take_backs.to_json(),
+        "waiting": waiting(daemon),
     }
     link = daemon.backends.link_state()
     out["link"] = None if link is None else link.to_json()
     out["room"] = None if daemon.room is None else daemon.room.to_json(session.rolled_elsewhere())
     said = [alert["text"] for alert in alerts(daemon)]
     return out | daemon.backends.camera_status(now, daemon.unsure) | {"alerts": said}
+
+
+def waiting(daemon: Daemon) -> str | None:
+    """What the table waits for when no player is asked to decide (the walk: "to move: chance"
+    was all a terminal said): the dice wanted, whose and how to enter them, or what to lay."""
+    game, state = daemon.game, daemon.session.state
+    if state.is_terminal() or not state.is_chance_node():
+        return None
+    wanted = game.dice_wanted(state)
+    laid = "; the simulated table's hands lay it with `smartboard lay-out`" if daemon.hands else ""
+    if wanted is None:
+        return (
+            "the cards or pieces chance brings, laid where the table lights them "
+            f"(`smartboard place --list` shows each spot and what it expects){laid}"
+        )
+    owner = dice_owner(game, state)
+    whose = "" if owner is None else f" for {word_text(game, state.player_name(owner))}"
+    if all(isinstance(face, int) for face in wanted.faces):
+        faces = f"{min(wanted.faces)}-{max(wanted.faces)}"
+    else:
+        faces = ", ".join(map(str, wanted.faces))
+    dice = "one die" if wanted.count == 1 else f"{wanted.count} dice"
+    example = " ".join(str(face) for face in wanted.faces[: min(wanted.count, 2)])
+    return (
+        f"a roll{whose}: {dice} ({wanted.kind}, faces {faces}), thrown in the tray for the "
+        f"camera, or entered with `smartboard roll {example}`"
+    )
 
 
 def alerts(daemon: Daemon) -> list[JSON]:

@@ -841,4 +841,6 @@ def describe_state(game: Game, state: GameState) -> JSON:
         "history": state.history(),
         "result": game.result(state),
         "details": game.describe(state),
+        # What tokens coded by id are called in it (a squad card "T1" is "Colossus").
+        "token_names": game.token_names(state),
     }

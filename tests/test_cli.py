@@ -199,5 +199,13 @@ def test_status_text_names_the_winner(tmp_path: Path) -> None:
     assert smartboard("run", *args, "--state-dir", str(tmp_path)).returncode == 0
     done = smartboard("status", "--state-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("akuma, turn ")
+    assert done.stdout.startswith("Capture the Akuma, turn ")
     assert " won" in done.stdout
+
+
+def test_a_mistyped_command_is_told_the_one_meant(capsys: pytest.CaptureFixture[str]) -> None:
+    """The walk: `smartboard stauts` listed all the commands and no more."""
+    with pytest.raises(SystemExit) as ended:
+        main(["stauts"])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.rstrip().endswith("; did you mean status?")

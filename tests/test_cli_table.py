@@ -89,7 +89,11 @@ def test_place_and_remove_say_what_they_did_or_why_not(
     assert main(["place", "5.trap", "red:3", "--state-dir", state_dir]) == 1
     assert "a reed feels a piece, never which: not 'red:3'" in capsys.readouterr().err
     assert main(["remove", "5.dragon", "--state-dir", state_dir]) == 1
-    assert "no spot '5.dragon' on the akuma table" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "no spot '5.dragon' on the Capture the Akuma table (`smartboard place --list`" in said
+    assert main(["place", "trap", "--state-dir", state_dir]) == 1
+    said = capsys.readouterr().err  # the walk: "z1", each seat's "s1.z1", named alone
+    assert "did you mean 1.trap or 2.trap or 3.trap? (`smartboard place --list`" in said
     assert main(["place", "--state-dir", state_dir]) == EX_USAGE
     assert "give a spot, or --list" in capsys.readouterr().err
 
@@ -103,10 +107,10 @@ def test_place_tells_how_to_find_spots_and_tokens(capsys: pytest.CaptureFixture[
 def test_actions_are_grouped_by_kind_and_cut_at_the_terminal(
     table: Daemon, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert cli(table, capsys, "actions") == "to move: hawkmoth\n  choose_dice: 1 2\n"
+    assert cli(table, capsys, "actions") == "to move: Hawk Moth\n  choose_dice: 1 2\n"
     cli(table, capsys, "act", "choose_dice:2")
     cli(table, capsys, "roll", "4", "6")  # AK-5: a trap on any of the 9 squares
-    wide = "to move: hawkmoth\n  place_trap: 1 2 3 4 5 6 7 8 9\n"
+    wide = "to move: Hawk Moth\n  place_trap: 1 2 3 4 5 6 7 8 9\n"
     assert cli(table, capsys, "actions") == wide
     monkeypatch.setenv("COLUMNS", "40")
     cut = cli(table, capsys, "actions").splitlines()[1]

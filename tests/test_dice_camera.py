@@ -377,7 +377,8 @@ def test_status_shows_the_running_tables_camera_and_confirm_needs_a_reading(
         wait_for(lambda: bool(daemon.table_camera and daemon.table_camera.seen))
         assert main(["status", "--state-dir", str(tmp_path)]) == 0
         out = capsys.readouterr().out
-        assert out.startswith("akuma, turn ")  # the first roll may be read and applied already
+        # The first roll may be read and applied already.
+        assert out.startswith("Capture the Akuma, turn ")
         assert "  camera: ok" in out
         assert "  dice seen: 4 (" in out  # the first photo's die
         # Each die is read from the frames it lay still in ([dice] combine_frames).

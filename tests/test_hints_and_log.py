@@ -81,7 +81,7 @@ def test_hints_switched_during_a_game_and_the_taken_back_marks_across_a_restart(
     assert main(["status", *state_dir]) == 0  # no daemon: from the journal
     said = capsys.readouterr().out
     # Red by the name chosen for it, and its move taken back.
-    assert said.startswith("dice_race, turn 1, 1 actions; to move: Ana\n")
+    assert said.startswith("Dice Race, turn 1, 1 actions; to move: Ana\n")
     assert "  \u21b6 1 move taken back after move 1\n" in said
     with serving(config, run_options(seed=3)) as daemon:
         snap = call(daemon, op="snapshot")

@@ -264,6 +264,8 @@ def _table(state: GameState, said: list[dict[str, object]]) -> SimpleNamespace:
         table_seats=None,
         say=lambda text, key, **params: said.append({"key": key, **params}),
         called=lambda player: player,
+        expected=GAME.layout(state),
+        layout_after=lambda action: GAME.layout(state.child(action)),
     )
 
 
@@ -282,7 +284,7 @@ def test_a_hint_at_a_lay_names_the_cards_best_first_for_a_player_not_the_table()
     assert reply == {
         "ok": True,
         "pending": False,
-        "lay": {"player": "player_1", "cards": cards, "id": lay},
+        "lay": {"player": "player_1", "cards": cards, "id": lay, "spot": "s1.r1"},
     }
     assert said == [{"key": "hint_lay", "player": "player_1", "cards": cards, "actions": [lay]}]
     for k in (1, 2, 3):
@@ -323,7 +325,10 @@ def test_smartboard_hint_prints_the_cards_to_lay_after_a_restart(
     with serving(fast_sim_config(game=GAME.name), run_options(seed=2)):
         assert main(["hint", *state_dir]) == 0
         said = capsys.readouterr().out
-        assert said.startswith("hint for Player 1: lay thermokinetic face down (lay_power:")
+        # Where, and the command that lays it (the walk: an id that `act` refuses, a lay
+        # being read from the table).
+        place = "on s1.r1 (`smartboard place s1.r1 --secret thermokinetic`)"
+        assert said.startswith(f"hint for Player 1: lay thermokinetic face down {place}; ")
         assert said.endswith("then, best first: invisibility, speed, brainwashing, force\n")
         assert main(["hint", "--json", *state_dir]) == 0
         assert json.loads(capsys.readouterr().out)["cards"][0] == "thermokinetic"

@@ -40,6 +40,7 @@ from controller.rules.takeover import (
     Roll,
     TakeoverState,
 )
+from controller.rules.words import action_text
 from controller.session import Session, View, describe_state
 from controller.simulate import random_step
 from controller.terminal import draw
@@ -678,13 +679,18 @@ def test_status_prints_one_line_per_building(
     journal.close()
     assert cli.main(["status", "--state-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("takeover, turn 3, ") and lines[0].endswith("to move: Red")
-    assert "  lives: red 3; blue 3" in lines
-    assert "  scores: red 0; blue 0" in lines
-    at = lines.index("  buildings:")
-    assert lines[at + 1] == "    0: size small; cells r0c1; owner -; points 10"
-    assert lines[at + 3] == "    2: size small; cells r0c5; owner -; points 3"
-    assert lines[at + 11] == "    10: size large; cells r4c7, r4c8; owner -; points 25"
+    # In the page's words (the walk: ids, and buildings counted from 0 where `hint` and `undo`
+    # count from 1): cells by their column letter and row number.
+    assert lines[0].startswith("Hostile Takeover, turn 3, ") and lines[0].endswith("to move: Red")
+    assert "  Lives: Red 3; Blue 3" in lines
+    assert "  Points: Red 0; Blue 0" in lines
+    at = lines.index("  Buildings:")
+    assert lines[at + 1] == "    1: Size small; Cells B1; Owner -; Points 10"
+    assert lines[at + 3] == "    3: Size small; Cells F1; Owner -; Points 3"
+    assert lines[at + 11] == "    11: Size large; Cells H5, I5; Owner -; Points 25"
+    claimed = "  Last claim: Player Blue; Building 3; Roll 7; Claimed no; "
+    assert any(line.startswith(claimed) for line in lines)
+    assert action_text(GAME, Claim(2).id) == "Claim building 3"  # the same building
 
 
 def test_terminal_draws_each_cell_with_its_map_token_pawn_and_light() -> None:

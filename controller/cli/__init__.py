@@ -8,12 +8,15 @@ load OpenCV.
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import os
+import re
 import select
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
 from controller.cli import (
     bench,
@@ -71,8 +74,21 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, which also says the choice meant by a typo ("stauts": status)."""
+
+    def error(self, message: str) -> NoReturn:
+        typo = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if typo is not None:
+            choices = re.findall(r"'([^']*)'", typo[2])
+            near = difflib.get_close_matches(typo[1], choices, n=3)
+            if near:
+                message += f"; did you mean {' or '.join(near)}?"
+        super().error(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="smartboard",
         description="The daemon of an instrumented games table, and commands to talk to it.",
     )

@@ -19,8 +19,8 @@ from controller.journal import EmptyJournalError, Journal, JournalError
 from controller.operations import OPERATIONS, Argument
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
-from controller.rules.api import JSON, HistoryError
-from controller.rules.words import catalogue
+from controller.rules.api import JSON, Game, HistoryError
+from controller.rules.words import catalogue, detail_name, detail_text
 from controller.seats import split_names
 from controller.session import describe_state
 
@@ -207,10 +207,11 @@ def _hint(args: argparse.Namespace) -> int:
             return 0
         first, *others = lay["cards"]
         player = _called(args.state_dir)(lay["player"])
-        print(
-            f"hint for {player}: lay {first} face down ({lay['id']}); then, best first: "
-            f"{', '.join(others)}"
-        )
+        where = ""
+        if lay.get("spot"):
+            where = f" on {lay['spot']} (`smartboard place {lay['spot']} --secret {first}`)"
+        then = ", ".join(others)
+        print(f"hint for {player}: lay {first} face down{where}; then, best first: {then}")
         return 0
     hint = reply["hint"]
     if args.json:
@@ -342,7 +343,9 @@ def _actions(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reply))
         return 0
-    print(f"to move: {reply['to_move']}")
+    print(f"to move: {_called(args.state_dir)(reply['to_move']) if reply['to_move'] else '-'}")
+    if reply.get("waiting"):
+        print(f"waiting for: {reply['waiting']}")
     ids = [str(action["id"]) for action in reply["actions"]]
     if args.all:
         for action_id in ids:
@@ -399,27 +402,32 @@ def _status(args: argparse.Namespace) -> int:
     else:
         result = summary["result"]
         called = _called(args.state_dir)
+        game = get_game(summary["game"])
         where = (
             "over: " + (", ".join(map(called, result["winners"])) or "nobody") + " won"
             if result
+            else "waiting for the dice or cards"
+            if summary["to_move"] == "chance"
             else f"to move: {called(summary['to_move'])}"
         )
         if result and "scores" in result:
-            where += " (" + ", ".join(f"{p} {n}" for p, n in result["scores"].items()) + ")"
-        print(
-            f"{summary['game']}, turn {summary['turn']}, {len(summary['history'])} actions; {where}"
-        )
+            scores = result["scores"].items()
+            where += " (" + ", ".join(f"{called(p)} {n}" for p, n in scores) + ")"
+        print(f"{game.title}, turn {summary['turn']}, {len(summary['history'])} actions; {where}")
+        # In words, as the page lists them; not the rules' bookkeeping (inner details).
+        inner = {detail.name for detail in game.info.details if detail.inner}
+        names = summary.get("token_names", {})
         for key, value in summary["details"].items():
-            if key == "turn":
+            if key == "turn" or key in inner:
                 continue
-            name = key.replace("_", " ")
+            name = detail_name(game, key)
             if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
                 # A table, such as Hostile Takeover's buildings: one line for each row.
                 print(f"  {name}:")
                 for row in value:
-                    print(f"    {_row_text(row)}")
+                    print(f"    {_row_text(game, row, names)}")
             else:
-                print(f"  {name}: {_detail_text(value)}")
+                print(f"  {name}: {detail_text(game, key, value, names)}")
         for mark in summary.get("taken_back", []):
             print(f"  {_taken_back_text(mark)}")
         for line in _table_lines(summary, called):
@@ -500,6 +508,12 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
         lines.append(f"thinking: {whose} ({thinking['level']}), {thinking['fraction']:.0%}")
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
+    if summary.get("waiting"):
+        lines.append(f"waiting for: {summary['waiting']}")
+    for spot in summary.get("fix", []):
+        # What a terminal could not see (the walk): only the table's own console said it.
+        shows, wants = summary["sensed"].get(spot), summary["expected"].get(spot)
+        lines.append(f"put right: {spot} shows {shows or 'nothing'}, expects {wants or 'nothing'}")
     lines.extend(f"alert: {alert}" for alert in summary.get("alerts", []))
     return lines
 
@@ -531,17 +545,8 @@ def _link_text(link: JSON) -> str:
     return text
 
 
-def _row_text(row: dict[str, object]) -> str:
+def _row_text(game: Game, row: dict[str, object], names: dict[str, str]) -> str:
     """A row of a table of details: its id first, then each field after its name."""
     fields = {k: v for k, v in row.items() if k != "id"}
-    text = _detail_text(fields)
-    return f"{row['id']}: {text}" if "id" in row else text
-
-
-def _detail_text(value: object) -> str:
-    """One line per detail: a side's dice or score after its name, lists comma-separated."""
-    if isinstance(value, dict):
-        return "; ".join(f"{k} {_detail_text(v)}" for k, v in value.items()) or "-"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "-"
-    return "-" if value is None else str(value)
+    text = detail_text(game, "", fields, names) or "-"
+    return f"{detail_text(game, 'id', row['id'], names)}: {text}" if "id" in row else text

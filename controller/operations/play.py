@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from controller.journal import COMPUTER_DICE
 from controller.operations.registry import Argument, applied_reply, operation, refused
 from controller.refusals import Refused
+from controller.report import waiting
 from controller.rules import GAMES
 from controller.rules.api import (
     JSON,
@@ -33,7 +34,7 @@ def _actions(daemon: Daemon, request: JSON, now: float) -> JSON:
     state = daemon.session.state
     actions = [{"id": a.id, "action": a.to_json()} for a in state.legal_actions()]
     to_move = None if state.is_terminal() else state.player_name(state.current_player())
-    return {"ok": True, "to_move": to_move, "actions": actions}
+    return {"ok": True, "to_move": to_move, "actions": actions, "waiting": waiting(daemon)}
 
 
 @operation(

@@ -3,6 +3,7 @@ light test, the camera's calibration and learning dice."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -67,7 +68,7 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
         return {"ok": True, "spots": _spots(daemon)}
     spot, token, lift = request.get("spot"), request.get("token"), bool(request.get("lift"))
     if not isinstance(spot, str) or spot not in daemon.game.spots():
-        return {"ok": False, "error": f"no spot {spot!r} on the {daemon.game.name} table"}
+        return {"ok": False, "error": _no_spot(daemon, spot)}
     if token is not None and not isinstance(token, str):
         return {"ok": False, "error": f'"token" must be a string, not {token!r}'}
     if lift and token is not None:
@@ -101,6 +102,19 @@ def _place(daemon: Daemon, request: JSON, now: float) -> JSON:
         board[spot] = laid
     camera.show(board)
     return {"ok": True, "spot": spot, "token": laid}
+
+
+def _no_spot(daemon: Daemon, spot: object) -> str:
+    """A spot the board lacks, with those it may have meant ("z1" is each seat's "s1.z1")."""
+    said = f"no spot {spot!r} on the {daemon.game.title} table"
+    spots = list(daemon.game.spots())
+    if isinstance(spot, str):
+        near = [s for s in spots if s.endswith(f".{spot}")] or difflib.get_close_matches(
+            spot, spots, n=3
+        )
+        if near:
+            said += f"; did you mean {' or '.join(near[:3])}?"
+    return f"{said} (`smartboard place --list` lists them)"
 
 
 @operation(

@@ -170,6 +170,67 @@ def word_text(game: Game, part: str, language: str = "en") -> str:
     return part.replace("_", " ")
 
 
+def _named(game: Game, section: str, value: str, language: str) -> str | None:
+    """`value` by its own entry in `section`, else by the first starred key it fits."""
+    words = catalogue(game)
+    exact = words.get(language, {}).get(section, {}).get(value)
+    if exact is None:
+        exact = words.get("en", {}).get(section, {}).get(value)
+    if exact is not None:
+        return str(exact)
+    patterns = {**words.get("en", {}).get(section, {}), **words.get(language, {}).get(section, {})}
+
+    def seat(number: str) -> str:  # "2" in "s2.z3" is the second seat
+        return word_text(game, game.player_names[int(number) - 1], language)
+
+    return starred_text(patterns, value, lambda part: word_text(game, part, language), seat)
+
+
+def spot_text(game: Game, spot: str, language: str = "en") -> str | None:
+    """A spot as a sentence names it, with its seat (words.js `spotName`): "s2.c3" ->
+    "Player 2's position 3"; None where the game has no words for it."""
+    return _named(game, "places", spot, language) or _named(game, "spots", spot, language)
+
+
+def detail_name(game: Game, key: str) -> str:
+    """A detail's name as the page gives it (words.js `detailName`), in English."""
+    if key in game.player_names:
+        return word_text(game, key)
+    found = catalogue(game).get("en", {}).get("details", {}).get(key)
+    return str(found) if found is not None else spot_text(game, key) or key.replace("_", " ")
+
+
+def detail_text(game: Game, key: str, value: object, names: Mapping[str, str]) -> str:
+    """A detail's value in words, as the page shows it (app.js `detailValue`), in English on
+    one line: seats, cards, spots and decisions by their names. `names`: the game's
+    `token_names` for the state described."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    looks = game.info.looks
+    # Counted from 1, as the words and the board say them (the board's numbers too).
+    if isinstance(value, int) and looks is not None and key in (*looks.from_one, looks.numbers):
+        return str(value + 1)
+    if isinstance(value, list):
+        return ", ".join(detail_text(game, key, item, names) for item in value) or "none"
+    if isinstance(value, dict):
+        # Keys that are seats or spots hold the parent's kind of value; others are fields.
+        details = catalogue(game).get("en", {}).get("details", {})
+        fields = {inner: inner if inner in details else key for inner in value}
+        return "; ".join(
+            f"{detail_name(game, inner)} {detail_text(game, fields[inner], held, names)}"
+            for inner, held in value.items()
+        )
+    if not isinstance(value, str):
+        return str(value)
+    own = catalogue(game).get("en", {}).get("values", {}).get(key, {}).get(value)
+    if own is None and ":" in value and value.split(":")[0] in action_fields(game):
+        return action_text(game, value, names=names)  # a decision's id: a forgotten capture
+    found = own or names.get(value) or _named(game, "tokens", value, "en")
+    return str(found) if found else spot_text(game, value) or word_text(game, value)
+
+
 def action_text(
     game: Game, action_id: str, language: str = "en", names: Mapping[str, str] | None = None
 ) -> str:
@@ -187,18 +248,8 @@ def action_text(
     def word(part: str) -> str:
         return word_text(game, part, language)
 
-    def seat(number: str) -> str:  # "2" in "s2.z3" is the second seat
-        return word(game.player_names[int(number) - 1])
-
     def named(section: str, value: str) -> str | None:
-        exact = lookup(section, value)
-        if exact is not None:
-            return str(exact)
-        patterns = {
-            **words.get("en", {}).get(section, {}),
-            **words.get(language, {}).get(section, {}),
-        }
-        return starred_text(patterns, value, word, seat)
+        return _named(game, section, value, language)
 
     def shown(value: str, form: str) -> str:
         if form == "seat":
@@ -214,7 +265,7 @@ def action_text(
         if numbered is not None:
             return numbered
         if value in spots:  # as a sentence names a spot (words.js `placeText`)
-            return named("places", value) or named("spots", value) or value
+            return spot_text(game, value, language) or value
         return word(value)
 
     exact = lookup("actions", action_id)
