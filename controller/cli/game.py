@@ -219,9 +219,14 @@ def _hint(args: argparse.Namespace) -> int:
         return 0
     best = hint["choices"][0]
     print(f"hint for {_called(args.state_dir)(hint['player'])}: {best['words']} ({best['id']})")
+    # Each move's chance of winning after it, as the page gives it ("?": too few playouts).
+    print(
+        f"the moves weighed, with the chance of winning after each ({hint['iterations']} playouts):"
+    )
     for choice in hint["choices"]:
         lit = "*" if choice["id"] == hint.get("lit") else " "
-        print(f" {lit}{choice['share']:>4.0%}  {choice['words']} ({choice['id']})")
+        chance = "   ?" if choice["chance"] is None else f"{choice['chance']:>3} %"
+        print(f" {lit}{chance}  {choice['words']} ({choice['id']})")
     return 0
 
 
