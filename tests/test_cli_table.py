@@ -46,7 +46,8 @@ def test_a_game_of_akuma_from_the_command_line_alone(
     assert "5 (camera): shows civilian-5\n" in listed
     assert "empty, and the next move lays nothing there: 1.akuma 1.hawkmoth" in listed
     cli(table, capsys, "act", "choose_dice:2")
-    assert cli(table, capsys, "roll", "4", "6") == "applied roll:10\n"  # AK-5: a trap to lay
+    rolled = cli(table, capsys, "roll", "4", "6")
+    assert rolled == "applied: Rolled 10 (roll:10)\n"  # AK-5: a trap to lay
     assert "5.trap (reed): shows -; next: piece\n" in cli(table, capsys, "place", "--list")
     assert cli(table, capsys, "place", "5.trap") == "5.trap: piece laid\n"
     settled(table, 3)  # the trap laid is the move: place_trap:5

@@ -98,6 +98,13 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
         again = call(daemon, op="lay_out")
         assert again["key"] == "lay_out_nothing"
         assert len(daemon.session.state.actions()) == SET_UP
+        # Once a player moves, the set-up's dice fold into one line of the log, the moves
+        # after it in view (the walk: 48 lines of set-up before the first move).
+        first = daemon.session.legal_actions()[0].id
+        assert call(daemon, op="act", id=first)["ok"]
+        expect(page.locator("#log > li")).to_have_count(2)
+        expect(page.locator("#log > li.run summary")).to_have_text(f"Set-up dice \u00d7 {SET_UP}")
+        expect(page.locator("#log > li").last).to_have_attribute("value", str(SET_UP + 1))
 
 
 def _takeover_served(tmp_path: Path) -> AbstractContextManager[Daemon]:

@@ -26,7 +26,7 @@ from controller.session import describe_state
 
 
 def _applied(reply: JSON) -> str:
-    return "applied " + ", ".join(reply["applied"])
+    return f"applied: {reply['said']} ({', '.join(reply['applied'])})"
 
 
 def _confirmed(reply: JSON) -> str:

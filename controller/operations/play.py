@@ -46,7 +46,7 @@ def _actions(daemon: Daemon, request: JSON, now: float) -> JSON:
     dashboard="post",
 )
 def _act(daemon: Daemon, request: JSON, now: float) -> JSON:
-    applied = applied_reply([daemon.session.act(str(request.get("id")), now)])
+    applied = applied_reply([daemon.session.act(str(request.get("id")), now)], daemon.session)
     daemon.hands_follow(reeds=True)
     return applied
 
@@ -70,7 +70,7 @@ def _roll(daemon: Daemon, request: JSON, now: float) -> JSON:
         values, source = _random_roll(daemon), "virtual"
     applied = daemon.session.on_dice(_faces(values), now, source)
     daemon.unsure = None
-    return applied_reply(applied)
+    return applied_reply(applied, daemon.session)
 
 
 @operation(
@@ -82,7 +82,8 @@ def _roll(daemon: Daemon, request: JSON, now: float) -> JSON:
     dashboard="post",
 )
 def _correct(daemon: Daemon, request: JSON, now: float) -> JSON:
-    return applied_reply(daemon.session.correct_dice(_faces(request.get("values")), now))
+    corrected = daemon.session.correct_dice(_faces(request.get("values")), now)
+    return applied_reply(corrected, daemon.session)
 
 
 @operation(
@@ -169,7 +170,7 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
     values, source = settled
     applied = daemon.session.on_dice(values, now, source)
     daemon.unsure = None
-    return applied_reply(applied)
+    return applied_reply(applied, daemon.session)
 
 
 @operation(

@@ -26,6 +26,7 @@ from controller.startup import StartupError
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
+    from controller.session import Session
 
 Handler = Callable[["Daemon", JSON, float], JSON]
 
@@ -101,8 +102,10 @@ def operation(
     return register
 
 
-def applied_reply(actions: list[Action]) -> JSON:
-    return {"ok": True, "applied": [a.id for a in actions]}
+def applied_reply(actions: list[Action], session: Session) -> JSON:
+    """The actions applied, by their ids and in words (`said`, for the command line)."""
+    ids = [a.id for a in actions]
+    return {"ok": True, "applied": ids, "said": session.words(ids)}
 
 
 def dashboard_ops(method: Literal["get", "post"]) -> tuple[str, ...]:

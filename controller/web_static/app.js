@@ -594,6 +594,7 @@ function logText(i) {
 function drawLog() {
   const marks = new Map((snap.taken_back ?? []).map(({ at, count }) => [at, count]));
   const items = [];
+  const entry = (i) => el("li", { "data-action": snap.log[i], value: String(i + 1), text: logText(i) });
   for (let i = 0; i <= snap.log.length; i++) {
     const count = marks.get(i);
     if (count) {
@@ -602,12 +603,33 @@ function drawLog() {
         text: t(count === 1 ? "taken_back_one" : "taken_back_more", { count }),
       }));
     }
-    if (i < snap.log.length) {
-      items.push(el("li", { "data-action": snap.log[i], value: String(i + 1), text: logText(i) }));
+    if (i === snap.log.length) break;
+    const run = chanceRun(i, marks);
+    if (run > 1) {
+      // A run of chance alike (Baron Voodoo's 48 set-up dice), once over, folds into one
+      // line: the players' moves are not pushed far down (the walk).
+      const kind = snap.log[i].split(":")[0];
+      items.push(el("li", { class: "run", value: String(i + 1) }, el("details", {},
+        el("summary", { text: t("log_run", { what: lookup("kinds", kind) ?? readable(kind), count: run }) }),
+        el("ol", { start: String(i + 1) }, ...Array.from({ length: run }, (_, k) => entry(i + k))))));
+      i += run - 1;
+    } else {
+      items.push(entry(i));
     }
   }
   $("log").replaceChildren(...items);
   $("log").scrollTop = $("log").scrollHeight;
+}
+
+// How many of the log's entries from `i` are chance's of one kind, folded in the log: a run
+// of at least LOG_RUN, over (a later entry follows), with no take-back inside; else 1.
+const LOG_RUN = 6;
+function chanceRun(i, marks) {
+  const kind = snap.log[i].split(":")[0];
+  let end = i;
+  while (end < snap.log.length && !snap.log_by?.[end] && snap.log[end].split(":")[0] === kind
+    && (end === i || !marks.has(end))) end++;
+  return end - i >= LOG_RUN && end < snap.log.length ? end - i : 1;
 }
 
 // -- game set-up -----------------------------------------------------------------------
