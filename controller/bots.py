@@ -97,7 +97,9 @@ class Bots:
                 # The last piece seen is no longer the news: all is laid, a player decides.
                 seat = game.roller(state) if state.is_chance_node() else state.current_player()
                 player = state.player_name(state.current_player() if seat is None else seat)
-                session.say(f"laid out; {player} to play", "laid_out", player=player)
+                session.say(
+                    f"laid out; {session.called(player)} to play", "laid_out", player=player
+                )
             self.done = self.chance_only
             self.resting = True
             return

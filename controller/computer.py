@@ -128,7 +128,8 @@ class Computer:
         level = self.seats[seat]
         self._ask(session, seat, level, hint=False)
         player = state.player_name(seat)
-        session.say(f"{player} (computer, {level}) is thinking", "thinking", player=player)
+        said = f"{session.called(player)} (the table, {level}) is thinking"
+        session.say(said, "thinking", player=player)
 
     def on_thought(
         self, number: int, result: JSON | None, error: str | None, session: Session, now: float
@@ -340,7 +341,8 @@ class Computer:
         self.lit = action
         session.show(action, self.roles(session, action), only=False)
         player = session.state.player_name(self.hint[1])
-        session.say(f"hint for {player}: {action.id}", "hint", player=player, actions=[action.id])
+        said = f"hint for {session.called(player)}: {session.words([action.id])}"
+        session.say(said, "hint", player=player, actions=[action.id])
 
     def switch_hints(self, session: Session, on: bool) -> None:
         """Hints switched on or off during the game, journalled first: a restart keeps them so.
@@ -473,10 +475,11 @@ class Computer:
         player = state.player_name(seat)
         lay = state.chance_outcomes()[0][0].id
         if card is None:
-            said = f"{player} (computer) lays a card unseen: take one of its cards without looking"
-            session.say(f"{said}: {lay}", "computer_lays_unseen", player=player, actions=[lay])
+            said = f"{session.called(player)} (the table) lays a card unseen: take one of its "
+            said += f"cards without looking: {session.words([lay])}"
+            session.say(said, "computer_lays_unseen", player=player, actions=[lay])
             return
-        said = f"{player} (computer) lays {card} face down: {lay}"
+        said = f"{session.called(player)} (the table) lays {card} face down: {session.words([lay])}"
         session.say(said, "computer_lays", player=player, card=card, actions=[lay])
 
     def _roll_dice(self, state: GameState, key: tuple[Action, ...]) -> None:

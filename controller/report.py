@@ -33,12 +33,21 @@ def status(daemon: Daemon, now: float) -> JSON:
         "hint": daemon.computer.hint_json(session),
         "taken_back": daemon.journal.take_backs.to_json(),
         "waiting": waiting(daemon),
+        "secrets": secrets(daemon),
     }
     link = daemon.backends.link_state()
     out["link"] = None if link is None else link.to_json()
     out["room"] = None if daemon.room is None else daemon.room.to_json(session.rolled_elsewhere())
     said = [alert["text"] for alert in alerts(daemon)]
     return out | daemon.backends.camera_status(now, daemon.unsure) | {"alerts": said}
+
+
+def secrets(daemon: Daemon) -> JSON:
+    """The simulated table's hands, for the people at it, who have no real cards to look at:
+    each seat the table does not play, its cards and where each lies (None: in the hand)."""
+    state = daemon.session.state
+    people = [seat for seat in range(state.num_players) if seat not in daemon.session.table_seats]
+    return {} if daemon.hands is None else daemon.hands.known_to(state, people)
 
 
 def waiting(daemon: Daemon) -> str | None:
@@ -145,11 +154,7 @@ def snapshot(daemon: Daemon, now: float, view: View) -> JSON:
     out["names"] = per_seat(daemon.journal.names, daemon.session.state.num_players)
     out["started"] = daemon.journal.started
     out |= daemon.computer.to_json(daemon.session, daemon.thinker)
-    # The simulated table's hands, for the people at it, who have no real cards to look at:
-    # each seat the table does not play (the page shows the one to move when several are).
-    state = daemon.session.state
-    people = [seat for seat in range(state.num_players) if seat not in daemon.session.table_seats]
-    out["secrets"] = {} if daemon.hands is None else daemon.hands.known_to(state, people)
+    out["secrets"] = secrets(daemon)  # the page shows the seat to move's when several have
     link = daemon.backends.link_state()
     # Whole seconds: the dashboard is sent a snapshot whenever one changes.
     out["link"] = None if link is None else link.to_json(digits=0)

@@ -162,7 +162,7 @@ class Session:
         # A roll the software drew was not misread: nothing to correct ("Misread?" on the page).
         self._last_reading = None if source == "virtual" else (before, len(actions))
         ids = [a.id for a in actions]
-        self.say(f"dice {', '.join(map(str, values))}: {', '.join(ids)}", "dice", actions=ids)
+        self.say(f"dice {', '.join(map(str, values))}: {self.words(ids)}", "dice", actions=ids)
         return actions
 
     @property
@@ -229,9 +229,12 @@ class Session:
         software, applied as it came: the hands lay out what the lights then ask for."""
         self._apply([action], now)
         if drawn:
-            self.say(f"{action.id} (rolled in software)", "drawn", actions=[action.id])
+            self.say(
+                f"{self.words([action.id])} (rolled in software)", "drawn", actions=[action.id]
+            )
         else:
-            self.say(f"{action.id} (another table)", "remote_roll", actions=[action.id])
+            said = f"{self.words([action.id])} (another table)"
+            self.say(said, "remote_roll", actions=[action.id])
 
     def chance_not_read(self) -> bool:
         """A chance node whose outcome is not read on this table: rolled at another, or drawn
@@ -694,13 +697,13 @@ class Session:
             player = self.state.player_name(self.state.current_player())
             if self.state.current_player() in self.elsewhere:
                 self.say(
-                    f"{player} plays at another table: wait for its move",
+                    f"{self.called(player)} plays at another table: wait for its move",
                     "wait_remote",
                     player=player,
                 )
             else:
                 self.say(
-                    f"{player} is played by the table: wait for its move",
+                    f"{self.called(player)} is played by the table: wait for its move",
                     "wait_table",
                     player=player,
                 )
@@ -709,7 +712,8 @@ class Session:
             self.layout_after(a) == self.sensed for a in self.legal_actions()
         ):
             self.say(
-                f"not the move the table chose: put it back and play {shown.id} as lit",
+                f"not the move the table chose: put it back and play "
+                f"{self.words([shown.id])} as lit",
                 "not_shown",
                 actions=[shown.id],
             )

@@ -513,6 +513,14 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
         lines.append(f"thinking: {whose} ({thinking['level']}), {thinking['fraction']:.0%}")
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
+    names = summary.get("token_names", {})
+    for seat, cards in summary.get("secrets", {}).items():
+        # The simulated table's hands, which a person at a terminal has no other way to see.
+        held = [
+            f"{_token_text(summary, token, names)} ({spot or 'in hand'})" for spot, token in cards
+        ]
+        if held:
+            lines.append(f"cards of {called(seat)}: {', '.join(held)}")
     if summary.get("waiting"):
         lines.append(f"waiting for: {summary['waiting']}")
     for spot in summary.get("fix", []):
@@ -521,6 +529,11 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
         lines.append(f"put right: {spot} shows {shows or 'nothing'}, expects {wants or 'nothing'}")
     lines.extend(f"alert: {alert}" for alert in summary.get("alerts", []))
     return lines
+
+
+def _token_text(summary: JSON, token: str, names: dict[str, str]) -> str:
+    """A card or piece by the name the page gives it."""
+    return detail_text(get_game(summary["game"]), "", token, names)
 
 
 def _room_text(room: JSON) -> str:

@@ -45,7 +45,7 @@ Object.assign(STRINGS.fr, {
   note_paused: "En pause : la table ignore les pièces jusqu’à la reprise",
   put_back: "Posez sur {place} : {thing}",
   take_off: "Enlevez de {place} : {thing}",
-  put_instead: "Sur {place} : {thing} au lieu de {other}",
+  put_instead: "Posez {thing} sur {place} au lieu de {other}",
   owned: "{thing} de {player}",
   dice_one: "le {kind}",
   dice_two: "les deux {kind}",
