@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from controller.hands import SimHands
+from controller.journal import JournalWriteError
 from controller.refusals import Refused
 from controller.rules.api import JSON, Action, Game, GameState, Hidden, Layout
 from controller.rules.words import action_text
@@ -125,6 +126,13 @@ class Computer:
         seat = state.current_player()
         if seat not in self.seats or self.asked is not None or not session.table_moves():
             return
+        chosen = session.journal.chosen
+        move = next((a for a in session.legal_actions() if a.id == chosen), None)
+        if move is not None:
+            # Chosen before a restart, and lit for a hand since: the same move, not another.
+            session.show(move, self.roles(session, move), only=True)
+            self._carry_out(session, state.player_name(seat), move)
+            return
         level = self.seats[seat]
         self._ask(session, seat, level, hint=False)
         player = state.player_name(seat)
@@ -166,9 +174,16 @@ class Computer:
             said = f"{session.called(player)} (the table) played {session.words([best.id])}"
             session.say(said, "computer_played", player=player, actions=[best.id])
             return
-        said = f"{session.called(player)} (the table) plays {session.words([best.id])}: "
+        try:
+            session.journal.append_chosen(best.id)
+        except JournalWriteError as error:  # the move still stands: a restart thinks again
+            log.warning("the table's move is not kept: %s", error)
+        self._carry_out(session, player, best)
+
+    def _carry_out(self, session: Session, player: str, move: Action) -> None:
+        said = f"{session.called(player)} (the table) plays {session.words([move.id])}: "
         said += "carry it out as lit"
-        session.say(said, "computer_move", player=player, actions=[best.id])
+        session.say(said, "computer_move", player=player, actions=[move.id])
 
     def cancel(self) -> None:
         if self.asked is not None:

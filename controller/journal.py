@@ -120,6 +120,7 @@ class Record:
     computer: dict[int, str] = field(default_factory=dict)  # the seats the table plays: level
     hints: bool = True  # whether the players may ask the table for hints, as last switched
     computer_dice: str = "hand"  # who throws its seats' dice: "hand" (in the tray), "virtual"
+    chosen: str | None = None  # the move a seat the table plays chose, not yet carried out
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -239,6 +240,11 @@ def read_journal(path: Path) -> tuple[Record, int]:
     record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
     record.computer, record.hints, record.computer_dice = _players(head, path)
     for body in bodies[1:]:
+        # The table's move chosen, until the game moves on: a restart shows it again.
+        if isinstance(body.get("chosen"), str):
+            record.chosen = body["chosen"]
+        elif body.keys() & {"action", "retract", "take_back"}:
+            record.chosen = None
         # Hints switched on or off during the game (`smartboard hints`): the last switch holds.
         if "hints" in body:
             if not isinstance(body["hints"], bool):
@@ -298,6 +304,8 @@ class Journal:
         """Who throws the dice of the seats the table plays: "hand" or "virtual"."""
         self.take_backs = TakeBacks()
         """Where the game journalled was taken back, for its log."""
+        self.chosen: str | None = None
+        """The move a seat the table plays chose, lit for a hand until the game moves on."""
 
     def lock(self) -> None:
         """Hold the state directory for this process: two daemons must not write one game."""
@@ -343,6 +351,7 @@ class Journal:
         self.computer, self.hints = dict(record.computer), record.hints
         self.computer_dice = record.computer_dice
         self.take_backs = record.take_backs()
+        self.chosen = record.chosen
         return record
 
     def _keep_aside(self, good_length: int) -> Path:
@@ -409,6 +418,7 @@ class Journal:
         self.computer, self.hints = dict(computer or {}), hints
         self.computer_dice = computer_dice
         self.take_backs = TakeBacks()
+        self.chosen = None
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])
@@ -426,6 +436,7 @@ class Journal:
             bodies.append({"dice": dice})
         self._write(b"".join(_encode(body) for body in bodies))
         self.take_backs.applied(len(actions), retract)
+        self.chosen = None
 
     def append_take_back(self, count: int) -> None:
         """Record the last `count` actions taken back (`Session.take_back`): the journal keeps
@@ -433,6 +444,14 @@ class Journal:
         tag: JSON = {} if self.request is None else {"request": self.request}
         self._write(_encode({"take_back": count} | tag))
         self.take_backs.taken_back(count)
+        self.chosen = None
+
+    def append_chosen(self, action_id: str) -> None:
+        """Record the move a seat the table plays chose, lit for a hand to carry out: a restart
+        shows the same move, not another thought afresh (the walk: a hand half way through the
+        first was then told a second)."""
+        self._write(_encode({"chosen": action_id}))
+        self.chosen = action_id
 
     def append_hints(self, on: bool) -> None:
         """Record hints switched on or off during the game: a restart keeps them so."""

@@ -33,10 +33,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import html
 import json
 import logging
 import os
 import secrets
+import shlex
 import sys
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -49,6 +51,7 @@ from aiohttp.web_protocol import RequestHandler
 from controller.game_vision import card_png
 from controller.loop_thread import LoopThread
 from controller.operations import dashboard_ops
+from controller.paths import default_state_dir
 from controller.requests import MAX_REQUEST, RequestError, Submit, ask, parse_request
 from controller.rules import GAMES
 from controller.rules.api import JSON
@@ -130,6 +133,13 @@ def _reply(status: int, data: JSON, headers: dict[str, str] | None = None) -> we
     return web.json_response(data, status=status, headers=HEADERS | (headers or {}))
 
 
+_TOKEN_PAGE = """<!doctype html><html lang="en"><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>smartboard</title>
+<body style="font-family: sans-serif; background: #1b1d24; color: #eee; padding: 1rem">
+<h1 style="font-size: 1.2rem">smartboard</h1><p>{said}.</p></body></html>
+"""
+
+
 def _fail(status: int, error: str) -> web.Response:
     return _reply(status, {"ok": False, "error": error})
 
@@ -157,6 +167,7 @@ class Dashboard:
         """`held`: the pictures of rolls held unsure, on a table whose camera reads dice."""
         self.host, port = parse_listen(listen)
         self.token = token
+        self.asking = "smartboard dashboard"  # the command that prints the address with the token
         self.max_connections = max_connections
         self._submit = submit
         self._camera = camera
@@ -221,6 +232,8 @@ class Dashboard:
         `smartboard dashboard` prints it."""
         token, new = (config_token, False) if config_token else load_token(state_dir)
         dashboard = cls(listen, submit, camera, token, max_connections, held=held)
+        if state_dir.resolve() != default_state_dir().resolve():
+            dashboard.asking += f" --state-dir {shlex.quote(str(state_dir))}"
         # Every address of the machine for a wildcard, the port last: a test reads it there.
         urls = " ".join(
             dashboard.url_at(host) for host in reachable_hosts(dashboard.host, by_name=True)
@@ -234,7 +247,7 @@ class Dashboard:
         if sys.stdout.isatty():
             print(f"dashboard, open: {dashboard.url(with_token=True)}")
         else:
-            print("dashboard: `smartboard dashboard` prints its address with the token")
+            print(f"dashboard: `{dashboard.asking}` prints its address with the token")
         sys.stdout.flush()
         return dashboard
 
@@ -301,7 +314,16 @@ class Dashboard:
         self._busy[protocol] = self._busy.get(protocol, 0) + 1
         try:
             if not self._allowed(request):
-                return _fail(401, "this dashboard needs its token: `smartboard dashboard`")
+                said = f"this dashboard needs its token: `{self.asking}` on the table's machine "
+                said += "prints its address with it"
+                if request.path.startswith("/api/"):
+                    return _fail(401, said)
+                # A person who opened the address without its token reads a page, not JSON.
+                return web.Response(
+                    status=401,
+                    text=_TOKEN_PAGE.format(said=html.escape(said)),
+                    content_type="text/html",
+                )
             response = await handler(request)
             if not response.prepared:
                 # Sent here, so that the connection counts as busy until its reply is out.

@@ -32,6 +32,7 @@ from controller.rules.api import JSON, Game
 from controller.rules.takeover import TakeoverState
 from controller.rules.words import action_text, word_text
 from controller.search import Choice, Thought
+from controller.session import Session
 from controller.simulate import random_step
 from controller.startup import StartupError
 from controller.thinker import Job, Thinker, thought_from_json
@@ -507,3 +508,31 @@ def test_a_hinted_move_tried_in_few_playouts_gets_no_chance_of_winning() -> None
     best, rare = hint["choices"]
     assert (best["playouts"], best["chance"]) == (490, 62)  # (0.23 + 1) * 50, half up
     assert (rare["playouts"], rare["chance"]) == (10, None)
+
+
+def test_the_move_the_table_chose_is_shown_again_after_a_restart(tmp_path: Path) -> None:
+    """The walk: killed while a hand carried out the table's move, the table thought afresh
+    and chose another. The move chosen is journalled until the game moves on, and a restart
+    shows it again without thinking (`_no_thinking` fails if asked)."""
+    game = get_game("akuma")
+    state, rng = game.new_initial_state(), random.Random(3)
+    session = session_over(game, tmp_path, state)
+    while state.is_chance_node() or not any(map(session.changes, session.legal_actions())):
+        random_step(state, rng)
+        session = session_over(game, tmp_path, state)
+    seat = state.current_player()
+    move = next(a for a in session.legal_actions() if session.changes(a))
+    session.journal.append_chosen(move.id)
+    session.journal.close()
+    record = Journal(tmp_path).read()
+    assert record.chosen == move.id
+    resumed = Session(game, state, Journal(tmp_path), 1.0)
+    resumed.journal.recover()
+    computer = Computer(game, {seat: "easy"}, True, _no_thinking, None, rng)
+    computer.step(resumed, halted=False)
+    assert resumed.shown == move and resumed.note is not None
+    assert resumed.note["key"] == "computer_move" and resumed.note["actions"] == [move.id]
+    # Once the game moves on, nothing chosen is left to show again.
+    resumed.journal.append_action(move.to_json())
+    resumed.journal.close()
+    assert Journal(tmp_path).read().chosen is None

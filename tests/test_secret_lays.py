@@ -141,6 +141,8 @@ def test_the_table_names_the_power_card_its_seat_lays_and_the_hands_lay_it(
                 elsewhere=frozenset(),
                 table_seats=None,
                 say=lambda text, key, **params: said.append({"key": key, **params}),
+                called=lambda player: player,
+                words=lambda ids: "; ".join(ids),
             )
             computer.step(table, halted=False)  # type: ignore[arg-type]
             lay: Action = state.chance_outcomes()[0][0]

@@ -328,7 +328,9 @@ def test_the_daemon_keeps_its_token_out_of_the_log_and_a_post_with_it_plays(
     """Not at a terminal (a service, whose output goes to the system's log that other users may
     read), the daemon says how to get the address with the token, never the token itself."""
     with dashboard(tmp_path, "--game", "akuma", listen="0.0.0.0:0") as table:
-        hint = "dashboard: `smartboard dashboard` prints its address with the token"
+        # With this table's state directory: without it, the command asks another (the walk).
+        asked = f"`smartboard dashboard --state-dir {tmp_path}`"
+        hint = f"dashboard: {asked} prints its address with the token"
         assert table.printed[1].strip() == hint
         # The machine's addresses, where a phone can go, not the 0.0.0.0 listened on.
         urls = table.printed[0].removeprefix("dashboard: ").split()

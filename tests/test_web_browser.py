@@ -120,6 +120,12 @@ def test_the_page_opens_with_its_token_only_on_loopback_too(page: Page, tmp_path
     with dashboard(tmp_path, "--game", "akuma") as table:
         refused = page.goto(table.url)
         assert refused is not None and refused.status == 401
+        # A person reads what to do, with the command for this table's state directory (the
+        # walk: JSON, and a command that failed without --state-dir).
+        asked = f"`smartboard dashboard --state-dir {tmp_path}`"
+        said = f"this dashboard needs its token: {asked} on the table's machine"
+        expect(page.locator("body")).to_contain_text(said)
+        assert f"dashboard: {asked} prints its address" in table.printed[1]
         page.goto(table.page)
         assert page.url == table.url  # the token left the address bar for a cookie
         expect(page.locator("html")).to_have_attribute("data-game", "akuma")
