@@ -17,9 +17,11 @@ from mightymania_play import P1, P2, attack, started
 from playwright.sync_api import Page, expect
 
 from controller.cli import main
+from controller.cli.game import _spot_line
 from controller.computer import Computer
 from controller.hands import SimHands
 from controller.journal import Journal
+from controller.operations.table import _natural
 from controller.refusals import Refused
 from controller.rules import get_game
 from controller.rules.api import Action, GameState
@@ -457,3 +459,19 @@ def test_a_new_game_on_another_board_then_back_is_dealt_afresh(
             wait_for(lambda: daemon.game.name == "potions", what="the game back")
             deals.append(daemon.hands.outcome(daemon.session.state))
         assert any(card != first for card in deals)
+
+
+def test_place_list_names_the_squad_cards_a_person_chooses_from(
+    run_options: RunOptionsMaker,
+) -> None:
+    """The walk: `--secret T1|T2|T3|T4` and no name, so nobody could tell which was the
+    Leader. The simulated table's spot for a squad card lists each card by its id and name,
+    and the spots in the board's order (s1.c2 before s1.c10, were there one)."""
+    with serving(fast_sim_config(game=GAME.name), run_options(seed=7, computer=("2",))) as daemon:
+        spots = call(daemon, op="place", list=True)["spots"]
+    first = spots["s1.c1"]
+    names = first["secret_names"]
+    assert set(first["secret"]) == set(names) and "Colossus" in names.values()
+    line = _spot_line("s1.c1", first)
+    assert all(f"{card} {name}" in line for card, name in names.items())
+    assert sorted(["s1.z10", "s1.z2", "s1.c1"], key=_natural) == ["s1.c1", "s1.z2", "s1.z10"]

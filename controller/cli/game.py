@@ -339,7 +339,10 @@ def _spot_line(spot: str, seen: JSON) -> str:
     if seen["next"]:
         text += "; next: " + " ".join(token or "-" for token in seen["next"])
     if seen.get("secret"):
-        text += " (face down: your choice, --secret " + "|".join(seen["secret"]) + ")"
+        named = seen.get("secret_names", {})
+        cards = ", ".join(f"{card} {named[card]}" for card in seen["secret"] if card in named)
+        text += " (face down: your choice, --secret " + "|".join(seen["secret"])
+        text += f": {cards})" if cards else ")"
     return text
 
 

@@ -4,6 +4,7 @@ light test, the camera's calibration and learning dice."""
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -208,8 +209,10 @@ def _spots(daemon: Daemon) -> JSON:
     steps = _next_steps(daemon)
     afters = [session.layout_after(step) for step in steps]
     secret, cards = _secrets(daemon, steps)
+    names = daemon.game.token_names(session.state)
     listed: JSON = {}
-    for spot, sensor in sorted(daemon.game.spots().items()):
+    # In the board's order: s1.z2 before s1.z10 (the walk).
+    for spot, sensor in sorted(daemon.game.spots().items(), key=lambda item: _natural(item[0])):
         if sensor == UNSENSED:
             continue
         expected, shows = session.expected.get(spot), session.sensed.get(spot)
@@ -222,7 +225,14 @@ def _spots(daemon: Daemon) -> JSON:
         }
         if spot in secret:
             listed[spot]["secret"] = cards
+            # A squad card's id and its name ("T1": Colossus), which a person chooses by.
+            listed[spot]["secret_names"] = {card: names[card] for card in cards if card in names}
     return listed
+
+
+def _natural(name: str) -> list[str | int]:
+    """`name` ordered as a person counts: its numbers as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _next_token(daemon: Daemon, spot: str, shown: str | None) -> str | None:
