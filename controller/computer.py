@@ -327,7 +327,9 @@ class Computer:
         # Where the card goes: the spot the lay changes (the walk: a terminal had only an id,
         # which `act` refuses, a lay being chance read from the table).
         after, now = session.layout_after(outcome), session.expected
-        spot = next((s for s in sorted(after) if after[s] != now.get(s)), None)
+        changed = (s for s in sorted(after) if after[s] != now.get(s))
+        # Only the simulated table lays a card by command; on a real one a hand lays it.
+        spot = next(changed, None) if self.hands is not None else None
         said = f"hint for {session.called(player)}: lay {cards[0]} face down"
         said += f" (best first: {', '.join(cards)})"
         session.say(said, "hint_lay", player=player, cards=cards, actions=[outcome.id])
@@ -466,7 +468,8 @@ class Computer:
             # The game must not stall: this once, the players make the seat's move.
             session.released = True
             session.say(
-                f"the table could not think for {player} ({why}): play its move by hand",
+                f"the table could not think for {session.called(player)} ({why}): "
+                "play its move by hand",
                 "computer_failed",
                 player=player,
                 why=why,
@@ -507,10 +510,6 @@ class Computer:
             return
         self._rolled = key
         self.roll(VirtualDice(self.rng).roll(wanted.faces, wanted.count))
-
-
-def _kind(action: Action) -> str:
-    return action.id.partition(":")[0]
 
 
 def _unknown(level: str) -> str:

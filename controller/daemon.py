@@ -137,7 +137,7 @@ class Daemon:
             self._join_room(state.num_players)
         self._open_table(game, state)
         recovered = self.journal.recovered
-        if recovered is not None and recovered.entries and "take_back" in recovered.entries[-1]:
+        if recovered is not None and recovered.ends_in_take_back():
             # Stopped right after a take-back: the pieces may still show the moves taken back.
             self.session.restoring = True
         self.session.on_layout(self.sensed(), self.clock())

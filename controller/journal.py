@@ -143,6 +143,12 @@ class Record:
         """Where the line was taken back (`smartboard undo`), for the game's log."""
         return self._walk()[2]
 
+    def ends_in_take_back(self) -> bool:
+        """Whether the game's last change was a take-back: records that leave the game as it
+        was (hints switched, the table's move chosen) may follow it."""
+        changes = [e for e in self.entries if not e.keys() & {"chosen", "hints"}]
+        return bool(changes) and "take_back" in changes[-1]
+
     def _walk(self) -> tuple[list[JSON], dict[str, list[JSON]], TakeBacks]:
         actions: list[JSON] = []
         taken: dict[str, list[JSON]] = {}

@@ -34,6 +34,8 @@ def status(daemon: Daemon, now: float) -> JSON:
         "taken_back": daemon.journal.take_backs.to_json(),
         "waiting": waiting(daemon),
         "secrets": secrets(daemon),
+        # What tokens coded by id are called (a squad card "T1" is "Colossus").
+        "token_names": daemon.game.token_names(session.state),
     }
     link = daemon.backends.link_state()
     out["link"] = None if link is None else link.to_json()
@@ -53,9 +55,14 @@ def secrets(daemon: Daemon) -> JSON:
 def waiting(daemon: Daemon) -> str | None:
     """What the table waits for when no player is asked to decide (the walk: "to move: chance"
     was all a terminal said): the dice wanted, whose and how to enter them, or what to lay."""
-    game, state = daemon.game, daemon.session.state
+    game, session = daemon.game, daemon.session
+    state = session.state
     if state.is_terminal() or not state.is_chance_node():
         return None
+    if session.rolled_elsewhere():
+        return "a roll made at another table of the room: it comes over the link"
+    if session.chance_drawn:
+        return "chance, drawn in software by the room's tables (--link-dice software)"
     wanted = game.dice_wanted(state)
     laid = "; the simulated table's hands lay it with `smartboard lay-out`" if daemon.hands else ""
     if wanted is None:

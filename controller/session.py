@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -118,8 +119,11 @@ class Session:
         return "; ".join(action_text(self.game, action_id, names=names) for action_id in ids)
 
     def called(self, player: str) -> str:
-        """A seat as players read it ("Player 2"), for a message in English."""
-        return word_text(self.game, player)
+        """A seat as players read it, for a message in English: the name chosen for it
+        ("Ana"), else the game's own ("Player 2")."""
+        seats, names = self.game.player_names, self.journal.names
+        seat = seats.index(player) if player in seats else len(names)
+        return (names[seat] if seat < len(names) else None) or word_text(self.game, player)
 
     def say(self, text: str, key: str, **params: object) -> None:
         """A message, and its key and parameters in the page's catalogue (words.js), which
@@ -128,10 +132,14 @@ class Session:
         self.note = {"key": key, **params}
 
     def _say_problem(self, problem: Problem) -> None:
+        # The rules' sentence names seats by their ids ("player_2"): by their names here.
+        text = problem.message
+        for seat in self.game.player_names:
+            text = re.sub(rf"\b{re.escape(seat)}\b", self.called(seat), text)
         if problem.key:
-            self.say(problem.message, "problem", problem=problem.key, params=dict(problem.params))
+            self.say(text, "problem", problem=problem.key, params=dict(problem.params))
         else:
-            self.message = problem.message
+            self.message = text
 
     # -- what happened on the table -------------------------------------------------------
 
@@ -155,7 +163,9 @@ class Session:
         if self.table_moves() and not self.state.is_chance_node():
             # Dice that would tell a seat's choice (AK-3) while the table chooses for it.
             player = self.state.player_name(self.state.current_player())
-            raise IllegalActionError(f"{player} is played by the table: wait for its move")
+            raise IllegalActionError(
+                f"{self.called(player)} is played by the table: wait for its move"
+            )
         before = len(self.state.actions())
         actions = self.game.dice_actions(self.state, values)
         self._apply(actions, now, self._roll(values, source))
@@ -845,6 +855,4 @@ def describe_state(game: Game, state: GameState) -> JSON:
         "history": state.history(),
         "result": game.result(state),
         "details": game.describe(state),
-        # What tokens coded by id are called in it (a squad card "T1" is "Colossus").
-        "token_names": game.token_names(state),
     }

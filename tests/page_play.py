@@ -28,6 +28,8 @@ RAW_ID = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+:[a-z0-9]+|player_\d")
 
 
 def visible_ids(page: Page) -> list[str]:
+    # The log's folded runs (Baron Voodoo's set-up dice) are read too, as a player opens them.
+    page.evaluate("document.querySelectorAll('#log details').forEach((d) => { d.open = true; })")
     return sorted(set(RAW_ID.findall(page.inner_text("body"))))
 
 

@@ -724,3 +724,25 @@ def test_fuzz_any_bytes_read_as_a_journal_or_a_clear_error(data: bytes) -> None:
             return
         assert data[:good_length].endswith(b"\n")
         assert isinstance(record.game, str) and isinstance(record.options, dict)
+
+
+def test_the_table_s_chosen_move_is_kept_until_the_game_moves_on(journal: Journal) -> None:
+    """`{"chosen": ID}`: the move a seat the table plays chose, which a restart lights again;
+    it leaves the game as it was, so a take-back before it is still the last change (the
+    review: a restart then forgot to guide the pieces back)."""
+    written(journal, ACTIONS[:2])
+    journal.recover()
+    journal.append_take_back(1)
+    journal.append_chosen(ACTIONS[1]["type"])
+    journal.append_hints(False)
+    journal.close()
+    record = Journal(journal.path.parent).read()
+    assert record.chosen == ACTIONS[1]["type"] and record.ends_in_take_back()
+    assert record.history() == ACTIONS[:1]  # chosen is no move
+    resumed = Journal(journal.path.parent)
+    resumed.recover()
+    assert resumed.chosen == ACTIONS[1]["type"]
+    resumed.append_action(ACTIONS[1])
+    resumed.close()
+    record = Journal(journal.path.parent).read()
+    assert record.chosen is None and not record.ends_in_take_back()

@@ -324,7 +324,7 @@ def test_a_card_of_the_other_deck_turned_up_blinks(tmp_path: Path) -> None:
     session = start_session(tmp_path, after(*START, Attack(2, 2)), settle=1.0)
     session.on_layout(ALL_DOWN | {"s1.c2": "R2"}, now=0.0)
     assert session.state.actions()[-1] == Attack(2, 2)
-    assert session.message == "s1.c2: card R2 is player_2's, not player_1's"
+    assert session.message == "s1.c2: card R2 is Player 2's, not Player 1's"  # seats by name
     assert session.view(1.0).blinking == {"s1.c2"}
 
 

@@ -292,8 +292,8 @@ def test_end_turn_with_a_capture_open_is_flagged_until_it_is_made(tmp_path: Path
     assert roles_of(view.roles, "forgotten") == EXAMPLE_SPOTS
     assert GAME.describe(state)["forgotten"] == [EXAMPLE.id]
     assert session.message == (
-        "forgotten capture (MP-3): player_1 must make one of 7x9 with 2x9 and 3x7; "
-        "then player_2 takes the pile's top card"
+        "forgotten capture (MP-3): Player 1 must make one of 7x9 with 2x9 and 3x7; "
+        "then Player 2 takes the pile's top card"
     )
     with pytest.raises(IllegalActionError, match=r"legal: capture:7x9:2x9:3x7$"):
         session.act("end_turn", now=0.0)
@@ -390,7 +390,7 @@ def test_a_card_put_down_by_the_player_not_to_move_is_flagged(
     before = session.state.history()
     session.on_layout(session.expected | {"s2.z4": "8x8"}, now=0.0)
     assert session.state.history() == before
-    assert session.message.startswith("it is player_1's turn: ")
+    assert session.message.startswith("it is Player 1's turn: ")  # seats by their names
     assert session.problem is not None and session.problem.spots == {"s2.z4"}
     assert session.view(now=1.0).blinking == {"s2.z4"}
 
@@ -408,7 +408,7 @@ def test_cards_taken_before_placing_are_refused(tmp_path: Path) -> None:
     """Step 1 comes first: a capture with the cards already down must wait for a placement."""
     session = start_session(tmp_path, dealt(), settle=1.0)
     session.on_layout({"s2.z1": "7x9"}, now=0.0)
-    assert session.message == "player_1 places a card first (step 1): put back what was taken"
+    assert session.message == "Player 1 places a card first (step 1): put back what was taken"
     assert session.view(now=1.0).blinking == {"s1.z1"}
 
 
@@ -436,7 +436,7 @@ def test_a_card_beside_a_full_zone_is_named_then_its_capture_is_seen(tmp_path: P
     session = start_session(tmp_path, state, settle=1.0)
     session.on_layout(session.expected, now=0.0)
     assert session.message == (
-        "player_1's zone has no free slot on the table: lay the card beside it and name it "
+        "Player 1's zone has no free slot on the table: lay the card beside it and name it "
         "(place:CARD:21)"
     )
     view = session.view(now=0.0)

@@ -288,7 +288,8 @@ def test_a_hint_at_a_lay_names_the_cards_best_first_for_a_player_not_the_table()
     assert reply == {
         "ok": True,
         "pending": False,
-        "lay": {"player": "player_1", "cards": cards, "id": lay, "spot": "s1.r1"},
+        # A real table (no simulated hands): a hand lays it, no `place` command to give.
+        "lay": {"player": "player_1", "cards": cards, "id": lay, "spot": None},
     }
     assert said == [{"key": "hint_lay", "player": "player_1", "cards": cards, "actions": [lay]}]
     for k in (1, 2, 3):

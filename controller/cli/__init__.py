@@ -78,9 +78,10 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, which also says the choice meant by a typo ("stauts": status)."""
 
     def error(self, message: str) -> NoReturn:
-        typo = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        # Python 3.11 quotes the choices ('run', 'status'); later ones may not (run, status).
+        typo = re.search(r"invalid choice: '?([^' ]*)'? \(choose from (.*)\)$", message)
         if typo is not None:
-            choices = re.findall(r"'([^']*)'", typo[2])
+            choices = [choice.strip("'") for choice in typo[2].split(", ")]
             near = difflib.get_close_matches(typo[1], choices, n=3)
             if near:
                 message += f"; did you mean {' or '.join(near)}?"

@@ -26,7 +26,9 @@ from controller.session import describe_state
 
 
 def _applied(reply: JSON) -> str:
-    return f"applied: {reply['said']} ({', '.join(reply['applied'])})"
+    # A reply repeated from before a restart names the actions by their ids alone.
+    ids = ", ".join(reply["applied"])
+    return f"applied: {reply['said']} ({ids})" if reply.get("said") else f"applied: {ids}"
 
 
 def _confirmed(reply: JSON) -> str:
@@ -192,7 +194,7 @@ HINT_POLL_S = 0.2
 
 def _hint(args: argparse.Namespace) -> int:
     """The hint, asked again while the table thinks; the best move first, then the others
-    with their share of the table's thought."""
+    with the chance of winning after each."""
     deadline = time.monotonic() + HINT_WAIT_S
     reply = _call(args, _message(args))
     while reply.get("pending"):
@@ -210,8 +212,8 @@ def _hint(args: argparse.Namespace) -> int:
         where = ""
         if lay.get("spot"):
             where = f" on {lay['spot']} (`smartboard place {lay['spot']} --secret {first}`)"
-        then = ", ".join(others)
-        print(f"hint for {player}: lay {first} face down{where}; then, best first: {then}")
+        then = f"; then, best first: {', '.join(others)}" if others else ""
+        print(f"hint for {player}: lay {first} face down{where}{then}")
         return 0
     hint = reply["hint"]
     if args.json:
@@ -225,7 +227,7 @@ def _hint(args: argparse.Namespace) -> int:
     )
     for choice in hint["choices"]:
         lit = "*" if choice["id"] == hint.get("lit") else " "
-        chance = "   ?" if choice["chance"] is None else f"{choice['chance']:>3} %"
+        chance = "    ?" if choice["chance"] is None else f"{choice['chance']:>3} %"
         print(f" {lit}{chance}  {choice['words']} ({choice['id']})")
     return 0
 
@@ -351,7 +353,11 @@ def _actions(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reply))
         return 0
-    print(f"to move: {_called(args.state_dir)(reply['to_move']) if reply['to_move'] else '-'}")
+    to_move = reply["to_move"]
+    if to_move == "chance":
+        print("waiting for the dice or cards")
+    else:
+        print(f"to move: {_called(args.state_dir)(to_move) if to_move else '-'}")
     if reply.get("waiting"):
         print(f"waiting for: {reply['waiting']}")
     ids = [str(action["id"]) for action in reply["actions"]]
@@ -402,7 +408,10 @@ def _status(args: argparse.Namespace) -> int:
                 raise CommandError(f"no game recorded yet: {error}") from None
             game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
-        summary = describe_state(game, state) | {"taken_back": record.take_backs().to_json()}
+        summary = describe_state(game, state) | {
+            "taken_back": record.take_backs().to_json(),
+            "token_names": game.token_names(state),
+        }
         # The daemon keeps damaged records aside when it starts; until then, they are there.
         summary["alerts"] = [record.damage.sentence()] if record.damage is not None else []
     if args.json:
@@ -425,17 +434,18 @@ def _status(args: argparse.Namespace) -> int:
         # In words, as the page lists them; not the rules' bookkeeping (inner details).
         inner = {detail.name for detail in game.info.details if detail.inner}
         names = summary.get("token_names", {})
+        seats = {seat: called(seat) for seat in game.player_names}
         for key, value in summary["details"].items():
             if key == "turn" or key in inner:
                 continue
-            name = detail_name(game, key)
+            name = detail_name(game, key, seats)
             if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
                 # A table, such as Hostile Takeover's buildings: one line for each row.
                 print(f"  {name}:")
                 for row in value:
-                    print(f"    {_row_text(game, row, names)}")
+                    print(f"    {_row_text(game, row, names, seats)}")
             else:
-                print(f"  {name}: {detail_text(game, key, value, names)}")
+                print(f"  {name}: {detail_text(game, key, value, names, seats)}")
         for mark in summary.get("taken_back", []):
             print(f"  {_taken_back_text(mark)}")
         for line in _table_lines(summary, called):
@@ -566,8 +576,10 @@ def _link_text(link: JSON) -> str:
     return text
 
 
-def _row_text(game: Game, row: dict[str, object], names: dict[str, str]) -> str:
+def _row_text(
+    game: Game, row: dict[str, object], names: dict[str, str], seats: dict[str, str]
+) -> str:
     """A row of a table of details: its id first, then each field after its name."""
     fields = {k: v for k, v in row.items() if k != "id"}
-    text = detail_text(game, "", fields, names) or "-"
+    text = detail_text(game, "", fields, names, seats) or "-"
     return f"{detail_text(game, 'id', row['id'], names)}: {text}" if "id" in row else text

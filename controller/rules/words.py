@@ -192,18 +192,25 @@ def spot_text(game: Game, spot: str, language: str = "en") -> str | None:
     return _named(game, "places", spot, language) or _named(game, "spots", spot, language)
 
 
-def detail_name(game: Game, key: str) -> str:
-    """A detail's name as the page gives it (words.js `detailName`), in English."""
+def detail_name(game: Game, key: str, seats: Mapping[str, str] | None = None) -> str:
+    """A detail's name as the page gives it (words.js `detailName`), in English. `seats`: the
+    names the players chose for their seats."""
     if key in game.player_names:
-        return word_text(game, key)
+        return (seats or {}).get(key) or word_text(game, key)
     found = catalogue(game).get("en", {}).get("details", {}).get(key)
     return str(found) if found is not None else spot_text(game, key) or key.replace("_", " ")
 
 
-def detail_text(game: Game, key: str, value: object, names: Mapping[str, str]) -> str:
+def detail_text(
+    game: Game,
+    key: str,
+    value: object,
+    names: Mapping[str, str],
+    seats: Mapping[str, str] | None = None,
+) -> str:
     """A detail's value in words, as the page shows it (app.js `detailValue`), in English on
     one line: seats, cards, spots and decisions by their names. `names`: the game's
-    `token_names` for the state described."""
+    `token_names` for the state described; `seats`: the names chosen for the seats."""
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -213,17 +220,20 @@ def detail_text(game: Game, key: str, value: object, names: Mapping[str, str]) -
     if isinstance(value, int) and looks is not None and key in (*looks.from_one, looks.numbers):
         return str(value + 1)
     if isinstance(value, list):
-        return ", ".join(detail_text(game, key, item, names) for item in value) or "none"
+        return ", ".join(detail_text(game, key, item, names, seats) for item in value) or "none"
     if isinstance(value, dict):
         # Keys that are seats or spots hold the parent's kind of value; others are fields.
         details = catalogue(game).get("en", {}).get("details", {})
         fields = {inner: inner if inner in details else key for inner in value}
         return "; ".join(
-            f"{detail_name(game, inner)} {detail_text(game, fields[inner], held, names)}"
+            f"{detail_name(game, inner, seats)} "
+            f"{detail_text(game, fields[inner], held, names, seats)}"
             for inner, held in value.items()
         )
     if not isinstance(value, str):
         return str(value)
+    if seats and value in seats:
+        return seats[value]
     own = catalogue(game).get("en", {}).get("values", {}).get(key, {}).get(value)
     if own is None and ":" in value and value.split(":")[0] in action_fields(game):
         return action_text(game, value, names=names)  # a decision's id: a forgotten capture

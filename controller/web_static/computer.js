@@ -43,7 +43,7 @@ function drawComputer() {
   // a person's turn, the seats it plays.
   const turn = tableTurn();
   const seats = snap.result ? [] : (snap.computer ?? []).flatMap((level, i) => level
-    ? [t("table_level", { player: seatTitle(snap.players[i]), level: levelName(level) })] : []);
+    ? [t("table_level", { player: playerName(snap.players[i]), level: levelName(level) })] : []);
   // The people's seats named beside the table's: nothing else tells a player which is theirs,
   // nor, named, which seat of the game's (the walk: Ana never learnt she was Mamy Wata).
   const yours = snap.players.filter((_, i) => !snap.computer?.[i]).map(seatTitle);
