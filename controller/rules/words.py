@@ -98,6 +98,7 @@ def starred(pattern: str) -> re.Pattern[str]:
     return re.compile("(.+?)".join(map(re.escape, pattern.split("*"))))
 
 
+@cache  # read once: a message, a status line or a hint each phrase several ids
 def _load(path: Path) -> Catalogue:
     data = read_toml(path, "the words file", WordsError)
     if sorted(data) != sorted(LANGUAGES):
@@ -147,9 +148,14 @@ def catalogue(game: Game) -> Catalogue:
 
 def action_fields(game: Game) -> dict[str, list[str]]:
     """Each action kind's fields, in the order its id lists them: what a template may use."""
+    return _fields(tuple(game.action_types))
+
+
+@cache
+def _fields(action_types: tuple[type, ...]) -> dict[str, list[str]]:
     return {
         _kind(action): [field.name for field in dataclasses.fields(action)]
-        for action in game.action_types
+        for action in action_types
     }
 
 
