@@ -15,6 +15,7 @@ from conftest import fast_sim_config
 from daemon_run import call, serving
 
 from controller.cli import main
+from controller.cli.game import _game_row
 from controller.config import load_config
 from controller.daemon import RunOptions
 from controller.journal import JOURNAL, Journal, read_journal
@@ -167,3 +168,21 @@ def test_names_are_chosen_kept_over_a_restart_and_listed(
         assert game["id"] in lines[1] and "Ana, Bob" in lines[1] and "abandoned" in lines[1]
     with serving(fast_sim_config(), replace(options, names=None)) as daemon:
         assert call(daemon, op="snapshot")["names"] == ["Zoé", None]  # resumed with the game
+
+
+def test_a_past_games_seats_left_unnamed_go_by_the_games_own_names() -> None:
+    """The walk: `smartboard games` said "player_2" and "won by hawkmoth"."""
+    row = {
+        "id": "g1",
+        "started": None,
+        "game": "akuma",
+        "title": "Capture the Akuma",
+        "players": ["hawkmoth", "ladybug"],
+        "names": [None, "Bob"],
+        "result": {"winners": ["hawkmoth"]},
+        "note": None,
+        "moves": 5,
+    }
+    assert _game_row(row)[3:5] == ("Hawk Moth, Bob", "won by Hawk Moth")
+    gone = row | {"game": "chess"}  # a game this version does not have: its seats' ids
+    assert _game_row(gone)[3] == "hawkmoth, Bob"

@@ -20,7 +20,7 @@ from controller.operations import OPERATIONS, Argument
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
 from controller.rules.api import JSON, Game, HistoryError
-from controller.rules.words import catalogue, detail_name, detail_text
+from controller.rules.words import catalogue, detail_name, detail_text, word_text
 from controller.seats import split_names
 from controller.session import describe_state
 
@@ -289,7 +289,14 @@ def _game_row(game: JSON) -> tuple[str, str, str, str, str, str]:
     )
     if "unreadable" in game:
         return game["id"], started, "?", "-", f"unreadable: {game['unreadable']}", "-"
-    called = {seat: name or seat for seat, name in zip(game["players"], game["names"], strict=True)}
+    try:
+        rules: Game | None = get_game(game["game"])
+    except ValueError:  # a game this version no longer has: its seats by their ids
+        rules = None
+    called = {
+        seat: name or (word_text(rules, seat) if rules is not None else seat)
+        for seat, name in zip(game["players"], game["names"], strict=True)
+    }
     result = game["result"]
     if isinstance(result, str):
         outcome = result
