@@ -130,7 +130,6 @@ class Computer:
         move = next((a for a in session.legal_actions() if a.id == chosen), None)
         if move is not None:
             # Chosen before a restart, and lit for a hand since: the same move, not another.
-            session.show(move, self.roles(session, move), only=True)
             self._carry_out(session, state.player_name(seat), move)
             return
         level = self.seats[seat]
@@ -167,9 +166,9 @@ class Computer:
             session.say(said, "hint", player=player, actions=[best.id])
             return
         log.info("%s (computer) chose %s in %.1f s", player, best.id, thought.seconds)
-        session.show(best, self.roles(session, best), only=True)
         if not session.changes(best):
             # Nothing on the board shows it: the table makes it, and says so.
+            session.show(best, self.roles(session, best), only=True)
             session.act(best.id, now)
             said = f"{session.called(player)} (the table) played {session.words([best.id])}"
             session.say(said, "computer_played", player=player, actions=[best.id])
@@ -181,6 +180,8 @@ class Computer:
         self._carry_out(session, player, best)
 
     def _carry_out(self, session: Session, player: str, move: Action) -> None:
+        """Light the move of a seat the table plays, the one it accepts, for a hand to make."""
+        session.show(move, self.roles(session, move), only=True)
         said = f"{session.called(player)} (the table) plays {session.words([move.id])}: "
         said += "carry it out as lit"
         session.say(said, "computer_move", player=player, actions=[move.id])

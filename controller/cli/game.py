@@ -404,7 +404,9 @@ def _cut(head: str, words: list[str], width: int) -> str:
 
 def _status(args: argparse.Namespace) -> int:
     summary = _live_status(args.state_dir)
-    if summary is None:
+    if summary is not None:
+        game = get_game(summary["game"])
+    else:
         journal = Journal(args.state_dir or default_state_dir())
         if not journal.exists():
             raise CommandError(f"no game journal in {journal.path.parent}")
@@ -426,7 +428,6 @@ def _status(args: argparse.Namespace) -> int:
     else:
         result = summary["result"]
         called = _called(args.state_dir)
-        game = get_game(summary["game"])
         where = (
             "over: " + (", ".join(map(called, result["winners"])) or "nobody") + " won"
             if result
@@ -455,7 +456,7 @@ def _status(args: argparse.Namespace) -> int:
                 print(f"  {name}: {detail_text(game, key, value, names, seats)}")
         for mark in summary.get("taken_back", []):
             print(f"  {_taken_back_text(mark)}")
-        for line in _table_lines(summary, called):
+        for line in _table_lines(game, summary, called):
             print(f"  {line}")
     return 0
 
@@ -491,7 +492,7 @@ def _live_status(state_dir: Path | None) -> JSON | None:
     return reply
 
 
-def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
+def _table_lines(game: Game, summary: JSON, called: Callable[[str], str]) -> list[str]:
     """What the running table adds: its camera, the dice it sees, and its message."""
     lines = []
     camera = summary.get("camera")
@@ -537,7 +538,7 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
     for seat, cards in summary.get("secrets", {}).items():
         # The simulated table's hands, which a person at a terminal has no other way to see.
         held = [
-            f"{_token_text(summary, token, names)} ({spot or 'in hand'})" for spot, token in cards
+            f"{detail_text(game, '', token, names)} ({spot or 'in hand'})" for spot, token in cards
         ]
         if held:
             lines.append(f"cards of {called(seat)}: {', '.join(held)}")
@@ -549,11 +550,6 @@ def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
         lines.append(f"put right: {spot} shows {shows or 'nothing'}, expects {wants or 'nothing'}")
     lines.extend(f"alert: {alert}" for alert in summary.get("alerts", []))
     return lines
-
-
-def _token_text(summary: JSON, token: str, names: dict[str, str]) -> str:
-    """A card or piece by the name the page gives it."""
-    return detail_text(get_game(summary["game"]), "", token, names)
 
 
 def _room_text(room: JSON) -> str:

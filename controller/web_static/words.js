@@ -83,10 +83,9 @@ function catalogue() {
   return (snap && gameWords[snap.game]) || {};
 }
 
-// An entry in the page's language, else in English, else undefined.
+// An entry of the game on the table, in the page's language, else in English, else undefined.
 function lookup(section, key) {
-  const words = catalogue();
-  return words[lang]?.[section]?.[key] ?? words.en?.[section]?.[key];
+  return snap ? wordOf(snap.game, section, key) : undefined;
 }
 
 function readable(id) {
@@ -100,7 +99,11 @@ function isSeat(value) {
 // The name the players chose for the seat (the new-game form), else the seat's own.
 function playerName(seat) {
   const chosen = snap?.names?.[snap.players?.indexOf(seat)];
-  if (chosen) return chosen;
+  return chosen || ownName(seat);
+}
+
+// The seat's own name in the game's words ("Mamy Wata").
+function ownName(seat) {
   return lookup("players", seat) ?? readable(seat);
 }
 
@@ -108,7 +111,7 @@ function playerName(seat) {
 // player to the seat's colour and powers, which the game's words name by the seat's own.
 function seatTitle(seat) {
   const name = playerName(seat);
-  const own = lookup("players", seat) ?? readable(seat);
+  const own = ownName(seat);
   return name === own ? name : `${name} (${own})`;
 }
 
