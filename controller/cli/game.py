@@ -456,7 +456,7 @@ def _status(args: argparse.Namespace) -> int:
                 print(f"  {name}: {detail_text(game, key, value, names, seats)}")
         for mark in summary.get("taken_back", []):
             print(f"  {_taken_back_text(mark)}")
-        for line in _table_lines(game, summary, called):
+        for line in _table_lines(summary, called):
             print(f"  {line}")
     return 0
 
@@ -492,7 +492,7 @@ def _live_status(state_dir: Path | None) -> JSON | None:
     return reply
 
 
-def _table_lines(game: Game, summary: JSON, called: Callable[[str], str]) -> list[str]:
+def _table_lines(summary: JSON, called: Callable[[str], str]) -> list[str]:
     """What the running table adds: its camera, the dice it sees, and its message."""
     lines = []
     camera = summary.get("camera")
@@ -534,14 +534,17 @@ def _table_lines(game: Game, summary: JSON, called: Callable[[str], str]) -> lis
         lines.append(f"thinking: {whose} ({thinking['level']}), {thinking['fraction']:.0%}")
     if summary.get("message"):
         lines.append(f"message: {summary['message']}")
-    names = summary.get("token_names", {})
-    for seat, cards in summary.get("secrets", {}).items():
+    secrets = summary.get("secrets") or {}
+    if secrets:
         # The simulated table's hands, which a person at a terminal has no other way to see.
-        held = [
-            f"{detail_text(game, '', token, names)} ({spot or 'in hand'})" for spot, token in cards
-        ]
-        if held:
-            lines.append(f"cards of {called(seat)}: {', '.join(held)}")
+        game, names = get_game(summary["game"]), summary.get("token_names", {})
+        for seat, cards in secrets.items():
+            held = [
+                f"{detail_text(game, '', token, names)} ({spot or 'in hand'})"
+                for spot, token in cards
+            ]
+            if held:
+                lines.append(f"cards of {called(seat)}: {', '.join(held)}")
     if summary.get("waiting"):
         lines.append(f"waiting for: {summary['waiting']}")
     for spot in summary.get("fix", []):
