@@ -32,18 +32,17 @@ from controller.game_vision import board_contents
 from controller.hands import SimHands, lay_out
 from controller.held_roll import HeldRoll
 from controller.journal import (
-    COMPUTER_DICE,
     Journal,
     JournalError,
     JournalWriteError,
     StateDirInUseError,
 )
 from controller.lights import next_flash_edge, table_frame
+from controller.new_game import NewGame
 from controller.notify import notify
 from controller.operations import answer
 from controller.requests import Answered
 from controller.room import Room
-from controller.rules import get_game
 from controller.rules.api import (
     CAMERA,
     JSON,
@@ -54,7 +53,6 @@ from controller.rules.api import (
     IllegalActionError,
     Layout,
 )
-from controller.seats import check_computer, check_names
 from controller.session import Session, View
 from controller.startup import RunOptions, StartupError, board_profile, resume
 from controller.terminal import draw
@@ -698,41 +696,12 @@ class Daemon:
             return {}
         return {s: t for s, t in self.session.expected.items() if s in camera.spots}
 
-    def new_game(
-        self,
-        now: float,
-        name: object = None,
-        options: object = None,
-        names: object = None,
-        computer: object = None,
-        hints: object = None,
-        computer_dice: object = None,
-    ) -> None:
-        """Start a game afresh, this one or another, played by `names` (controller/seats.py),
-        the table playing the `computer` seats (`SEAT[:LEVEL]` words), their dice thrown by
-        "hand" or "virtual" (default: as in the last game), hints "on" or "off"; a game on
-        another board (another game, or another size) opens the table with its own board
-        profile. The old journal is kept under a dated name."""
-        if name is not None and not isinstance(name, str):
-            raise ValueError(f"the game must be named: {name!r}")
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"the options must be an object: {options!r}")
-        rules = self.game if name is None else get_game(name)
-        if options is None and rules.name == self.game.name:
-            options = self.session.state.options
-        state = rules.new_initial_state(options)
-        game = rules.on_board(state.options)
-        chosen = check_names(names, state.num_players)
-        players = [state.player_name(seat) for seat in range(state.num_players)]
-        seats = check_computer(computer, players)
-        if hints not in (None, "on", "off"):
-            raise ValueError(f'hints are "on" or "off", not {hints!r}')
-        hinting = hints != "off"
-        if computer_dice not in (None, *COMPUTER_DICE):
-            raise ValueError(
-                f'the computer\'s dice are thrown by "hand" or "virtual", not {computer_dice!r}'
-            )
-        dice = self.journal.computer_dice if computer_dice is None else str(computer_dice)
+    def new_game(self, now: float, plan: NewGame) -> None:
+        """Start the game `plan` holds (controller/new_game.py); a game on another board
+        (another game, or another size) opens the table with its own board profile. The old
+        journal is kept under a dated name."""
+        game, state, chosen, seats = plan.game, plan.state, plan.names, plan.computer
+        hinting, dice = plan.hints, plan.computer_dice
         # Read before anything changes: a board with no profile leaves the game as it was.
         profile = board_profile(self.config, game)
         if profile == self.profile:
@@ -937,6 +906,7 @@ class Daemon:
                 self.options.colour,
                 self.session.message,
                 thinking,
+                self.session.called,
             )
             out.write(text + "\n\n")
             out.flush()

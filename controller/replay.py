@@ -27,9 +27,7 @@ class GameRecord:
     game: Game
     options: dict[str, Any]
     history: list[JSON]
-
-    def to_json(self) -> JSON:
-        return {"game": self.game.name, "options": self.options, "history": self.history}
+    names: list[str | None]  # chosen per seat (controller/seats.py)
 
 
 def load_record(path: Path) -> GameRecord:
@@ -44,7 +42,7 @@ def load_record(path: Path) -> GameRecord:
     if data is None or (isinstance(data, dict) and "crc" in data):
         try:
             record, _ = read_journal(path)
-            return _record(record.game, record.options, record.history(), path)
+            return _record(record.game, record.options, record.history(), record.names, path)
         except JournalError as error:
             raise RecordError(f"{path} is neither a game record nor a journal: {error}") from error
     if not isinstance(data, dict) or not isinstance(data.get("history"), list):
@@ -52,10 +50,15 @@ def load_record(path: Path) -> GameRecord:
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise RecordError(f'{path}: "options" must be an object')
-    return _record(data.get("game"), options, data["history"], path)
+    names = data.get("names", [])
+    if not isinstance(names, list) or not all(n is None or isinstance(n, str) for n in names):
+        raise RecordError(f'{path}: "names" must be a list of names (or null), one a seat')
+    return _record(data.get("game"), options, data["history"], names, path)
 
 
-def _record(name: object, options: Mapping[str, Any], history: list[Any], path: Path) -> GameRecord:
+def _record(
+    name: object, options: Mapping[str, Any], history: list[Any], names: list[Any], path: Path
+) -> GameRecord:
     if not isinstance(name, str):
         raise RecordError(f'{path}: "game" must name a game, not {name!r}')
     try:
@@ -63,7 +66,7 @@ def _record(name: object, options: Mapping[str, Any], history: list[Any], path: 
         game.replay(history, options)  # every step must still apply
     except (HistoryError, ValueError) as error:
         raise RecordError(f"{path}: {error}") from error
-    return GameRecord(game, dict(options), list(history))
+    return GameRecord(game, dict(options), list(history), list(names))
 
 
 def steps(record: GameRecord) -> Iterator[tuple[Action | None, GameState]]:

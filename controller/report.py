@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from controller.rules.api import JSON
-from controller.rules.words import word_text
 from controller.seats import per_seat
 from controller.session import View, describe_state, dice_owner
 from controller.snapshot import table_snapshot
@@ -71,7 +70,7 @@ def waiting(daemon: Daemon) -> str | None:
             f"(`smartboard place --list` shows each spot and what it expects){laid}"
         )
     owner = dice_owner(game, state)
-    whose = "" if owner is None else f" for {word_text(game, state.player_name(owner))}"
+    whose = "" if owner is None else f" for {session.called(state.player_name(owner))}"
     if all(isinstance(face, int) for face in wanted.faces):
         faces = f"{min(wanted.faces)}-{max(wanted.faces)}"
     else:

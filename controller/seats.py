@@ -5,8 +5,10 @@ plays itself (controller/computer.py), named the same ways."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from controller.rules.api import Game
+from controller.rules.words import word_text
 from controller.search import DEFAULT_LEVEL, LEVELS
 
 MAX_NAME = 24
@@ -44,6 +46,13 @@ def check_names(given: object, seats: int) -> Names:
 def per_seat(names: Sequence[str | None], seats: int) -> Names:
     """`names` as one entry per seat: a journal written before names were kept has none."""
     return [names[seat] if seat < len(names) else None for seat in range(seats)]
+
+
+def seat_caller(game: Game, names: Sequence[str | None]) -> Callable[[str], str]:
+    """A seat as players read it, for a message in English: the name chosen for it ("Ana"),
+    else the game's own ("mamy_wata" is Mamy Wata); any other word (chance) made readable."""
+    chosen = {seat: name for seat, name in zip(game.player_names, names, strict=False) if name}
+    return lambda seat: chosen.get(seat) or word_text(game, seat)
 
 
 def split_names(text: str) -> Names:

@@ -29,7 +29,8 @@ from controller.rules.api import (
     Layout,
     Problem,
 )
-from controller.rules.words import action_text, word_text
+from controller.rules.words import action_text
+from controller.seats import seat_caller
 from controller.takeback import Step, TakeBack, plan, step, steps
 
 log = logging.getLogger(__name__)
@@ -121,9 +122,7 @@ class Session:
     def called(self, player: str) -> str:
         """A seat as players read it, for a message in English: the name chosen for it
         ("Ana"), else the game's own ("Player 2")."""
-        seats, names = self.game.player_names, self.journal.names
-        seat = seats.index(player) if player in seats else len(names)
-        return (names[seat] if seat < len(names) else None) or word_text(self.game, player)
+        return seat_caller(self.game, self.journal.names)(player)
 
     def say(self, text: str, key: str, **params: object) -> None:
         """A message, and its key and parameters in the page's catalogue (words.js), which

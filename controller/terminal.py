@@ -9,11 +9,12 @@ Takeover's cells) shows both in three characters: "large:red" is LR, "small:none
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from controller.lights import rank, role_colour
 from controller.rules import GAMES, palette_roles
 from controller.rules.api import CAMERA, JSON, REED, Game, GameState
+from controller.rules.words import word_text
 from controller.session import View
 from hardware.leds import RGB
 
@@ -68,9 +69,12 @@ def draw(
     colour: bool,
     message: str = "",
     thinking: JSON | None = None,
+    called: Callable[[str], str] | None = None,
 ) -> str:
-    """The board, then a status line: the turn, whose move, what the table says, and while it
-    thinks (controller/computer.py) for whom and how far."""
+    """The board, then a status line: the turn, whose move (each seat as `called` names it,
+    else by the game's own names), what the table says, and while it thinks
+    (controller/computer.py) for whom and how far."""
+    say = called or (lambda seat: word_text(game, seat))
     pieces: dict[str, list[str]] = {}
     sensors = game.spots()
     for spot in sorted(sensors):
@@ -121,12 +125,12 @@ def draw(
                 cells.append(f"{square}{mark(role)}[{body}]")
         lines.append(" ".join(cells))
     player = state.current_player()
-    who = "game over" if state.is_terminal() else f"to move: {state.player_name(player)}"
+    who = "game over" if state.is_terminal() else f"to move: {say(state.player_name(player))}"
     details = game.describe(state)
     status = f"turn {details.get('turn', '?')} · {who}"
     if thinking is not None:
         purpose = "a hint for " if thinking["hint"] else ""
-        status += f" · thinking ({purpose}{thinking['player']}, {thinking['level']}) "
+        status += f" · thinking ({purpose}{say(thinking['player'])}, {thinking['level']}) "
         status += f"{round(thinking['fraction'] * 100)} %"
     if message:
         status += f" · {message}"

@@ -119,3 +119,25 @@ def test_actions_are_grouped_by_kind_and_cut_at_the_terminal(
     assert len(cut) <= 40
     every = cli(table, capsys, "actions", "--all").splitlines()
     assert every[1:] == [f"  place_trap:{square}" for square in range(1, 10)]
+
+
+@pytest.mark.parametrize("table", ["potions"], indirect=True)
+def test_actions_list_the_cards_the_simulated_hands_hold_first(
+    table: Daemon, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The rules take any card the camera may read (1,480 places); a person at the terminal
+    wants those of the four cards in hand, a line each."""
+    cli(table, capsys, "lay-out")
+    session = table.session
+    wait_for(lambda: not session.state.is_chance_node())
+    assert table.hands is not None
+    held = table.hands.choices(session.state)
+    assert held is not None
+    cards = sorted({a.id.rpartition(":")[0] for a in held})
+    lines = cli(table, capsys, "actions").splitlines()
+    assert lines[1] == "  with the cards the simulated table's hands hold:"
+    assert sorted(line.split(": ")[0].strip() for line in lines[2:-1]) == cards
+    others = len(session.state.legal_actions()) - len(held)
+    assert lines[-1] == f"  and {others} more the rules allow with other cards: --all"
+    every = cli(table, capsys, "actions", "--all").splitlines()
+    assert len(every) == 1 + len(session.state.legal_actions())

@@ -225,7 +225,7 @@ def test_thinking_never_holds_up_the_table(run_options: RunOptionsMaker) -> None
         # Answered as it thinks: many snapshots in the time one move takes.
         assert time.monotonic() - started < 4.0
         assert call(daemon, op="act", id="choose_dice:1")["key"] == "illegal"
-        assert "thinking (hawkmoth, strong) " in shown.getvalue()
+        assert "thinking (Hawk Moth, strong) " in shown.getvalue()
         assert call(daemon, op="pause")["ok"]
         wait_for(lambda: _snap(daemon)["thinking"] is None, what="thinking stopped")
         assert call(daemon, op="new", abandon=True)["ok"]

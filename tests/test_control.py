@@ -234,3 +234,12 @@ def test_a_request_applied_before_a_restart_is_not_applied_again(
             "repeated": True,
         }
         assert call(daemon, op="status")["history"] == [{"type": "ChooseDice", "count": 1}]
+
+
+def test_status_says_whose_roll_the_table_waits_for_by_the_name_chosen(running: Daemon) -> None:
+    """A terminal player reads what the table waits for, the seat named as at the table."""
+    assert call(running, op="new", abandon=True, names=["Ana", "Bob"])["ok"]
+    assert call(running, op="act", id="choose_dice:1")["ok"]
+    waiting = call(running, op="status")["waiting"]
+    assert waiting.startswith("a roll for Ana: one die (d6, faces 1-6)")
+    assert "`smartboard roll " in waiting

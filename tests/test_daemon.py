@@ -65,12 +65,18 @@ def test_control_socket_lists_applies_and_corrects(running: Daemon) -> None:
 
 def test_new_game_needs_the_old_one_over_or_abandoned(running: Daemon, tmp_path: Path) -> None:
     call(running, op="roll", values=[2])
+    played = call(running, op="status")["history"]
     refused = call(running, op="new")
     assert refused == {
         "ok": False,
         "error": "a game is in progress; abandon it with `smartboard new --abandon` "
         "(or the page's New game)",
     }
+    # A mistake in the new game is said first: giving this game up would not mend it.
+    mistaken = call(running, op="new", computer=["3"])
+    assert not mistaken["ok"] and "seat" in str(mistaken["error"])
+    assert "abandon" not in str(mistaken["error"])
+    assert played and call(running, op="status")["history"] == played
     assert call(running, op="new", abandon=True)["ok"]
     assert call(running, op="status")["history"] == []
     kept = list(tmp_path.glob("journal-*.jsonl"))

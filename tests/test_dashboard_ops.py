@@ -257,7 +257,12 @@ def test_the_record_replays_with_smartboard_replay(
     assert lines[-1]["details"]["traps"] == [4]
     assert main(["replay", str(tmp_path / "journal.jsonl")]) == 0
     shown = capsys.readouterr().out
-    assert "3. place_trap:4" in shown and "the game was not finished" in shown
+    assert "3. Lay a trap on square 4 (place_trap:4)" in shown
+    assert "to move: Ladybug" in shown and "the game was not finished" in shown
+    # The seats by the names chosen for them, as the page showed them.
+    path.write_text(json.dumps(reply["record"] | {"names": ["Ana", "Bob"]}))
+    assert main(["replay", str(path)]) == 0
+    assert "to move: Bob" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -270,6 +275,7 @@ def test_the_record_replays_with_smartboard_replay(
         ),
         ("not json at all\n", "neither a game record nor a journal"),
         ('{"game": "chess", "options": {}, "history": []}', "unknown game 'chess'"),
+        ('{"game": "akuma", "history": [], "names": "Ana"}', '"names" must be a list of names'),
     ],
 )
 def test_replay_names_what_is_wrong_with_a_file(

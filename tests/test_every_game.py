@@ -169,6 +169,6 @@ def test_the_sixth_game_is_simulated_and_replayed_by_the_cli(
     record.write_text(json.dumps(saved))
     assert main(["replay", str(record), "--delay", "0"]) == 0
     shown = capsys.readouterr().out
-    assert "2. advance:2" in shown
+    assert "2. advance: 2 (advance:2)" in shown  # a game without words: its ids made readable
     # The red pawn on the goal, marked with the game's own "goal" role ("=").
     assert "3=[ R]" in shown and '"winners": ["red"]' in shown

@@ -709,7 +709,7 @@ def test_terminal_draws_each_cell_with_its_map_token_pawn_and_light() -> None:
     assert cell(1, 5) == "@B* " and cell(4, 2) == cell(4, 3) == "L-  "
     assert cell(6, 6) == "t  !"  # the fix on r6c6's camera spot marks the cell
     assert cell(0, 10) == cell(10, 0) == "    "  # holes
-    assert rows[12].startswith("turn 1 · to move: red")
+    assert rows[12].startswith("turn 1 · to move: Red")
     coloured = draw(GAME, state, View(roles, frozenset()), PALETTE, colour=True)
     assert "\x1b[38;2;255;0;16m@R*" in coloured  # red ink for red's spawn ...
     assert "\x1b[48;2;85;0;5m\x1b[38;2;255;0;16m@R*" in coloured  # ... on red's pawn light

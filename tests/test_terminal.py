@@ -40,4 +40,4 @@ def test_akuma_squares_still_show_their_piece_spots() -> None:
     view = View(AKUMA.lights(state), frozenset())
     rows = draw(AKUMA, state, view, PALETTE, colour=False).splitlines()
     assert rows[1] == "4 [     ] 5+[AH   ] 6 [     ]"
-    assert rows[3].startswith("turn 2 · to move: ladybug")
+    assert rows[3].startswith("turn 2 · to move: Ladybug")

@@ -36,9 +36,9 @@ def test_mightymania_against_the_table_as_a_new_player_reads_it(page: Page, tmp_
         page.locator("#lay-out").click()
         attackers = page.locator('#board .square.pointable[data-spot^="s1.c"]')
         expect(attackers.first).to_be_visible(timeout=15_000)
-        # Places to start from, not moves: the list beside counts the moves.
+        # Places, not moves: the list beside counts the moves.
         expect(page.locator("#point-help")).to_have_text(
-            f"Tap an outlined place on the board to play: {attackers.count()} places to start from."
+            f"Tap one of the {attackers.count()} outlined places on the board to play."
         )
         # The hint's attack is lit on the board, from the card to the card it attacks.
         page.locator("#hint").click()

@@ -20,8 +20,8 @@ from controller.operations import OPERATIONS, Argument
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
 from controller.rules.api import JSON, Game, HistoryError
-from controller.rules.words import catalogue, detail_name, detail_text, word_text
-from controller.seats import split_names
+from controller.rules.words import detail_name, detail_text, word_text
+from controller.seats import seat_caller, split_names
 from controller.session import describe_state
 
 
@@ -368,21 +368,34 @@ def _actions(args: argparse.Namespace) -> int:
     if reply.get("waiting"):
         print(f"waiting for: {reply['waiting']}")
     ids = [str(action["id"]) for action in reply["actions"]]
+    width = shutil.get_terminal_size().columns
+    held = set(reply.get("in_hand") or ids)
+    shown = [action_id for action_id in ids if action_id in held]
+    if len(shown) < len(ids) and not args.all:
+        # The simulated hands hold the cards: what the player can do with them, not every
+        # card the rules would accept from the camera.
+        print("  with the cards the simulated table's hands hold:")
+        for kind, values in _kinds(shown, by_card=True).items():
+            print(_cut(f"    {kind}:" if values else f"    {kind}", values, width))
+        print(f"  and {len(ids) - len(shown)} more the rules allow with other cards: --all")
+        return 0
     if args.all:
         for action_id in ids:
             print(f"  {action_id}")
         return 0
-    width = shutil.get_terminal_size().columns
     for kind, values in _kinds(ids).items():
         print(_cut(f"  {kind}:" if values else f"  {kind}", values, width))
     return 0
 
 
-def _kinds(ids: list[str]) -> dict[str, list[str]]:
-    """The ids grouped by kind, the part before the first ":", in the order they come."""
+def _kinds(ids: list[str], by_card: bool = False) -> dict[str, list[str]]:
+    """The ids grouped by kind, the part before the first ":" (`by_card`: before the last, so
+    a card's places are on its own line), in the order they come."""
     kinds: dict[str, list[str]] = {}
     for action_id in ids:
-        kind, colon, rest = action_id.partition(":")
+        kind, colon, rest = action_id.rpartition(":") if by_card else action_id.partition(":")
+        if not colon:
+            kind = rest
         kinds.setdefault(kind, [])
         if colon:
             kinds[kind].append(rest)
@@ -469,16 +482,13 @@ def _taken_back_text(mark: JSON) -> str:
 
 
 def _called(state_dir: Path | None) -> Callable[[str], str]:
-    """A seat of the game journalled by the name its players know it by: the one chosen for it,
-    else the game's own ("mamy_wata" is Mamy Wata); any other word as it is."""
+    """A seat of the game journalled by the name its players know it by (`seat_caller`); any
+    word as it is when no journal can be read."""
     try:
         record = Journal(state_dir or default_state_dir()).read()
-        seats = get_game(record.game).player_names
+        return seat_caller(get_game(record.game), record.names)
     except (JournalError, ValueError):
         return lambda seat: seat
-    own = catalogue(get_game(record.game)).get("en", {}).get("players", {})
-    chosen = {seat: name for seat, name in zip(seats, record.names, strict=False) if name}
-    return lambda seat: chosen.get(seat) or own.get(seat) or seat
 
 
 def _live_status(state_dir: Path | None) -> JSON | None:

@@ -12,6 +12,8 @@ from pathlib import Path
 from controller.cli.arguments import Commands, read_config
 from controller.cli.errors import EX_DATAERR, EX_USAGE, CommandError, failing
 from controller.replay import RecordError, lights_view, load_record, steps
+from controller.rules.words import action_text
+from controller.seats import seat_caller
 from controller.session import describe_state
 from controller.terminal import draw
 
@@ -44,15 +46,20 @@ def _replay(args: argparse.Namespace) -> int:
     with failing(EX_DATAERR, RecordError):
         record = load_record(args.file)
     game = record.game
+    called = seat_caller(game, record.names)
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     for number, (action, state) in enumerate(steps(record)):
         if args.json:
             applied = None if action is None else action.to_json()
             print(json.dumps({"step": number, "action": applied, **describe_state(game, state)}))
         else:
-            title = "set-up" if action is None else f"{number}. {action}"
+            title = "set-up"
+            if action is not None:
+                said = action_text(game, action.id, names=game.token_names(state))
+                title = f"{number}. {said} ({action.id})"
             view = lights_view(game, state)
-            print(f"{title}\n{draw(game, state, view, config.palette, colour)}\n", flush=True)
+            board = draw(game, state, view, config.palette, colour, called=called)
+            print(f"{title}\n{board}\n", flush=True)
         if args.delay and action is not None:
             time.sleep(args.delay)
     result = game.result(state)

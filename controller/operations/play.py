@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from controller.journal import COMPUTER_DICE
+from controller.new_game import plan_new_game
 from controller.operations.registry import Argument, applied_reply, operation, refused
 from controller.refusals import Refused
 from controller.report import waiting
@@ -34,7 +35,12 @@ def _actions(daemon: Daemon, request: JSON, now: float) -> JSON:
     state = daemon.session.state
     actions = [{"id": a.id, "action": a.to_json()} for a in state.legal_actions()]
     to_move = None if state.is_terminal() else state.player_name(state.current_player())
-    return {"ok": True, "to_move": to_move, "actions": actions, "waiting": waiting(daemon)}
+    reply: JSON = {"ok": True, "to_move": to_move, "actions": actions, "waiting": waiting(daemon)}
+    # The rules allow any card the camera may read; the simulated hands know what is held.
+    held = None if daemon.hands is None else daemon.hands.choices(state)
+    if held is not None:
+        reply["in_hand"] = sorted({a.id for a in held})
+    return reply
 
 
 @operation(
@@ -213,6 +219,18 @@ def _confirm(daemon: Daemon, request: JSON, now: float) -> JSON:
     dashboard="post",
 )
 def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
+    # Checked first: a mistake in the new game is said before the table asks to give this up.
+    plan = plan_new_game(
+        daemon.game,
+        daemon.session.state.options,
+        daemon.journal.computer_dice,
+        request.get("game"),
+        request.get("options"),
+        request.get("names"),
+        request.get("computer"),
+        request.get("hints"),
+        request.get("computer_dice"),
+    )
     if not daemon.session.state.is_terminal() and not request.get("abandon"):
         # One message for both callers: the CLI's flag, and the page's button (whose own
         # confirmation sends `abandon`, so it sees this only if the game changed meanwhile).
@@ -221,15 +239,7 @@ def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
             "error": "a game is in progress; abandon it with `smartboard new --abandon` "
             "(or the page's New game)",
         }
-    daemon.new_game(
-        now,
-        request.get("game"),
-        request.get("options"),
-        request.get("names"),
-        request.get("computer"),
-        request.get("hints"),
-        request.get("computer_dice"),
-    )
+    daemon.new_game(now, plan)
     return {"ok": True, "game": daemon.game.name}
 
 
