@@ -28,7 +28,13 @@ from hardware.leds import LedStrip, NeoPixelStrip, SimStrip
 from hardware.link_state import LinkState
 from hardware.profile import BoardProfile, builtin_profile_path
 from hardware.reeds import ReedBank, gpio_factories, mock_factories
-from hardware.serial_link import LinkError, SerialLink, SerialReedBank, SerialStrip
+from hardware.serial_link import (
+    LinkError,
+    SerialLink,
+    SerialReedBank,
+    SerialStrip,
+    silent_link_hint,
+)
 from vision.board_camera import SimBoardCamera
 from vision.calibration import Calibration, CalibrationError, Points
 from vision.dice_reader import DiceReader, roll_picture
@@ -98,6 +104,7 @@ class TableBackends:
         self.uncalibrated: str | None = None
         self._opened: list[Any] = []
         self._link: SerialLink | None = None
+        self._link_error: StartupError | None = None  # said once, for the strip and the reeds
 
     def close(self) -> None:
         close_all(self._opened)
@@ -143,15 +150,22 @@ class TableBackends:
 
     def _serial_link(self) -> SerialLink:
         """The profile's microcontroller, shared by the reeds and the LEDs it serves."""
+        if self._link_error is not None:
+            raise StartupError(str(self._link_error))
         if self._link is None:
             link = self.profile.link
             assert link is not None
-            self._link = SerialLink(link.port, link.rows, link.cols, self.profile.led_count)
+            opened = SerialLink(link.port, link.rows, link.cols, self.profile.led_count)
             try:
-                self._link.start()
+                opened.start()
             except LinkError as error:
-                self._link.close()
-                raise StartupError(f"the table's microcontroller: {error}") from error
+                # Not kept: the reeds asked for next must fail too, not read a closed link.
+                opened.close()
+                self._link_error = StartupError(
+                    f"the table's microcontroller: {error}: {silent_link_hint(link.port)}"
+                )
+                raise self._link_error from error
+            self._link = opened
         return self._link
 
     def sim_camera(self, spots: set[str]) -> SimBoardCamera:

@@ -2,8 +2,9 @@
 brightness ramp, and what the strip draws at full white against the power supply.
 
 On a real strip only a person can see the LEDs: the check says what it drove, one line per LED,
-for them to follow. Where what the LEDs show can be read back (the simulated strip), each frame
-is checked: an LED that stays dark, or lights when it should not, is named.
+for them to follow, and on the guided walk asks them which LEDs were wrong. Where what the LEDs
+show can be read back (the simulated strip), each frame is checked: an LED that stays dark, or
+lights when it should not, is named.
 """
 
 from __future__ import annotations
@@ -23,18 +24,20 @@ LEVELS = (0.25, 0.5, 1.0)  # of the brightness cap
 def check_lights(
     strip: LedStrip,
     profile: BoardProfile,
-    brightness_cap: float,
+    cap: float,
     budget_ma: float,
     listen: Listener,
     shown: Callable[[], Frame | None] | None = None,
     step_s: float = 0.0,
+    ask: Callable[[str], str] | None = None,
 ) -> PartReport:
     """Drive the strip; `shown` reads back what it shows (None: nobody can but a person),
-    `step_s` is how long each step stays lit for a person to see it."""
+    `step_s` is how long each step stays lit for a person to see it; `ask` puts a question to
+    the person watching a strip that cannot be read back (the guided walk)."""
     part = PartReport("lights")
     count = profile.led_count
     owners = {i: spot.id for spot in profile.spots.values() for i in spot.leds}
-    _power(part, count, brightness_cap, budget_ma)
+    _power(part, count, cap, budget_ma)
     unused = [i for i in range(count) if i not in owners]
     if unused:
         part.warn(
@@ -45,7 +48,7 @@ def check_lights(
         )
 
     def show(frame: Sequence[RGB]) -> Frame:
-        limited = limit_frame(frame, brightness_cap, budget_ma)
+        limited = limit_frame(frame, cap, budget_ma)
         strip.show(limited)
         if step_s:
             time.sleep(step_s)
@@ -100,18 +103,62 @@ def check_lights(
         grey = round(255 * level)
         sent = show([(grey, grey, grey)] * count)
         drawn = round(frame_current_ma(sent))
+        asked = round(frame_current_ma(limit_frame([(grey, grey, grey)] * count, cap, 0.0)))
         steps.append({"level": level, "estimated_ma": drawn})
+        # Dimmed to the supply, it draws less than the cap alone would (the over_budget warning).
+        dimmed = (
+            f", dimmed to fit power_budget_ma (about {asked} mA undimmed)" if asked > drawn else ""
+        )
         listen(
             CheckEvent(
                 "lights",
                 "brightness",
-                f"white at {level:.0%} of the brightness cap: about {drawn} mA",
+                f"white at {level:.0%} of the brightness cap: about {drawn} mA{dimmed}",
                 {"level": level, "estimated_ma": drawn},
             )
         )
     part.figures["brightness_steps"] = steps
     show([(0, 0, 0)] * count)
+    if shown is None:
+        _watched(part, owners, count, ask)
     return part
+
+
+ASKED = (
+    "which LEDs stayed dark, stayed lit, or showed a wrong colour? Their numbers (e.g. 3 17), "
+    "or Enter if every one lit as said: "
+)
+
+
+def _watched(
+    part: PartReport, owners: dict[int, str], count: int, ask: Callable[[str], str] | None
+) -> None:
+    """What the person watching a real strip saw: a strip that cannot be read back passes on
+    their word alone, so without one it says it was not watched."""
+    part.figures["watched"] = ask is not None
+    if ask is None:
+        part.warn(
+            "not_watched",
+            "a real strip cannot be read back: watch each LED as the check names it, or run "
+            "`smartboard check --walk`, which asks you which were wrong",
+        )
+        return
+    question = ASKED
+    while True:
+        words = ask(question).replace(",", " ").split()
+        if all(word.isdigit() and int(word) < count for word in words):
+            break
+        question = f"LED numbers from 0 to {count - 1}, or Enter if every one lit: "
+    wrong = sorted({int(word) for word in words})
+    if wrong:
+        part.fault(
+            "seen_wrong",
+            f"{_indices(wrong)} did not light as the check drove them, seen at the table: a "
+            "damaged LED or its solder joints (the data line breaks at the first bad LED, so "
+            "every LED after it stays dark), or [leds] pixel_order wrong for this strip",
+            spots=_spots(owners, wrong),
+            leds=tuple(wrong),
+        )
 
 
 def _power(part: PartReport, count: int, cap: float, budget_ma: float) -> None:

@@ -7,7 +7,7 @@ import statistics
 
 from controller.check_report import CheckEvent, Listener, PartReport
 from hardware.link_bench import frame_round_trips
-from hardware.serial_link import SerialLink
+from hardware.serial_link import SerialLink, silent_link_hint
 
 ROUND_TRIPS = 10
 # An LED frame of 256 LEDs takes some 70 ms at 115200 baud; beyond this something is wrong.
@@ -27,9 +27,7 @@ def check_link(
         why = state.last_error or "no answer"
         part.fault(
             "link_silent",
-            f"the Pico on {link.path} does not answer ({why}): check the USB cable, that the "
-            f"port exists (`ls -l {link.path}`, hardware/udev/), and that the firmware runs "
-            "(firmware/README.md)",
+            f"the Pico on {link.path} does not answer ({why}): {silent_link_hint(link.path)}",
         )
         return part
     dark = bytes(3 * link.led_count)

@@ -123,13 +123,19 @@ class CheckReport:
         return path
 
 
+def table_named(simulated: bool, profile: str, game: str, source: str) -> str:
+    """The table checked, as the first and the last line of a check say it."""
+    table = "the simulated table" if simulated else "the table"
+    named = f"{profile} ({game}), " if profile else ""
+    return f"{table} with board profile {named}{source}"
+
+
 def report_lines(report: dict[str, Any]) -> list[str]:
     """A report (`CheckReport.to_json`, as the `check` op gives it) for a terminal: each part's
     outcome, then its faults and warnings, after the board checked: a config's profile or the
     built-in one, its game, the real table or the simulated one."""
-    table = "the simulated table" if report["simulated"] else "the table"
-    named = f"{report['profile']} ({report['game']}), " if report["profile"] else ""
-    out = [f"checked {table} with board profile {named}{report['source']}"]
+    named = table_named(report["simulated"], report["profile"], report["game"], report["source"])
+    out = [f"checked {named}"]
     for name, part in report["parts"].items():
         skipped = f" ({part['skipped']})" if "skipped" in part else ""
         out.append(f"{name}: {part['status']}{skipped}")

@@ -149,6 +149,7 @@ class CheckOptions:
     order: Order = "turn"
     spot_timeout_s: float = 30.0
     skip: Callable[[], bool] = lambda: False
+    ask: Callable[[str], str] | None = None  # a question to the person on the walk
     step_s: float = 0.0
     camera_s: float = 3.0
     camera_timeout_s: float = 5.0
@@ -184,6 +185,7 @@ def _part(name: str, table: Table, options: CheckOptions, listen: Listener) -> P
             listen,
             table.shown,
             options.step_s,
+            options.ask if options.walk else None,
         )
     if name == "reeds":
         if table.reeds is None or not table.reeds.channels:
@@ -274,6 +276,8 @@ def open_table(
                 opened = opening()
             except Exception as error:  # any backend's: NeoPixels off a Pi, a missing gpiochip
                 table.unavailable[name] = f"cannot open the {name}: {error}"
+                if profile.link is not None:  # the Pico serves both: its error is the link's
+                    table.unavailable["link"] = str(error)
                 continue
             if isinstance(opened, ReedBank | SerialReedBank):
                 table.reeds = opened

@@ -157,6 +157,11 @@ def _exchange(path: Path, line: bytes, timeout: float) -> JSON | None:
             raise ControlError(
                 f"no daemon is listening at {path}: is `smartboard run` running?"
             ) from None
+        except PermissionError:
+            raise ControlError(
+                f"not allowed to talk to the daemon at {path}: the service lets in the members "
+                "of group smartboard (`sudo usermod -aG smartboard $USER`, then log in again)"
+            ) from None
         except OSError as error:  # nothing was sent: nothing happened
             raise ControlError(f"cannot talk to the daemon at {path}: {error}") from error
         data = b""

@@ -7,6 +7,10 @@ from pathlib import Path
 
 SERVICE_SOCKET = Path("/run/smartboard/control.sock")
 """The service's control socket, in systemd's RuntimeDirectory=."""
+SERVICE_CONFIG = Path("/etc/smartboard/config.toml")
+"""The service's config (install.sh), which the commands read when given none."""
+SERVICE_STATE_DIR = Path("/var/lib/smartboard")
+"""The service's journal, in systemd's StateDirectory=: its socket is SERVICE_SOCKET."""
 
 
 def default_state_dir() -> Path:
@@ -26,9 +30,27 @@ def daemon_socket_path(state_dir: Path) -> Path:
 
 
 def client_socket_path(state_dir: Path | None) -> Path:
-    """The daemon of --state-dir if given, else the service's, else the user's own."""
+    """The daemon of --state-dir if given (the service's socket for the service's directory),
+    else the service's, else the user's own."""
     if state_dir is not None:
-        return state_dir / "control.sock"
-    if SERVICE_SOCKET.exists():
+        own = state_dir / "control.sock"
+        if state_dir == SERVICE_STATE_DIR and not _exists(own) and _exists(SERVICE_SOCKET):
+            return SERVICE_SOCKET
+        return own
+    if _exists(SERVICE_SOCKET):
         return SERVICE_SOCKET
     return default_state_dir() / "control.sock"
+
+
+def service_config() -> Path | None:
+    """The service's config where the service is installed: the table the commands talk of."""
+    return SERVICE_CONFIG if _exists(SERVICE_CONFIG) else None
+
+
+def _exists(path: Path) -> bool:
+    """Whether `path` is there; True where a closed directory hides it (the service's
+    /run/smartboard from a user outside its group), so that connecting names the cause."""
+    try:
+        return path.exists()
+    except PermissionError:
+        return True

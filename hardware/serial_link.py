@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import select
 import threading
 import time
@@ -32,6 +33,14 @@ log = logging.getLogger(__name__)
 
 class LinkError(RuntimeError):
     """The link cannot serve the table: a firmware of another version or configuration."""
+
+
+def silent_link_hint(path: str) -> str:
+    """What to look at when the microcontroller on `path` does not answer."""
+    return (
+        f"check the USB cable, that the port exists (`ls -l {path}`, hardware/udev/), and that "
+        "the firmware runs (firmware/README.md)"
+    )
 
 
 class MalformedFrame(ValueError):
@@ -120,11 +129,11 @@ class SerialLink:
 
     def start(self, wait_s: float | None = 5.0) -> None:
         """Start the link's thread; wait for the first snapshot if `wait_s` is given."""
+        if not os.path.exists(self.path):  # said at once, not after `wait_s` of silence
+            raise LinkError(f"there is no {self.path}")
         self._thread.start()
         if wait_s is not None and not self._ready.wait(wait_s):
-            raise LinkError(
-                self.error or f"no answer from the table's microcontroller on {self.path}"
-            )
+            raise LinkError(self.error or f"no answer on {self.path}")
         if self.error:
             raise LinkError(self.error)
 
@@ -167,6 +176,8 @@ class SerialLink:
     def close(self) -> None:
         self._stop.set()
         thread = self._thread
+        if thread.ident is None:  # never started: a port that is not there
+            return
         thread.join(2)
         if self._thread is not thread:  # restarted as it was stopping
             self._thread.join(2)

@@ -239,11 +239,23 @@ def frame_file(frame: np.ndarray, tmp_path_factory: pytest.TempPathFactory) -> P
     return path
 
 
+CAMERA = f"[camera]\nwidth = {FRAME_SIZE[0]}\nheight = {FRAME_SIZE[1]}\n"
+"""A table whose camera gives these tests' frames (the built-in config's: 1280x720)."""
+
+
+@pytest.fixture(scope="module")
+def camera(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """`--config` of a table whose camera gives frames of FRAME_SIZE."""
+    path = tmp_path_factory.mktemp("config") / "camera.toml"
+    path.write_text(CAMERA, encoding="utf-8")
+    return ["--config", str(path)]
+
+
 def test_cli_calibrate_saves_and_annotates(
-    frame_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    frame_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], camera: list[str]
 ) -> None:
     out, annotated = tmp_path / "cal.json", tmp_path / "seen.png"
-    args = ["--image", str(frame_file), "--out", str(out), "--annotated", str(annotated)]
+    args = ["--image", str(frame_file), "--out", str(out), "--annotated", str(annotated), *camera]
     assert main(["calibrate", "--game", "voodoo", *args]) == 0
     printed = capsys.readouterr().out
     assert "calibrated Baron Voodoo, 7x7 board from markers 0, 1, 2, 3: error" in printed
@@ -254,46 +266,60 @@ def test_cli_calibrate_saves_and_annotates(
 
 
 def test_cli_calibrate_saves_where_the_table_reads_it(
-    frame_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    frame_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, camera: list[str]
 ) -> None:
     monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "state"))
-    assert main(["calibrate", "--game", "voodoo", "--image", str(frame_file)]) == 0
+    assert main(["calibrate", "--game", "voodoo", "--image", str(frame_file), *camera]) == 0
     assert Calibration.load(tmp_path / "state" / "calibration.json").profile.startswith("Baron")
     # The builder's walk: a table run with --state-dir reads its calibration there.
     table = tmp_path / "table"
     args = ["--game", "voodoo", "--image", str(frame_file), "--state-dir", str(table)]
-    assert main(["calibrate", *args]) == 0
+    assert main(["calibrate", *args, *camera]) == 0
     assert Calibration.load(table / "calibration.json").profile.startswith("Baron")
     # And where the config names a file, there.
     named = tmp_path / "named.json"
     config = tmp_path / "table.toml"
-    config.write_text(f'[camera]\ncalibration = "{named}"\n', encoding="utf-8")
+    config.write_text(f'{CAMERA}calibration = "{named}"\n', encoding="utf-8")
     assert main(["calibrate", *args, "--config", str(config)]) == 0
     assert Calibration.load(named).profile.startswith("Baron")
 
 
 def test_cli_calibrate_with_a_profile_file(
-    frame_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    frame_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], camera: list[str]
 ) -> None:
     profile = tmp_path / "mine.toml"
     profile.write_text(builtin_profile_path("voodoo").read_text().replace("7x7 board", "mine"))
     out = tmp_path / "cal.json"
     args = ["--profile", str(profile), "--image", str(frame_file), "--out", str(out)]
-    assert main(["calibrate", *args]) == 0
+    assert main(["calibrate", *args, *camera]) == 0
     assert Calibration.load(out).profile == "Baron Voodoo, mine"
 
 
 def test_cli_calibrate_names_the_missing_marker(
-    profile: BoardProfile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    profile: BoardProfile, tmp_path: Path, capsys: pytest.CaptureFixture[str], camera: list[str]
 ) -> None:
     path, out, annotated = tmp_path / "hand.png", tmp_path / "cal.json", tmp_path / "seen.jpg"
     cv2.imwrite(str(path), render_frame(profile, covered=0))
-    args = ["--image", str(path), "--out", str(out), "--annotated", str(annotated)]
+    args = ["--image", str(path), "--out", str(out), "--annotated", str(annotated), *camera]
     assert main(["calibrate", "--game", "voodoo", *args]) == 1
     error = capsys.readouterr().err
     assert "smartboard: marker not found in the frame: 0 (top-left" in error
     assert not out.exists()
     assert annotated.exists()  # to see what the camera saw
+
+
+def test_cli_calibrate_refuses_a_frame_the_tables_camera_would_not_give(
+    frame_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: `rpicam-still -o frame.jpg` takes the sensor's full size; the
+    calibration saved from it then stopped the table's start ("calibrate again")."""
+    out = tmp_path / "cal.json"
+    args = ["--game", "voodoo", "--image", str(frame_file), "--out", str(out)]
+    assert main(["calibrate", *args]) == 2
+    said = capsys.readouterr().err
+    assert "is 1280x960, but the table's camera gives 1280x720 frames" in said
+    assert "`rpicam-still --width 1280 --height 720 -o frame.jpg`" in said
+    assert not out.exists()
 
 
 @pytest.mark.parametrize(("content", "reason"), [(None, "No such file"), (b"", "not an image")])

@@ -478,3 +478,26 @@ def test_a_table_without_a_camera_types_its_rolls_in(tmp_path: Path) -> None:
     assert (config.camera_backend, config.dice_source) == ("dashboard", "virtual")
     flagged = load_config(None).without_camera()
     assert (flagged.camera_backend, flagged.dice_source) == ("dashboard", "virtual")
+
+
+def test_commands_read_the_services_config_where_it_is_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder's walk: `smartboard check` and `calibrate` tested the built-in Akuma table
+    while the service ran the Takeover one its config names."""
+    from controller import paths
+    from controller.cli.arguments import read_config
+    from controller.cli.errors import EX_CONFIG, CommandError
+
+    service = tmp_path / "config.toml"
+    monkeypatch.setattr(paths, "SERVICE_CONFIG", service)
+    assert read_config(None).game == "akuma"  # not installed: the built-in defaults
+    service.write_text('[table]\ngame = "takeover"\n', encoding="utf-8")
+    assert read_config(None).game == "takeover"
+    given = tmp_path / "mine.toml"
+    given.write_text('[table]\ngame = "voodoo"\n', encoding="utf-8")
+    assert read_config(given).game == "voodoo"  # --config wins
+    service.write_text("[table\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="the service's config, read by default") as raised:
+        read_config(None)
+    assert raised.value.status == EX_CONFIG

@@ -14,7 +14,7 @@ from daemon_run import call, serving
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller import control
+from controller import control, paths
 from controller.config import Config
 from controller.control import ControlError, ControlServer, request
 from controller.daemon import Daemon
@@ -163,6 +163,44 @@ def test_no_daemon_is_a_certain_failure(tmp_path: Path) -> None:
     with pytest.raises(ControlError, match=r"no daemon is listening .*smartboard run") as raised:
         request(left, {"op": "act"})
     assert not raised.value.unknown
+
+
+def test_a_user_outside_the_services_group_is_told_how_to_join(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder's walk: right after installing, /run/smartboard (0750) is closed to the
+    login user, and `smartboard actions` died with a PermissionError's traceback."""
+
+    def closed(self: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(paths, "SERVICE_SOCKET", tmp_path / "run" / "control.sock")
+    monkeypatch.setattr(Path, "exists", closed)
+    assert paths.client_socket_path(None) == tmp_path / "run" / "control.sock"
+    monkeypatch.undo()
+
+    def refused(self: socket.socket, address: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    with pytest.raises(ControlError, match=r"group smartboard \(`sudo usermod") as raised:
+        request(tmp_path / "control.sock", {"op": "status"})
+    assert not raised.value.unknown
+
+
+def test_the_services_state_directory_finds_the_services_socket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The builder's walk: `status --state-dir /var/lib/smartboard` (the README's) read the
+    journal alone, as the service listens in /run/smartboard."""
+    state, run = tmp_path / "lib", tmp_path / "run"
+    state.mkdir(), run.mkdir()
+    (run / "control.sock").touch()
+    monkeypatch.setattr(paths, "SERVICE_STATE_DIR", state)
+    monkeypatch.setattr(paths, "SERVICE_SOCKET", run / "control.sock")
+    assert paths.client_socket_path(state) == run / "control.sock"
+    other = tmp_path / "mine"
+    assert paths.client_socket_path(other) == other / "control.sock"
 
 
 @given(st.binary(max_size=400))

@@ -3,6 +3,7 @@ chooses the serial link, and the game is read and lit through it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -135,6 +136,20 @@ def test_no_microcontroller_on_the_port_is_a_clear_start_up_error(tmp_path: Path
     config = replace(load_config(None), profile=profile, dice_source="virtual")
     run = RunOptions(state_dir=tmp_path, socket_path=tmp_path / "control.sock", game="akuma")
     daemon = Daemon(config, run)
-    with pytest.raises(StartupError, match="the table's microcontroller"):
+    with pytest.raises(StartupError, match=r"the table's microcontroller: there is no .*ls -l"):
         daemon.open()
     daemon.close()
+
+
+def test_a_check_with_no_microcontroller_fails_its_reeds_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder's walk: the reeds of a Pico table with no Pico passed their check, read
+    through the link that had just failed for the lights."""
+    profile, _ = serial_profile(tmp_path, tmp_path / "ttyNone")
+    args = ["--profile", str(profile), "--only", "lights,reeds,link", "--json"]
+    assert main(["check", *args, "--state-dir", str(tmp_path)]) == 1
+    parts = json.loads(capsys.readouterr().out)["parts"]
+    assert [parts[name]["status"] for name in ("lights", "reeds", "link")] == ["failed"] * 3
+    (said,) = parts["link"]["faults"]
+    assert f"there is no {tmp_path / 'ttyNone'}" in said["text"]

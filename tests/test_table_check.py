@@ -101,6 +101,33 @@ def test_a_dead_led_and_one_stuck_lit_are_named_with_their_spots() -> None:
     assert found["stuck_led"][0].leds == (30,) and "(255, 0, 0)" in found["stuck_led"][0].text
 
 
+def test_a_real_strip_passes_on_the_word_of_the_person_who_watched_it() -> None:
+    """The builder's walk: a real strip cannot be read back, and its check passed whatever the
+    LEDs did. The walk asks which were wrong; without it, it says it was not watched."""
+    profile = load_profile(builtin_profile_path("takeover"), TAKEOVER.spots())
+    config = load_config(None).simulated()
+    questions: list[str] = []
+    answers = iter(["17 some", "17, 300", "17 30"])
+
+    def person(question: str) -> str:
+        questions.append(question)
+        return next(answers)
+
+    with open_table(config, TAKEOVER, profile, Path("/nonexistent"), True) as table:
+        table.shown = None  # as a real strip: nothing reads back what it shows
+        options = CheckOptions(parts=("lights",), walk=True, ask=person)
+        (walked,) = run_check(table, options).parts
+        (unwatched,) = run_check(table, CheckOptions(parts=("lights",)), quiet).parts
+    assert questions[0].startswith("which LEDs stayed dark, stayed lit, or showed a wrong")
+    assert questions[1:] == ["LED numbers from 0 to 143, or Enter if every one lit: "] * 2
+    (seen,) = [f for f in walked.faults if f.severity == "fault"]
+    assert seen.kind == "seen_wrong" and seen.leds == (17, 30)
+    assert seen.spots == ("r1c6", "r2c6") and walked.figures["watched"]  # a serpentine strip
+    assert walked.status == "failed" and "not_watched" not in [f.kind for f in walked.faults]
+    assert unwatched.status == "passed" and not unwatched.figures["watched"]
+    assert "not_watched" in [f.kind for f in unwatched.faults if f.severity == "warning"]
+
+
 def test_the_simulated_pico_reports_its_link_and_a_dead_scan_row() -> None:
     report = check("takeover-serial", "dead-row:7", "crossed:r2c0,r2c1", parts=("reeds", "link"))
     parts = report.to_json()["parts"]
@@ -183,10 +210,11 @@ def test_check_takes_the_configs_profile_as_run_does_and_names_it(
     assert main([*base, "--game", "takeover", "--only", "profile"]) == 0
     said = capsys.readouterr().out.splitlines()
     serial = builtin_profile_path("takeover-serial")
-    assert said[0] == (
-        "checked the simulated table with board profile Hostile Takeover, 12x12 board, over "
-        f"the serial link (takeover), {serial}"
+    named = (
+        "the simulated table with board profile Hostile Takeover, 12x12 board, over the serial "
+        f"link (takeover), {serial}"
     )
+    assert said[0] == f"checking {named}" and f"checked {named}" in said  # first and last
     assert main([*base, "--only", "profile", "--json"]) == 1  # the config's game: Akuma
     (fault,) = json.loads(capsys.readouterr().out)["faults"]
     assert fault["text"] == (

@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from controller.cli.errors import EX_CONFIG, EX_USAGE, failing
+from controller.cli.errors import EX_CONFIG, EX_USAGE, CommandError, failing
 from controller.config import Config, ConfigError, load_config
+from controller.paths import SERVICE_CONFIG, service_config
 from controller.rules import GAMES, get_game
 from controller.rules.api import JSON, Game
 from controller.startup import boards, named_game
@@ -36,10 +37,27 @@ def add_state_dir(command: argparse.ArgumentParser) -> None:
     )
 
 
+CONFIG_HELP = (
+    "TOML config overriding the built-in defaults (default: the service's, "
+    f"{SERVICE_CONFIG}, where it is installed)"
+)
+
+
 def read_config(path: Path | None) -> Config:
-    """The config, built-in or from `path`; a bad one fails the command with EX_CONFIG."""
-    with failing(EX_CONFIG, ConfigError):
-        return load_config(path)
+    """The config from `path`, else the service's where it is installed (so that `check` and
+    `calibrate` test the table the service runs), else the built-in one; a bad one fails the
+    command with EX_CONFIG."""
+    service = service_config() if path is None else None
+    try:
+        return load_config(path or service)
+    except ConfigError as error:
+        hint = ""
+        if service is not None:
+            hint = (
+                " (the service's config, read by default: join group smartboard to read it, "
+                "or give --config FILE)"
+            )
+        raise CommandError(f"{error}{hint}", EX_CONFIG) from None
 
 
 def listen_address(text: str) -> str:
@@ -123,7 +141,7 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
         "--config",
         type=Path,
         metavar="FILE",
-        help="TOML config whose game and profile to use (see `run`)",
+        help=f"{CONFIG_HELP}: its game and profile are used",
     )
     which = command.add_mutually_exclusive_group()
     which.add_argument(
@@ -151,7 +169,7 @@ def board_profile(args: argparse.Namespace) -> BoardProfile:
         except ValueError as error:
             raise ProfileError(f"board profile {args.profile}: {error}") from None
         return _on_its_board(game, data, str(args.profile), text)
-    loaded = load_config(args.config)
+    loaded = read_config(args.config)
     game = get_game(args.game or loaded.game)
     if not loaded.profile:
         return load_profile(builtin_profile_path(game.info.profile), game.spots())

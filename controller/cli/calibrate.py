@@ -17,6 +17,7 @@ from controller.cli.errors import EX_CONFIG, EX_USAGE, CommandError, failing
 from controller.config import ConfigError
 from controller.paths import default_state_dir
 from hardware.profile import ProfileError
+from vision.choices import LIVE_SOURCES
 
 
 def add_commands(commands: Commands) -> None:
@@ -41,7 +42,9 @@ def add_commands(commands: Commands) -> None:
         "reads it (give the same --config and --state-dir as `run`; for the service: "
         "sudo -u smartboard smartboard calibrate --state-dir /var/lib/smartboard ...). A marker "
         "not found is named, with where it belongs on the table. A frame to calibrate from: "
-        "`rpicam-still -o frame.jpg` on the Pi, the table's service stopped; or calibrate from "
+        "`rpicam-still --width 1280 --height 720 -o frame.jpg` on the Pi (the size the "
+        "table's camera runs at, the config's [camera] width and height), the table's service "
+        "stopped; or calibrate from "
         "the dashboard's Table test & camera view instead, which takes the frame itself.",
     )
     calibrate.add_argument(
@@ -114,6 +117,18 @@ def _calibrate(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) else error
         raise CommandError(f"cannot read {args.image}: {reason}") from None
+    config = read_config(args.config)
+    height, width = frame.shape[:2]
+    wanted = (config.camera_width, config.camera_height)
+    if config.camera_source in LIVE_SOURCES and (width, height) != wanted:
+        # The table would refuse this calibration at its start ("calibrate again").
+        raise CommandError(
+            f"{args.image} is {width}x{height}, but the table's camera gives "
+            f"{wanted[0]}x{wanted[1]} frames (the config's [camera] width and height): "
+            f"calibrate from a frame of that size, e.g. `rpicam-still --width {wanted[0]} "
+            f"--height {wanted[1]} -o frame.jpg`",
+            EX_USAGE,
+        )
     found = detect_markers(frame)
     try:
         calibration: Calibration | None = calibrate(
@@ -124,7 +139,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         calibration, failure = None, str(error)
     # Where `run` reads it (backends.py): the running table uses it without more ado.
     state_dir = args.state_dir or default_state_dir()
-    out = args.out or read_config(args.config).calibration_path(state_dir)
+    out = args.out or config.calibration_path(state_dir)
     try:
         if args.annotated:
             image = annotate(frame, found, profile, calibration)

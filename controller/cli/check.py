@@ -8,7 +8,14 @@ import select
 import sys
 from pathlib import Path
 
-from controller.check_report import PARTS, CheckEvent, CheckReport, Listener, report_lines
+from controller.check_report import (
+    PARTS,
+    CheckEvent,
+    CheckReport,
+    Listener,
+    report_lines,
+    table_named,
+)
 from controller.cli.arguments import (
     Commands,
     add_profile_choice,
@@ -29,7 +36,8 @@ directory:
   profile  every problem of the board profile, with its file, key and line; the camera
            regions that the calibrated camera cannot see
   lights   each LED lit alone, with its spot's name; every LED red, green, blue and white;
-           white at three brightnesses; the current at full white against the power supply
+           white at three brightnesses; the current at full white against the power supply.
+           A real strip cannot be read back: watch it, and with --walk say which LEDs were wrong
   reeds    the reeds closed now; with --walk (always on the simulated table) a piece put on
            each spot in turn, naming reeds that never close, crossed wires (the likely swap),
            expanders or scan rows that do not answer, and reeds that chatter
@@ -71,7 +79,8 @@ def add_commands(commands: Commands) -> None:
     check.add_argument(
         "--walk",
         action="store_true",
-        help="the guided walk on a real table: a piece on each spot in turn (Enter skips one)",
+        help="the guided walk on a real table: say which LEDs lit wrong, then put a piece on "
+        "each spot in turn (Enter skips one)",
     )
     check.add_argument(
         "--order",
@@ -186,11 +195,15 @@ def _check(args: argparse.Namespace) -> int:
         order=args.order,
         spot_timeout_s=args.timeout,
         skip=_enter_pressed if args.walk and sys.stdin.isatty() else lambda: False,
+        ask=_ask if sys.stdin.isatty() else None,
         step_s=args.step if args.step is not None else 0.0 if args.sim else 0.3,
         camera_s=args.camera_seconds,
         camera_timeout_s=args.camera_timeout,
     )
     listen: Listener = (lambda event: None) if args.json else _printer(args.sim)
+    if not args.json:  # which table, before the many lines of its parts
+        named = table_named(args.sim, profile.name, profile.game, profile.source)
+        print(f"checking {named}", flush=True)
     with open_table(config, get_game(profile.game), profile, state_dir, args.sim, faults) as table:
         report = run_check(table, options, listen)
     return _said(report, state_dir, args.json)
@@ -219,6 +232,14 @@ def _printer(simulated: bool) -> Listener:
         print(f"{event.part}: {event.text}", flush=True)
 
     return listen
+
+
+def _ask(question: str) -> str:
+    """The answer of the person walking the table."""
+    try:
+        return input(f"lights: {question}")
+    except EOFError:
+        raise CommandError("the walk was given up: no answer about the LEDs") from None
 
 
 def _enter_pressed() -> bool:

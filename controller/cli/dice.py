@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.arguments import Commands, add_state_dir, read_config
+from controller.cli.arguments import CONFIG_HELP, Commands, add_state_dir, read_config
 from controller.cli.errors import EX_USAGE, CommandError, failing
 from controller.cli.images import add_images, read_each, readable
 from controller.paths import default_state_dir
@@ -49,7 +49,7 @@ def add_commands(commands: Commands) -> None:
         help="top: straight down over a tray; oblique: at an angle; auto: a square photo is a "
         "top view (default: the config's dice.view)",
     )
-    read.add_argument("--config", type=Path, metavar="FILE", help="TOML config (see `run`)")
+    read.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
     read.add_argument(
         "--kind",
         choices=("d6", *icon_dice()),

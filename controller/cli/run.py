@@ -11,6 +11,7 @@ from pathlib import Path
 
 from controller.broker import BrokerError, parse_link
 from controller.cli.arguments import (
+    CONFIG_HELP,
     Commands,
     add_game_options,
     add_state_dir,
@@ -41,7 +42,7 @@ from hardware.profile import ProfileError
 
 def add_commands(commands: Commands) -> None:
     run = commands.add_parser("run", help="run the table: sense, apply the rules, light the LEDs")
-    run.add_argument("--config", type=Path, help="TOML config overriding the built-in defaults")
+    run.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
     run.add_argument("--game", choices=sorted(GAMES), help="game to start (default: from config)")
     add_game_options(run)
     run.add_argument(
