@@ -188,6 +188,9 @@ def table_snapshot(
     offered = [_decision(game, a, session, places) for a in open_now]
     _tell_apart(game, session, open_now, offered, details)
     return {
+        # What a decision of each kind changes of the mover's counts (an Offering paid for
+        # another Loa's power): the page says it of decisions whose own `gains` are not worked out.
+        "kind_gains": _kind_gains(game, state, open_now, details),
         "game": game.name,
         "title": game.title,
         "players": [state.player_name(p) for p in range(state.num_players)],
@@ -322,6 +325,29 @@ def _tell_apart(
         place = (decision["at"], decision["to"])
         if len(kinds.get(place, ())) > 1 and "gains" not in decision:
             decision["gains"] = _gains(game, session.state, action, details)
+
+
+def _kind_gains(
+    game: Game, state: GameState, actions: Sequence[Action], details: JSON
+) -> dict[str, JSON]:
+    """Per kind of decision, the counts of the mover's that its decisions change alike: worked
+    out from two of them, a count they disagree on left out (it depends on the decision)."""
+    kinds: dict[str, list[Action]] = {}
+    for action in actions:
+        some = kinds.setdefault(action.id.partition(":")[0], [])
+        if len(some) < 2:
+            some.append(action)
+    out: dict[str, JSON] = {}
+    for kind, some in kinds.items():
+        each = [_gains(game, state, action, details) for action in some]
+        alike = {
+            key: gain
+            for key, gain in each[0].items()
+            if type(gain) is int and all(other.get(key) == gain for other in each[1:])
+        }
+        if alike:
+            out[kind] = alike
+    return out
 
 
 def _gains(game: Game, state: GameState, action: Action, details: JSON) -> JSON:

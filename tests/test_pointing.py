@@ -109,6 +109,10 @@ def test_a_jump_and_a_paid_power_landing_alike_say_what_each_gains(
         kinds.setdefault((a["at"], a["to"]), set()).add(a["id"].split(":")[0])
     lone = [a for a in shown["actions"] if len(kinds[(a["at"], a["to"])]) == 1]
     assert lone and all("gains" not in a for a in lone)
+    # What every decision of a kind costs alike is worked out once a kind, for the page to say
+    # of those (the walk: of six paid moves to one square, one was said to cost an Offering).
+    assert shown["kind_gains"]["papa_legba"] == {"offerings": -1}
+    assert "mamy_wata" not in shown["kind_gains"]  # her own Loa's power is free
     # The page: a tap on the die, then on where it lands, offers both, each with its gain.
     extras = {"paused": False, "sim": False, "alerts": [], "marks": {}, "camera": None}
     shown |= extras | {"dice_seen": [], "dice_unsure": None}
@@ -129,6 +133,24 @@ def test_a_jump_and_a_paid_power_landing_alike_say_what_each_gains(
         expect(chooser.locator(f'[data-action="{jump["id"]}"] .gains')).to_have_text(
             re.compile(r"^Capture zones: \+ \w")
         )
+        expect(page.locator("#chooser-title")).to_have_text("Which one?")
+        # Two paid moves to the empty r1c1 (the dice of r3c1 and r4c1 up their column): what
+        # both cost is said once, above them.
+        page.locator("#chooser button[value=cancel]").click()
+        page.locator('#board > [data-spot="r1c1"]').click()
+        choices = chooser.locator(".choice")
+        expect(choices).to_have_count(2)
+        expect(page.locator("#chooser-title")).to_have_text("Which one? Each: Offerings \u22121")
+        expect(choices.locator(".gains")).to_have_count(0)
+        # To r4c0 her own Loa's slide is free too: each paid move says its cost.
+        page.locator("#chooser button[value=cancel]").click()
+        page.locator('#board > [data-spot="r4c0"]').click()
+        expect(choices).to_have_count(3)
+        expect(page.locator("#chooser-title")).to_have_text("Which one?")
+        expect(chooser.locator('[data-action^="papa_legba:"] .gains')).to_have_text(
+            ["Offerings \u22121"] * 2
+        )
+        expect(chooser.locator('[data-action^="mamy_wata:"] .gains')).to_have_count(0)
     finally:
         dash.close()
 

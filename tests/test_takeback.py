@@ -426,7 +426,7 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
 def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:
     said = {
         ("voodoo", "effect_change:red:change:switch"): (
-            "Turn the red die (Change) of your capture zone to Switch"
+            "Turn the captured red die (Change) to Switch"
         ),
         ("potions", "deal:1:3x1"): "Card 3\u00d71 dealt face up to Player 2",
         ("akuma", "choose_dice:2"): "Roll both dice",

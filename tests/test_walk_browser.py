@@ -200,6 +200,14 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
                drawResult()"""
         )
         expect(page.locator("#result .scores")).to_have_text("Scores: Ladybug 5 · Hawk Moth 2")
+        # What the end added is beside each score (the walk: Voodoo's majorities, BV-11).
+        page.evaluate(
+            """snap = {...snap, result: {...snap.result, end_bonus: {hawkmoth: 0, ladybug: 3}}};
+               drawResult()"""
+        )
+        expect(page.locator("#result .scores")).to_have_text(
+            "Scores: Ladybug 5 (+3 at the end) · Hawk Moth 2"
+        )
         # The header says it too: on a phone the result box lies a screen below the board.
         page.evaluate("drawTurn()")
         expect(page.locator("#turn")).to_have_text(
@@ -228,7 +236,7 @@ def test_the_legend_says_a_role_lit_at_several_levels_once(page: Page, tmp_path:
         assert said == [
             "Blue: a building, as bright as its points left; Blue\u2019s spawn, dim",
             "Green: a building, as bright as its points left; Green\u2019s spawn, dim",
-            "a legal move",
+            "a place a legal move changes",
         ]
         # The swatch is the role's brightest light.
         swatch = page.locator("#legend li .swatch").first

@@ -372,8 +372,13 @@ function drawResult() {
   const scores = Object.entries(snap.result.scores ?? {}).sort(([, a], [, b]) => b - a);
   box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }),
     ...(scores.length ? [el("p", { class: "scores", text: t("result_scores", {
-      // A team's score under its seats' names joined ("mamy_wata+gran_bwa", BV-12).
-      scores: scores.map(([side, n]) => `${side.split("+").map(playerName).join(" + ")} ${n}`).join(" · "),
+      // A team's score under its seats' names joined ("mamy_wata+gran_bwa", BV-12), with what
+      // the game's end added (the walk: Voodoo's majorities took 12 to 21, unexplained).
+      scores: scores.map(([side, n]) => {
+        const score = `${side.split("+").map(playerName).join(" + ")} ${n}`;
+        const bonus = snap.result.end_bonus?.[side] ?? 0;
+        return bonus > 0 ? t("result_score_bonus", { score, bonus }) : score;
+      }).join(" · "),
     }) })] : []));
 }
 

@@ -95,11 +95,14 @@ function decide(actions) {
     render();
     return;
   }
-  $("chooser-title").textContent = t("which_decision");
   // What each changes of the mover's own, where they differ in it: a jump and a paid power
-  // that move a die alike are told apart by the die captured and the Offering paid.
-  const gains = actions.map(gainParts);
+  // that move a die alike are told apart by the die captured and the Offering paid. What they
+  // all change alike is said once, above them (the walk: six paid moves, one said to cost).
+  const gains = actions.map((action) =>
+    gainParts(action.gains ?? snap.kind_gains?.[action.id.split(":")[0]] ?? {}));
   const shared = gains.reduce((common, parts) => common.filter((part) => parts.includes(part)));
+  $("chooser-title").textContent = shared.length
+    ? t("which_decision_each", { gains: shared.join(" · ") }) : t("which_decision");
   // Alike in words too (a Potions capture with one of three cards of potion 2): the parts of
   // their ids that differ, named, tell them apart ("9×2", "3×2").
   const texts = actions.map((action) => actionText(action.id));
@@ -122,9 +125,9 @@ function decide(actions) {
   $("chooser").showModal();
 }
 
-// ["Offerings −1"], ["Capture zones: + white die (Change)"]: the snapshot's `gains` in words.
-function gainParts(action) {
-  return Object.entries(action.gains ?? {}).map(([key, gain]) => (Array.isArray(gain)
+// ["Offerings −1"], ["Capture zones: + white die (Change)"]: a decision's `gains` in words.
+function gainParts(gains) {
+  return Object.entries(gains).map(([key, gain]) => (Array.isArray(gain)
     ? t("gain_items", { name: detailName(key), items: gain.map(tokenText).join(", ") })
     : t("gain_count", { name: detailName(key), change: gain > 0 ? `+${gain}` : `−${-gain}` })));
 }
