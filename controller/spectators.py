@@ -3,7 +3,7 @@
 changes, at most twice a second, so that a screen or a phone subscribed to the room sees the
 game without a seat in it. Plain JSON, not signed: a spectator has no room secret, and what
 keeps strangers from writing there is the broker's ACL (a `spectator` user that may only read,
-README "Two tables, one game"). Home Assistant's sensors, if on, are fed from the same
+docs/two-tables.md). Home Assistant's sensors, if on, are fed from the same
 snapshot (controller/home_assistant.py)."""
 
 from __future__ import annotations

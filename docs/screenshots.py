@@ -1,6 +1,6 @@
-"""The README's pictures of the dashboard: each game played a while by the bots on the simulated
-table, paused, and photographed in headless Chromium (Debian's, as the browser tests use); and
-the table test, run on a simulated table built with faults (`--table-test`).
+"""The dashboard's pictures in the README and docs/: each game played a while by the bots on
+the simulated table, paused, and photographed in headless Chromium (Debian's, as the browser
+tests use); and the table test, run on a simulated table built with faults (`--table-test`).
 
     .venv/bin/python docs/screenshots.py [--seconds 3] [GAME ...]
     .venv/bin/python docs/screenshots.py --table-test [--size 390x844]

@@ -164,7 +164,7 @@ class Mosquitto:
     binary: str = "mosquitto"
     user: str = "table"
     password: str = "s3cret"
-    spectator: str = "spectator"  # may only read (the ACL of README "Two tables, one game")
+    spectator: str = "spectator"  # may only read (the ACL of docs/two-tables.md)
     spectator_password: str = "watch"
 
     @property
@@ -177,7 +177,7 @@ class Mosquitto:
 
 def make_certificates(openssl: str, folder: Path) -> None:
     """A CA (ca.crt), a server certificate for 127.0.0.1 it signed (server.crt, server.key)
-    and a CA that signed nothing (stranger.crt), as README "Two tables, one game" makes them
+    and a CA that signed nothing (stranger.crt), as docs/two-tables.md makes them
     (elliptic-curve keys: quick to make)."""
     key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"]
 

@@ -94,7 +94,7 @@ def test_an_unknown_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_a_board_profiles_key_in_the_config_says_where_it_goes(
     config: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The builder's walk: the README's fault table says to mend `[leds] count`, and the
+    """The builder's walk: docs/building.md's fault table says to mend `[leds] count`, and the
     config refused it as an unknown key, not saying that it belongs in the board profile."""
     status, path = run(tmp_path, config)
     one_clear_line(capsys.readouterr().err, path, said)

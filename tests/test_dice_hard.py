@@ -25,7 +25,7 @@ from vision.training.hard_cases import MODES, ModeFigures, die_modes, figures, m
 
 HARD = Path(__file__).parent / "data" / "dice" / "hard"
 # The share of each case's dice read sure and right, a few points under what the shipped reader
-# reads (README, Figures): a floor against a reader that asks about more of them.
+# reads (docs/figures.md): a floor against a reader that asks about more of them.
 FLOORS = {"dark": 0.70, "glare": 0.85, "tilted": 0.85, "touching": 0.85, "easy": 0.85}
 
 

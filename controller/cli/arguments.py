@@ -80,7 +80,8 @@ def add_game_options(command: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="another game option, e.g. deck=64 or colours=green (repeatable; see the README)",
+        help="another game option, e.g. deck=64 or colours=green (repeatable; an unknown key "
+        "is refused with the game's list of options)",
     )
 
 
