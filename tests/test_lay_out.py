@@ -103,7 +103,9 @@ def test_the_simulated_table_lays_out_the_set_up_and_the_first_turn_waits(
         first = daemon.session.legal_actions()[0].id
         assert call(daemon, op="act", id=first)["ok"]
         expect(page.locator("#log > li")).to_have_count(2)
-        expect(page.locator("#log > li.run summary")).to_have_text(f"Set-up dice \u00d7 {SET_UP}")
+        expect(page.locator("#log > li.run summary")).to_have_text(
+            f"1\u2013{SET_UP}. Set-up dice \u00d7 {SET_UP}"
+        )
         expect(page.locator("#log > li").last).to_have_attribute("value", str(SET_UP + 1))
 
 

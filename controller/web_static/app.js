@@ -612,10 +612,12 @@ function drawLog() {
     const run = chanceRun(i, marks);
     if (run > 1) {
       // A run of chance alike (Baron Voodoo's 48 set-up dice), once over, folds into one
-      // line: the players' moves are not pushed far down (the walk).
+      // line: the players' moves are not pushed far down (the walk). It is numbered by its
+      // first and last moves ("1–48."), so the next, 49, follows on.
       const kind = snap.log[i].split(":")[0];
+      const what = lookup("kinds", kind) ?? readable(kind);
       items.push(el("li", { class: "run", value: String(i + 1) }, el("details", {},
-        el("summary", { text: t("log_run", { what: lookup("kinds", kind) ?? readable(kind), count: run }) }),
+        el("summary", { text: t("log_run", { first: i + 1, last: i + run, what, count: run }) }),
         el("ol", { start: String(i + 1) }, ...Array.from({ length: run }, (_, k) => entry(i + k))))));
       i += run - 1;
     } else {
