@@ -33,7 +33,6 @@ from hardware.serial_link import (
     SerialLink,
     SerialReedBank,
     SerialStrip,
-    silent_link_hint,
 )
 from vision.board_camera import SimBoardCamera
 from vision.calibration import Calibration, CalibrationError, Points
@@ -151,7 +150,7 @@ class TableBackends:
     def _serial_link(self) -> SerialLink:
         """The profile's microcontroller, shared by the reeds and the LEDs it serves."""
         if self._link_error is not None:
-            raise StartupError(str(self._link_error))
+            raise self._link_error
         if self._link is None:
             link = self.profile.link
             assert link is not None
@@ -161,9 +160,7 @@ class TableBackends:
             except LinkError as error:
                 # Not kept: the reeds asked for next must fail too, not read a closed link.
                 opened.close()
-                self._link_error = StartupError(
-                    f"the table's microcontroller: {error}: {silent_link_hint(link.port)}"
-                )
+                self._link_error = StartupError(f"the table's microcontroller: {error}")
                 raise self._link_error from error
             self._link = opened
         return self._link

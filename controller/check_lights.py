@@ -140,13 +140,13 @@ def _watched(
         part.warn(
             "not_watched",
             "a real strip cannot be read back: watch each LED as the check names it, or run "
-            "`smartboard check --walk`, which asks you which were wrong",
+            "`smartboard check --walk` in a terminal, which asks you which were wrong",
         )
         return
     question = ASKED
     while True:
         words = ask(question).replace(",", " ").split()
-        if all(word.isdigit() and int(word) < count for word in words):
+        if all(word.isdecimal() and int(word) < count for word in words):
             break
         question = f"LED numbers from 0 to {count - 1}, or Enter if every one lit: "
     wrong = sorted({int(word) for word in words})

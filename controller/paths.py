@@ -33,10 +33,11 @@ def client_socket_path(state_dir: Path | None) -> Path:
     """The daemon of --state-dir if given (the service's socket for the service's directory),
     else the service's, else the user's own."""
     if state_dir is not None:
-        own = state_dir / "control.sock"
-        if state_dir == SERVICE_STATE_DIR and not _exists(own) and _exists(SERVICE_SOCKET):
+        # The service listens in its RuntimeDirectory=, not beside its journal (whose 0700
+        # directory its group cannot even look into).
+        if state_dir == SERVICE_STATE_DIR and _exists(SERVICE_SOCKET):
             return SERVICE_SOCKET
-        return own
+        return state_dir / "control.sock"
     if _exists(SERVICE_SOCKET):
         return SERVICE_SOCKET
     return default_state_dir() / "control.sock"

@@ -331,7 +331,9 @@ def _kind_gains(
     game: Game, state: GameState, actions: Sequence[Action], details: JSON
 ) -> dict[str, JSON]:
     """Per kind of decision, the counts of the mover's that its decisions change alike: worked
-    out from two of them, a count they disagree on left out (it depends on the decision)."""
+    out from two of them, a count they disagree on left out (it depends on the decision). It
+    takes a kind's cost to be one (Baron Voodoo's Offering for another Loa's power, BV-7): a
+    game whose decisions of one kind cost differently would need `gains` of each."""
     kinds: dict[str, list[Action]] = {}
     for action in actions:
         some = kinds.setdefault(action.id.partition(":")[0], [])

@@ -130,10 +130,12 @@ class SerialLink:
     def start(self, wait_s: float | None = 5.0) -> None:
         """Start the link's thread; wait for the first snapshot if `wait_s` is given."""
         if not os.path.exists(self.path):  # said at once, not after `wait_s` of silence
-            raise LinkError(f"there is no {self.path}")
+            raise LinkError(f"there is no {self.path}: {silent_link_hint(self.path)}")
         self._thread.start()
         if wait_s is not None and not self._ready.wait(wait_s):
-            raise LinkError(self.error or f"no answer on {self.path}")
+            raise LinkError(
+                self.error or f"no answer on {self.path}: {silent_link_hint(self.path)}"
+            )
         if self.error:
             raise LinkError(self.error)
 

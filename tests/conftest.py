@@ -22,7 +22,7 @@ from browser import launch
 from hypothesis import HealthCheck, settings
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from controller import rules
+from controller import paths, rules
 from controller.config import Config, load_config
 from controller.rules.api import Game
 from controller.startup import RunOptions
@@ -96,6 +96,17 @@ def wait_for(check: Callable[[], bool], timeout: float = 10.0, what: str = "") -
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {what or check}")
         time.sleep(0.01)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_service_here() -> Iterator[None]:
+    """The commands under test never read or reach a smartboard service installed on the
+    machine that runs them (its /etc/smartboard/config.toml, its /run/smartboard socket)."""
+    absent = Path("/nonexistent/smartboard")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(paths, "SERVICE_CONFIG", absent / "config.toml")
+        patch.setattr(paths, "SERVICE_SOCKET", absent / "control.sock")
+        yield
 
 
 @pytest.fixture

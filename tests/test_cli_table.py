@@ -141,3 +141,13 @@ def test_actions_list_the_cards_the_simulated_hands_hold_first(
     assert lines[-1] == f"  and {others} more the rules allow with other cards: --all"
     every = cli(table, capsys, "actions", "--all").splitlines()
     assert len(every) == 1 + len(session.state.legal_actions())
+
+
+def test_an_action_of_one_word_is_its_own_kind() -> None:
+    """The review: "end_turn" and "take_offering" were listed under a blank kind."""
+    from controller.cli.game import _kinds
+
+    ids = ["take_offering", "end_turn", "papa_legba:r1c1:r2c1"]
+    assert _kinds(ids) == {"take_offering": [], "end_turn": [], "papa_legba": ["r1c1:r2c1"]}
+    by_card = _kinds(ids, by_card=True)
+    assert by_card == {"take_offering": [], "end_turn": [], "papa_legba:r1c1": ["r2c1"]}

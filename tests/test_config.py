@@ -480,24 +480,30 @@ def test_a_table_without_a_camera_types_its_rolls_in(tmp_path: Path) -> None:
     assert (flagged.camera_backend, flagged.dice_source) == ("dashboard", "virtual")
 
 
-def test_commands_read_the_services_config_where_it_is_installed(
+def test_commands_about_the_table_read_the_services_config_where_it_is_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The builder's walk: `smartboard check` and `calibrate` tested the built-in Akuma table
-    while the service ran the Takeover one its config names."""
+    while the service ran the Takeover one its config names. The commands about the real table
+    read the service's config by default; the others (a simulated run, a replay) do not."""
     from controller import paths
-    from controller.cli.arguments import read_config
+    from controller.cli import arguments
     from controller.cli.errors import EX_CONFIG, CommandError
 
     service = tmp_path / "config.toml"
     monkeypatch.setattr(paths, "SERVICE_CONFIG", service)
-    assert read_config(None).game == "akuma"  # not installed: the built-in defaults
+    assert arguments.read_config(None, service=True).game == "akuma"  # none installed
     service.write_text('[table]\ngame = "takeover"\n', encoding="utf-8")
-    assert read_config(None).game == "takeover"
+    assert arguments.read_config(None, service=True).game == "takeover"
+    assert arguments.read_config(None).game == "akuma"  # not about the real table
     given = tmp_path / "mine.toml"
     given.write_text('[table]\ngame = "voodoo"\n', encoding="utf-8")
-    assert read_config(given).game == "voodoo"  # --config wins
+    assert arguments.read_config(given, service=True).game == "voodoo"  # --config wins
     service.write_text("[table\n", encoding="utf-8")
-    with pytest.raises(CommandError, match="the service's config, read by default") as raised:
-        read_config(None)
-    assert raised.value.status == EX_CONFIG
+    with pytest.raises(CommandError, match="is not valid TOML") as raised:
+        arguments.read_config(None, service=True)
+    assert raised.value.status == EX_CONFIG and "join group" not in str(raised.value)
+    # One its user may not read: how to be let in (as root, in these tests, every file reads).
+    monkeypatch.setattr(arguments.os, "access", lambda path, mode: False)
+    with pytest.raises(CommandError, match="join group smartboard to read it, or give --config"):
+        arguments.read_config(None, service=True)

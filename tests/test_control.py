@@ -194,7 +194,7 @@ def test_the_services_state_directory_finds_the_services_socket(
     """The builder's walk: `status --state-dir /var/lib/smartboard` (the README's) read the
     journal alone, as the service listens in /run/smartboard."""
     state, run = tmp_path / "lib", tmp_path / "run"
-    state.mkdir(), run.mkdir()
+    state.mkdir(mode=0o700), run.mkdir()  # the service's own: its group cannot look inside
     (run / "control.sock").touch()
     monkeypatch.setattr(paths, "SERVICE_STATE_DIR", state)
     monkeypatch.setattr(paths, "SERVICE_SOCKET", run / "control.sock")

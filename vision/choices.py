@@ -6,8 +6,6 @@ help, does not load it.
 
 SOURCES = ("picamera2", "opencv", "replay")
 """Frame sources: the Pi camera, an OpenCV capture, frames replayed from disk."""
-LIVE_SOURCES = SOURCES[:2]
-"""The sources that give frames of the config's [camera] width and height."""
 
 VIEWS = ("auto", "top", "oblique")
 """How the d6 reader looks at dice: straight down, at an angle, or guessed from the picture."""

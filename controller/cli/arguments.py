@@ -4,6 +4,7 @@ board profile."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -37,22 +38,24 @@ def add_state_dir(command: argparse.ArgumentParser) -> None:
     )
 
 
-CONFIG_HELP = (
-    "TOML config overriding the built-in defaults (default: the service's, "
-    f"{SERVICE_CONFIG}, where it is installed)"
+CONFIG_HELP = "TOML config overriding the built-in defaults"
+SERVICE_CONFIG_HELP = (
+    f"TOML config overriding the built-in defaults (default: the service's, {SERVICE_CONFIG}, "
+    "where it is installed, for the table it runs)"
 )
 
 
-def read_config(path: Path | None) -> Config:
-    """The config from `path`, else the service's where it is installed (so that `check` and
-    `calibrate` test the table the service runs), else the built-in one; a bad one fails the
-    command with EX_CONFIG."""
-    service = service_config() if path is None else None
+def read_config(path: Path | None, service: bool = False) -> Config:
+    """The config from `path`; else, for a command about the real table (`service`: `run`,
+    `check` and `calibrate` off the simulated table), the service's where it is installed, so
+    that they run and test the table the service runs; else the built-in one. A bad one fails
+    the command with EX_CONFIG."""
+    default = service_config() if path is None and service else None
     try:
-        return load_config(path or service)
+        return load_config(path or default)
     except ConfigError as error:
         hint = ""
-        if service is not None:
+        if default is not None and not os.access(default, os.R_OK):
             hint = (
                 " (the service's config, read by default: join group smartboard to read it, "
                 "or give --config FILE)"
@@ -142,7 +145,7 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
         "--config",
         type=Path,
         metavar="FILE",
-        help=f"{CONFIG_HELP}: its game and profile are used",
+        help="TOML config whose game and profile to use (see `run`)",
     )
     which = command.add_mutually_exclusive_group()
     which.add_argument(
@@ -160,9 +163,10 @@ def add_profile_choice(command: argparse.ArgumentParser) -> None:
     )
 
 
-def board_profile(args: argparse.Namespace) -> BoardProfile:
+def board_profile(args: argparse.Namespace, config: Config | None = None) -> BoardProfile:
     """--profile FILE (its own `game` key names the game); else the config's profile, as `run`
-    takes it, for --game or the config's game; else that game's built-in profile."""
+    takes it (`config`, else --config's or the built-in one), for --game or the config's game;
+    else that game's built-in profile."""
     if args.profile is not None:
         data, text = read_toml_text(args.profile, "board profile", ProfileError)
         try:
@@ -170,7 +174,7 @@ def board_profile(args: argparse.Namespace) -> BoardProfile:
         except ValueError as error:
             raise ProfileError(f"board profile {args.profile}: {error}") from None
         return _on_its_board(game, data, str(args.profile), text)
-    loaded = read_config(args.config)
+    loaded = read_config(args.config) if config is None else config
     game = get_game(args.game or loaded.game)
     if not loaded.profile:
         return load_profile(builtin_profile_path(game.info.profile), game.spots())

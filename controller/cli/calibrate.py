@@ -14,10 +14,8 @@ from controller.cli.arguments import (
     read_config,
 )
 from controller.cli.errors import EX_CONFIG, EX_USAGE, CommandError, failing
-from controller.config import ConfigError
 from controller.paths import default_state_dir
 from hardware.profile import ProfileError
-from vision.choices import LIVE_SOURCES
 
 
 def add_commands(commands: Commands) -> None:
@@ -81,7 +79,7 @@ def _markers(args: argparse.Namespace) -> int:
     try:
         profile = board_profile(args)
         pages = write_marker_sheet(profile, args.out)
-    except (ConfigError, ProfileError) as error:
+    except ProfileError as error:
         raise CommandError(str(error), EX_CONFIG) from None
     except MarkerSheetError as error:
         raise CommandError(str(error)) from None
@@ -109,19 +107,21 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     if args.annotated and args.annotated.suffix.lower() not in (".png", ".jpg", ".jpeg"):
         raise CommandError(f"--annotated {args.annotated}: name a .png or .jpg", EX_USAGE)
-    with failing(EX_CONFIG, ConfigError, ProfileError):
-        profile = board_profile(args)
+    config = read_config(args.config, service=True)
+    with failing(EX_CONFIG, ProfileError):
+        profile = board_profile(args, config)
         profile_markers(profile)
     try:
         frame = read_image(args.image)
     except (OSError, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) else error
         raise CommandError(f"cannot read {args.image}: {reason}") from None
-    config = read_config(args.config)
     height, width = frame.shape[:2]
     wanted = (config.camera_width, config.camera_height)
-    if config.camera_source in LIVE_SOURCES and (width, height) != wanted:
-        # The table would refuse this calibration at its start ("calibrate again").
+    pi_camera = config.camera_backend == "camera" and config.camera_source == "picamera2"
+    if pi_camera and (width, height) != wanted:
+        # The Pi camera gives frames of the config's size, and the table reads the board in
+        # none of another (table_reader.check_size): this calibration would never be used.
         raise CommandError(
             f"{args.image} is {width}x{height}, but the table's camera gives "
             f"{wanted[0]}x{wanted[1]} frames (the config's [camera] width and height): "

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from controller.cli.arguments import Commands, add_profile_choice, board_profile
 from controller.cli.errors import EX_CONFIG, EX_USAGE, CommandError
 from controller.cli.images import add_images, read_each
-from controller.config import ConfigError
 from controller.rules import card_games, get_game
 from hardware.profile import ProfileError
 
@@ -106,7 +105,7 @@ def _cards_read(args: argparse.Namespace) -> int:
             regions = dict(board_profile(args).camera_regions())
     except CardDeckError as error:
         raise CommandError(str(error), EX_USAGE) from None
-    except (ConfigError, ProfileError, CalibrationError) as error:
+    except (ProfileError, CalibrationError) as error:
         raise CommandError(str(error), EX_CONFIG) from None
     except OSError as error:
         raise CommandError(f"cannot read {error.filename}: {error.strerror}") from None

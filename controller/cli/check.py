@@ -169,17 +169,17 @@ def _check(args: argparse.Namespace) -> int:
         return _through_daemon(args, state_dir, parts)
     if args.fault and not args.sim:
         raise CommandError("--fault is injected in the simulated table: add --sim", EX_USAGE)
-    config = read_config(args.config)
-    if args.sim:
-        config = config.simulated()
-    if args.camera_folder is not None:
-        config = config.replaying(args.camera_folder)
+    config = read_config(args.config, service=not args.sim)
     try:
-        profile = board_profile(args)
+        profile = board_profile(args, config)
     except ProfileError as error:
         source = str(args.profile or config.profile or "")
         report = CheckReport("", source, "", args.sim, [refused_profile(error, source)])
         return _said(report, state_dir, args.json)
+    if args.sim:
+        config = config.simulated()
+    if args.camera_folder is not None:
+        config = config.replaying(args.camera_folder)
     faults = SimFaults()
     try:
         for spec in args.fault:
@@ -195,7 +195,8 @@ def _check(args: argparse.Namespace) -> int:
         order=args.order,
         spot_timeout_s=args.timeout,
         skip=_enter_pressed if args.walk and sys.stdin.isatty() else lambda: False,
-        ask=_ask if sys.stdin.isatty() else None,
+        # Asked on the terminal alone: with --json the prompt would go into the report.
+        ask=_ask if sys.stdin.isatty() and sys.stdout.isatty() and not args.json else None,
         step_s=args.step if args.step is not None else 0.0 if args.sim else 0.3,
         camera_s=args.camera_seconds,
         camera_timeout_s=args.camera_timeout,

@@ -394,8 +394,8 @@ def _kinds(ids: list[str], by_card: bool = False) -> dict[str, list[str]]:
     kinds: dict[str, list[str]] = {}
     for action_id in ids:
         kind, colon, rest = action_id.rpartition(":") if by_card else action_id.partition(":")
-        if not colon:
-            kind = rest
+        if not colon:  # an id of one word ("end_turn"): rpartition leaves it in `rest`
+            kind = action_id
         kinds.setdefault(kind, [])
         if colon:
             kinds[kind].append(rest)

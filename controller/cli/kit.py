@@ -7,7 +7,6 @@ from pathlib import Path
 
 from controller.cli.arguments import Commands, add_profile_choice, board_profile
 from controller.cli.errors import EX_CONFIG, CommandError
-from controller.config import ConfigError
 from controller.rules import get_game
 from hardware.profile import BoardProfile, ProfileError
 
@@ -46,7 +45,7 @@ def _kit(args: argparse.Namespace) -> int:
 
     try:
         profile = board_profile(args)
-    except (ConfigError, ProfileError) as error:
+    except ProfileError as error:
         raise CommandError(str(error), EX_CONFIG) from None
     game = get_game(profile.game)
     try:

@@ -48,18 +48,20 @@ def _replay(args: argparse.Namespace) -> int:
     game = record.game
     called = seat_caller(game, record.names)
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    before = None  # the position an action is taken in, which names its cards
     for number, (action, state) in enumerate(steps(record)):
         if args.json:
             applied = None if action is None else action.to_json()
             print(json.dumps({"step": number, "action": applied, **describe_state(game, state)}))
         else:
             title = "set-up"
-            if action is not None:
-                said = action_text(game, action.id, names=game.token_names(state))
+            if action is not None and before is not None:
+                said = action_text(game, action.id, names=game.token_names(before))
                 title = f"{number}. {said} ({action.id})"
             view = lights_view(game, state)
             board = draw(game, state, view, config.palette, colour, called=called)
             print(f"{title}\n{board}\n", flush=True)
+        before = state
         if args.delay and action is not None:
             time.sleep(args.delay)
     result = game.result(state)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from controller.broker import BrokerError, parse_link
 from controller.cli.arguments import (
-    CONFIG_HELP,
+    SERVICE_CONFIG_HELP,
     Commands,
     add_game_options,
     add_state_dir,
@@ -42,7 +42,7 @@ from hardware.profile import ProfileError
 
 def add_commands(commands: Commands) -> None:
     run = commands.add_parser("run", help="run the table: sense, apply the rules, light the LEDs")
-    run.add_argument("--config", type=Path, metavar="FILE", help=CONFIG_HELP)
+    run.add_argument("--config", type=Path, metavar="FILE", help=SERVICE_CONFIG_HELP)
     run.add_argument("--game", choices=sorted(GAMES), help="game to start (default: from config)")
     add_game_options(run)
     run.add_argument(
@@ -175,7 +175,7 @@ def _run(args: argparse.Namespace) -> int:
     # The daemon opens the camera through OpenCV: loaded for this command alone.
     from controller.daemon import Daemon, install_signal_handlers
 
-    config = read_config(args.config)
+    config = read_config(args.config, service=not (args.sim or args.page_only))
     if args.sim or args.page_only:
         config = config.simulated()
     if args.no_camera:
