@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from controller.cli.game import _SAID, _table_lines
+from controller.cli.game import _SAID
+from controller.cli.status import _table_lines
 from controller.held_roll import HeldRoll
 from controller.refusals import Refused
 from vision.dice_settle import RolledDie, SettledRoll

@@ -29,6 +29,7 @@ from controller.cli import (
     kit,
     replay,
     run,
+    status,
 )
 from controller.cli.errors import EX_SIGPIPE, CommandError
 
@@ -98,6 +99,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"smartboard {_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    for group in (run, game, how_to_play, replay, dice, cards, kit, bench, calibrate, check):
+    for group in (
+        run,
+        status,
+        game,
+        how_to_play,
+        replay,
+        dice,
+        cards,
+        kit,
+        bench,
+        calibrate,
+        check,
+    ):
         group.add_commands(commands)
     return parser
