@@ -130,11 +130,15 @@ class Session:
         self._message = text
         self.note = {"key": key, **params}
 
-    def _say_problem(self, problem: Problem) -> None:
-        # The rules' sentence names seats by their ids ("player_2"): by their names here.
+    def _problem_text(self, problem: Problem) -> str:
+        """The rules' sentence, which names seats by their ids ("player_2"), with their names."""
         text = problem.message
         for seat in self.game.player_names:
             text = re.sub(rf"\b{re.escape(seat)}\b", self.called(seat), text)
+        return text
+
+    def _say_problem(self, problem: Problem) -> None:
+        text = self._problem_text(problem)
         if problem.key:
             self.say(text, "problem", problem=problem.key, params=dict(problem.params))
         else:
@@ -622,7 +626,11 @@ class Session:
     def _reconcile(self, now: float) -> None:
         before = self.problem
         self._match(now)
-        if before is not None and self.problem is None and self.message == before.message:
+        if (
+            before is not None
+            and self.problem is None
+            and self.message == self._problem_text(before)
+        ):
             self.message = ""  # put right: the problem's message goes with it
         alert = self.game.alert(self.state)
         if alert is not None and self.problem is None:

@@ -754,3 +754,17 @@ def test_cli_refuses_bad_decks(
     assert captured.out == ""
     assert captured.err.startswith("smartboard: ") and message in captured.err
     assert not Journal(tmp_path).exists()  # refused before any game was started
+
+
+def test_a_card_moved_out_of_turn_and_put_back_leaves_no_message_mm_7(tmp_path: Path) -> None:
+    """The walk: the rules' sentence names seats by their ids and the table says it with their
+    names, so once put right it no longer matched the problem's and stayed on the page through
+    the next turn ("Player 1 moves a card now, not Player 2")."""
+    # player_2 moves first (MM-7); player_1's position 2 is empty.
+    state = arrange("v . v v", "v v . v", removed=["T3", "R3"])
+    session = start_session(tmp_path, state, settle=1.0)
+    moved = without(session.expected, "s1.c1") | {"s1.c2": DOWN}
+    session.on_layout(moved, now=0.0)
+    assert "Player 2 moves a card now, not Player 1" in session.message
+    session.on_layout(dict(session.expected), now=0.5)  # put back
+    assert session.problem is None and session.message == ""
