@@ -359,8 +359,20 @@ class Computer:
         self.lit = action
         session.show(action, self.roles(session, action), only=False)
         player = session.state.player_name(self.hint[1])
-        said = f"hint for {session.called(player)}: {session.words([action.id])}"
-        session.say(said, "hint", player=player, actions=[action.id])
+        if action == listed[0].action:
+            said = f"hint for {session.called(player)}: {session.words([action.id])}"
+            session.say(said, "hint", player=player, actions=[action.id])
+            return
+        # Not the hint's best: said so, or the player takes the move lit for the advice.
+        rank = next(k for k, c in enumerate(listed, 1) if c.action == action)
+        said = f"lit for {session.called(player)}, the hint's move {rank}: "
+        session.say(
+            said + session.words([action.id]),
+            "hint_other",
+            player=player,
+            rank=rank,
+            actions=[action.id],
+        )
 
     def switch_hints(self, session: Session, on: bool) -> None:
         """Hints switched on or off during the game, journalled first: a restart keeps them so.
