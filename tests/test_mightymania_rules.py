@@ -1272,7 +1272,7 @@ def test_describe_names_the_movers_the_pending_defence_and_a_draw_mm_5_mm_7_mm_8
     facts = GAME.describe(state)
     assert facts["phase"] == "over" and facts["to_move"] is None and facts["passes"] == 2
     assert facts["duel"] is None
-    assert facts["result"] == {"winners": [], "returns": [0.0, 0.0], "draw": True}
+    assert facts["result"] == {"winners": [], "draw": True}  # no returns: a search's figures
     # Only face-down cards remain, each the only card of its player: the Leaders (MM-1).
     assert facts["positions"]["s1.c1"] == {"card": DOWN, "lives": None, "leader": True}
 

@@ -191,7 +191,7 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
         page.evaluate(
             """snap = {...snap, result: {winners: ["ladybug"], ended: "cleared"}}; drawResult()"""
         )
-        expect(page.locator("#result p")).to_have_text(
+        expect(page.locator("#result p:not(.verdict)")).to_have_text(
             "Winner: Ladybug: no akuma and no trap are left on the board."
         )
         # Where the game counts points, each player's, the highest first.
@@ -200,6 +200,13 @@ def test_the_tables_turn_is_said_whole_under_the_board(page: Page, tmp_path: Pat
                drawResult()"""
         )
         expect(page.locator("#result .scores")).to_have_text("Scores: Ladybug 5 · Hawk Moth 2")
+        # Against the table, the one person at the page is told how it went for them.
+        page.evaluate("snap = {...snap, computer: [null, 'easy']}; drawResult()")
+        expect(page.locator("#result .verdict")).to_have_text("You lost.")
+        page.evaluate("snap = {...snap, computer: ['easy', null]}; drawResult()")
+        expect(page.locator("#result .verdict")).to_have_text("You won!")
+        page.evaluate("snap = {...snap, computer: [null, null]}; drawResult()")
+        expect(page.locator("#result .verdict")).to_have_count(0)  # two people: no "you"
         # What the end added is beside each score (the walk: Voodoo's majorities, BV-11).
         page.evaluate(
             """snap = {...snap, result: {...snap.result, end_bonus: {hawkmoth: 0, ladybug: 3}}};

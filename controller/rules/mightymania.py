@@ -1113,7 +1113,9 @@ class MightymaniaGame(Game):
                 "and the lives it has left, and the attack's turn.",
             ),
             Detail(
-                "result", "the outcome once the game is over (winners, returns, draw), else null."
+                "result",
+                "the outcome once the game is over (winners, draw, the Leader beaten), else null: "
+                "the returns, a search's figures, are in `Game.result`.",
             ),
         ),
     )
@@ -1305,7 +1307,7 @@ class MightymaniaGame(Game):
             "duel": None,
             "duel_won_by": None,
             "last_duel": _describe_last_duel(s),
-            "result": self.result(s),
+            "result": _outcome(self.result(s)),
         }
         if s.phase in DUEL or s.phase is Phase.CLEAR or (s.phase is Phase.OVER and s.results):
             facts["duel"] = _describe_duel(s)
@@ -1326,6 +1328,11 @@ class MightymaniaGame(Game):
             loser = 1 - s.winner
             summary["leader_beaten"] = {"player": PLAYERS[loser], "card": s.data.leaders[loser]}
         return summary
+
+
+def _outcome(result: JSON | None) -> JSON | None:
+    """The result as the players read it in the game's details: not its returns (-1, 1)."""
+    return None if result is None else {k: v for k, v in result.items() if k != "returns"}
 
 
 def _describe_last_duel(s: MightymaniaState) -> JSON | None:

@@ -352,6 +352,16 @@ function newsText(key, value) {
   return template === undefined ? null : fill(template, (name) => value[name]);
 }
 
+// Against the table, the one person at the page is told how it went for them (the walk:
+// "Winner: Player 2" alone never said the player had lost).
+function verdictLine(snap) {
+  const people = snap.players.filter((_, i) => !snap.computer?.[i]);
+  const winners = snap.result?.winners;
+  if (people.length !== 1 || people.length === snap.players.length || !Array.isArray(winners)) return "";
+  if (!winners.length) return "";
+  return t(winners.includes(people[0]) ? "you_won" : "you_lost");
+}
+
 // "Winner: Gran Bwa", "A draw".
 function resultLine(result) {
   const winners = result.winners;
@@ -365,12 +375,15 @@ function drawResult() {
   box.hidden = !snap.result;
   if (!snap.result) return;
   const line = resultLine(snap.result);
+  const verdict = verdictLine(snap);
   // Why, where the game says (Akuma: a line of three, or a board cleared: AK-9).
   const why = snap.result.ended ? valueText("ended", snap.result.ended) : "";
   // Where the game counts points, each player's, the highest first (the walk: a Voodoo win
   // said no more than "Winner: Gran Bwa").
   const scores = Object.entries(snap.result.scores ?? {}).sort(([, a], [, b]) => b - a);
-  box.replaceChildren(el("h2", { text: t("over") }), el("p", { text: why ? t("result_why", { line, why }) : line }),
+  box.replaceChildren(el("h2", { text: t("over") }),
+    ...(verdict ? [el("p", { class: "verdict", text: verdict })] : []),
+    el("p", { text: why ? t("result_why", { line, why }) : line }),
     ...(scores.length ? [el("p", { class: "scores", text: t("result_scores", {
       // A team's score under its seats' names joined ("mamy_wata+gran_bwa", BV-12), with what
       // the game's end added (the walk: Voodoo's majorities took 12 to 21, unexplained).
