@@ -364,6 +364,10 @@ class Daemon:
             self.options.think_s,
         )
         if self.room is not None:
+            # Every seat of this game that this table does not play is played at another: a
+            # new game of more seats than the first has seats the start-up never counted.
+            players = self.session.state.num_players
+            self.room.elsewhere = frozenset(range(players)) - self.room.seats
             self.session.elsewhere = self.room.elsewhere
             self.session.chance_drawn = self.room.dice == "software"
         self.session.table_seats = frozenset(computer.seats) | self.session.elsewhere

@@ -76,11 +76,12 @@ def refusal_alert(refusal: JSON, game: str) -> Alert:
             "room_dice_differ",
             {"room": room, "here": here},
         )
-    room_game = refusal["room"]
+    room_game, options = refusal["room"], refusal["options"]
+    # As the command line takes them, not a Python dict: --option loas= --option players=3.
+    said = " ".join(f"{key}={value}" for key, value in (options or {}).items()) or "no options"
     return (
-        f"this table cannot join the room's game: the room plays {room_game} with options "
-        f"{refusal['options']}, this table {game}; start a new game of {room_game} with those "
-        "options to join it",
+        f"this table cannot join the room's game: the room plays {room_game} ({said}), this "
+        f"table {game}; start a new game of {room_game} with those options to join it",
         "room_game_differs",
         {"room": room_game, "here": game},
     )

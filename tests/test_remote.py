@@ -236,6 +236,31 @@ def test_the_table_of_seat_1_is_not_refused_by_a_game_left_on_the_broker(
         other.close()
 
 
+def test_a_new_game_of_more_seats_counts_them_at_other_tables(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: seat 1's table, started on a game of 2, kept taking seat 3 of a
+    new game of 3 for its own and offered its decisions there. A table whose seat a new game
+    lacks refuses it."""
+    config = fast_sim_config(
+        link_url=mosquitto.url("grown"), link_seats=(1,), link_secret=SECRET, game="voodoo"
+    )
+    with serving(config, options_in(tmp_path, options={"players": 2})) as daemon:
+        wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing")
+        assert call(daemon, op="status")["room"]["elsewhere"] == [2]
+        started = call(daemon, op="new", abandon=True, options={"players": 3})
+        assert started["ok"], started
+        assert call(daemon, op="status")["room"]["elsewhere"] == [2, 3]
+        assert daemon.session.elsewhere == {1, 2}
+    third = replace(config, link_seats=(3,))
+    with serving(third, options_in(tmp_path / "third", options={"players": 3})) as daemon:
+        refused = call(daemon, op="new", abandon=True, options={"players": 2})
+        assert refused == {
+            "ok": False,
+            "error": "this table plays seat 3 of the room: a game of 2 players has no such seat",
+        }
+
+
 def test_a_broker_out_of_reach_or_refusing_stops_the_start_up(
     mosquitto: Mosquitto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -292,3 +292,16 @@ def test_a_table_killed_is_said_to_be_gone_by_its_last_will(
 
 def _tables_seen(daemon: Daemon) -> list[list[int]]:
     return [table["seats"] for table in call(daemon, op="snapshot")["room"]["tables"]]
+
+
+def test_a_refused_table_is_told_the_rooms_options_as_the_command_line_takes_them() -> None:
+    """The two tables' walk: the alert showed a Python dict, {'loas': '', 'players': 3}."""
+    from controller.room_peers import refusal_alert
+
+    refusal = {"why": "game", "room": "voodoo", "options": {"loas": "", "players": 3}}
+    text, key, params = refusal_alert(refusal, "akuma")
+    assert text == (
+        "this table cannot join the room's game: the room plays voodoo (loas= players=3), this "
+        "table akuma; start a new game of voodoo with those options to join it"
+    )
+    assert key == "room_game_differs" and params == {"room": "voodoo", "here": "akuma"}

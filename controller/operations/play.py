@@ -231,6 +231,14 @@ def _new(daemon: Daemon, request: JSON, now: float) -> JSON:
         request.get("hints"),
         request.get("computer_dice"),
     )
+    players, room = plan.state.num_players, daemon.room
+    if room is not None and max(room.seats, default=0) >= players:
+        seats = ", ".join(str(seat + 1) for seat in sorted(room.seats))
+        return {
+            "ok": False,
+            "error": f"this table plays seat {seats} of the room: a game of {players} players "
+            "has no such seat",
+        }
     if not daemon.session.state.is_terminal() and not request.get("abandon"):
         # One message for both callers: the CLI's flag, and the page's button (whose own
         # confirmation sends `abandon`, so it sees this only if the game changed meanwhile).
