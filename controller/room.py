@@ -337,6 +337,10 @@ class Room:
         if self.game_id is not None and session.journal.started != self._bound_started:
             log.warning("room %s: a new game here leaves the room's game", self.address.room)
             self._leave()
+        if self.game_id is None and self.refusal is not None and self.room_state is not None:
+            # Kept out of the room's game: a new game here may be it (the walk: a table stayed
+            # refused after starting the very game it was told to start).
+            self._consider(self.room_state, session)
         if self._out:
             return False
         self._mirror(session)

@@ -294,6 +294,23 @@ def _tables_seen(daemon: Daemon) -> list[list[int]]:
     return [table["seats"] for table in call(daemon, op="snapshot")["room"]["tables"]]
 
 
+def test_a_refused_table_joins_once_it_starts_the_rooms_game(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: a table refused for playing another game started the room's very
+    game, options and all, and stayed refused until its daemon was restarted."""
+    red_config = _linked(race, mosquitto, "again", 1)
+    with _tables((red_config, tmp_path / "red", True)) as (red,):
+        assert call(red, op="new", abandon=True, options={"goal": 5})["ok"]
+        wait_for(lambda: _status(red)["room"]["state"] == "playing")
+        blue = _linked(race, mosquitto, "again", 2)
+        with serving(blue, options_in(tmp_path / "blue", page_only=True)) as other:
+            wait_for(lambda: _status(other)["room"]["state"] == "refused", what="refused")
+            assert call(other, op="new", abandon=True, options={"goal": 5})["ok"]
+            wait_for(lambda: _status(other)["room"]["state"] == "playing", what="joined")
+            assert _status(other)["room"]["game_id"] == _status(red)["room"]["game_id"]
+
+
 def test_a_refused_table_is_told_the_rooms_options_as_the_command_line_takes_them() -> None:
     """The two tables' walk: the alert showed a Python dict, {'loas': '', 'players': 3}."""
     from controller.room_peers import refusal_alert
