@@ -43,6 +43,7 @@ from controller.room_peers import (
     peers_alert,
     reconnecting_alert,
     refusal_alert,
+    same_seat_alert,
 )
 from controller.room_signing import WrongSecret, chain, sign, verify
 from controller.rules.api import JSON, Action, Game
@@ -556,6 +557,10 @@ class Room:
         """An alert: the tables disagree, the broker is out of reach, or the tables do not play
         the same game of the room (`game`: this table's; `over`: its game has ended, and no
         table gone is waited for)."""
+        # A table kept out of the game (or one of them) plays no seat: no clash with it.
+        same = None if self.refusal is not None else same_seat_alert(self.peers, self.seats)
+        if same is not None:
+            return same
         if self.disagree is not None:
             return disagree_alert(self.disagree)
         if self.status == "reconnecting":

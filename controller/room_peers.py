@@ -90,6 +90,24 @@ def refusal_alert(refusal: JSON, game: str) -> Alert:
 DICE_WORDS = {"table": "on the tables", "software": "in software"}
 
 
+def same_seat_alert(peers: dict[str, Peer], own: frozenset[int]) -> Alert | None:
+    """Another table, online, that plays a seat of this one's: each would take the other's
+    moves of it for its own (the walk: two tables started with --seats 1 said nothing until
+    their boards disagreed). Said before whatever follows from it."""
+    mine = {seat + 1 for seat in own}
+    for peer in peers.values():
+        both = sorted(mine & set(peer.seats))
+        if peer.online and peer.refused is None and both:
+            seats = ", ".join(map(str, both))
+            return (
+                f"seat {seats} is played at another table too: start one of them again with "
+                "other --seats",
+                "peer_same_seat",
+                {"seats": seats},
+            )
+    return None
+
+
 def peers_alert(
     peers: dict[str, Peer], game_id: str | None, own: frozenset[int], over: bool
 ) -> Alert | None:

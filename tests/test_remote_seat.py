@@ -311,6 +311,21 @@ def test_a_refused_table_joins_once_it_starts_the_rooms_game(
             assert _status(other)["room"]["game_id"] == _status(red)["room"]["game_id"]
 
 
+def test_two_tables_of_one_seat_are_both_told(
+    race: Game, mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: a table started again with the other's --seats was taken in
+    silently; each then took the other's moves of that seat for its own."""
+    first, second = _linked(race, mosquitto, "twice", 1), _linked(race, mosquitto, "twice", 1)
+    with _tables((first, tmp_path / "a", True), (second, tmp_path / "b", True)) as tables:
+        for table in tables:
+            wait_for(lambda t=table: "peer_same_seat" in _alert_keys(t), what="told")
+        (alert,) = [
+            a for a in call(tables[0], op="snapshot")["alerts"] if a["key"] == "peer_same_seat"
+        ]
+        assert alert["text"].startswith("seat 1 is played at another table too")
+
+
 def test_a_refused_table_is_told_the_rooms_options_as_the_command_line_takes_them() -> None:
     """The two tables' walk: the alert showed a Python dict, {'loas': '', 'players': 3}."""
     from controller.room_peers import refusal_alert
