@@ -184,6 +184,7 @@ class Room:
             "dice": self.dice,
             "refused": None if self.refusal is None else self.refusal["why"],
             "left": self._left[-1] if self._left else None,
+            "disagrees": self.disagree is not None,
         }
         self.broker.publish(presence, sign(self.secret, presence, body), retain=True)
 
@@ -468,6 +469,7 @@ class Room:
             "theirs": self._named(theirs),
         }
         log.error("room %s: the tables disagree at action %d: %s", self.address.room, seq, self)
+        self._announce()  # for the other tables to say it too
 
     def _leave(self) -> None:
         if self.game_id is not None:

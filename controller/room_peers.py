@@ -25,6 +25,7 @@ class Peer:
     game_id: str | None
     refused: str | None  # why it keeps out of the room's game: "dice" or "game"
     left: str | None  # the room's game it left for a new game of its own
+    disagrees: bool = False  # its game stopped: the room's moves do not follow its own
 
     @classmethod
     def of(cls, body: JSON) -> Peer:
@@ -38,6 +39,7 @@ class Peer:
             game_id if isinstance(game_id, str) else None,
             refused if refused in ("dice", "game") else None,
             left if isinstance(left, str) else None,
+            body.get("disagrees") is True,
         )
 
     @property
@@ -51,6 +53,7 @@ class Peer:
             "game_id": self.game_id,
             "refused": self.refused,
             "left": self.left,
+            "disagrees": self.disagrees,
         }
 
 
@@ -116,6 +119,14 @@ def peers_alert(
     if game_id is None:
         return None
     for peer in peers.values():
+        if peer.online and peer.game_id == game_id and peer.disagrees:
+            # Said here too: the table that found it stopped, this one would play on alone.
+            return (
+                f"the table of seat {peer.named} found that the tables disagree, and stopped: "
+                "compare the two boards, then start a new game",
+                "peer_disagrees",
+                {"seats": peer.named},
+            )
         if not peer.online or (peer.game_id == game_id and peer.refused is None):
             continue
         if peer.refused == "dice":

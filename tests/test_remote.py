@@ -236,6 +236,34 @@ def test_the_table_of_seat_1_is_not_refused_by_a_game_left_on_the_broker(
         other.close()
 
 
+def test_a_disagreement_found_at_one_table_is_said_at_the_other(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: the table that found the disagreement stopped and said so; the
+    other went on saying "playing", its players waiting for moves that would never come."""
+    room = "split"
+    config = fast_sim_config(
+        link_url=mosquitto.url(room), link_seats=(1,), link_secret=SECRET, game="akuma"
+    )
+    other = Stranger(mosquitto, room)
+    try:
+        with serving(config, options_in(tmp_path)) as daemon:
+            wait_for(lambda: call(daemon, op="status")["room"]["game_id"] is not None)
+            game_id = call(daemon, op="status")["room"]["game_id"]
+            presence = {"online": True, "seats": [1], "game_id": game_id, "dice": "table"}
+            other.send("table/other", presence | {"n": 1}, retain=True)
+            wait_for(lambda: call(daemon, op="status")["room"]["tables"] != [])
+            assert "peer_disagrees" not in _alerts(daemon)
+            other.send("table/other", presence | {"n": 2, "disagrees": True}, retain=True)
+            wait_for(lambda: "peer_disagrees" in _alerts(daemon), what="told")
+    finally:
+        other.close()
+
+
+def _alerts(daemon: Any) -> list[str]:
+    return [alert["key"] for alert in call(daemon, op="snapshot")["alerts"]]
+
+
 def test_a_new_game_of_more_seats_counts_them_at_other_tables(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
