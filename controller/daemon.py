@@ -180,7 +180,6 @@ class Daemon:
                 self.options.page_only,
                 self.options.seed,
             )
-            room.elsewhere = frozenset(range(players)) - seats
             room.open()
         except BrokerError as error:
             raise StartupError(str(error)) from error
@@ -364,8 +363,8 @@ class Daemon:
             self.options.think_s,
         )
         if self.room is not None:
-            # Every seat of this game that this table does not play is played at another: a
-            # new game of more seats than the first has seats the start-up never counted.
+            # Every seat of this game that this table does not play is played at another,
+            # counted again at each game: a new one may have more seats than the first.
             players = self.session.state.num_players
             self.room.elsewhere = frozenset(range(players)) - self.room.seats
             self.session.elsewhere = self.room.elsewhere

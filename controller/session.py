@@ -67,6 +67,7 @@ class Session:
         self._changes: dict[Action, frozenset[str]] = {}
         # How the page offers each decision (controller/snapshot.py), worked out once per state.
         self.offered: dict[Action, JSON] = {}
+        self.kind_gains: dict[str, JSON] = {}  # what each kind of decision costs, likewise
         self._legal: set[str] | None = None
         self._legal_actions: list[Action] | None = None
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
@@ -134,7 +135,9 @@ class Session:
         """The rules' sentence, which names seats by their ids ("player_2"), with their names."""
         text = problem.message
         for seat in self.game.player_names:
-            text = re.sub(rf"\b{re.escape(seat)}\b", self.called(seat), text)
+            # The name as it is: one chosen may hold a backslash, which re.sub would read.
+            name = self.called(seat).replace("\\", "\\\\")
+            text = re.sub(rf"\b{re.escape(seat)}\b", name, text)
         return text
 
     def _say_problem(self, problem: Problem) -> None:
@@ -778,6 +781,7 @@ class Session:
         self._layouts_after.clear()
         self._changes.clear()
         self.offered.clear()
+        self.kind_gains.clear()
         self._legal = None
         self._legal_actions = None
         self._take_back = None

@@ -190,7 +190,7 @@ def table_snapshot(
     return {
         # What a decision of each kind changes of the mover's counts (an Offering paid for
         # another Loa's power): the page says it of decisions whose own `gains` are not worked out.
-        "kind_gains": _kind_gains(game, state, open_now, details),
+        "kind_gains": _kind_gains(game, session, open_now, details),
         "game": game.name,
         "title": game.title,
         "players": [state.player_name(p) for p in range(state.num_players)],
@@ -328,28 +328,28 @@ def _tell_apart(
 
 
 def _kind_gains(
-    game: Game, state: GameState, actions: Sequence[Action], details: JSON
+    game: Game, session: Session, actions: Sequence[Action], details: JSON
 ) -> dict[str, JSON]:
     """Per kind of decision, the counts of the mover's that its decisions change alike: worked
-    out from two of them, a count they disagree on left out (it depends on the decision). It
-    takes a kind's cost to be one (Baron Voodoo's Offering for another Loa's power, BV-7): a
-    game whose decisions of one kind cost differently would need `gains` of each."""
+    out from two of them, once a position (`Session.kind_gains`), a count they disagree on left
+    out (it depends on the decision). It takes a kind's cost to be one (Baron Voodoo's Offering
+    for another Loa's power, BV-7): a game whose decisions of one kind cost differently would
+    need `gains` of each."""
     kinds: dict[str, list[Action]] = {}
     for action in actions:
         some = kinds.setdefault(action.id.partition(":")[0], [])
         if len(some) < 2:
             some.append(action)
-    out: dict[str, JSON] = {}
+    known = session.kind_gains
     for kind, some in kinds.items():
-        each = [_gains(game, state, action, details) for action in some]
-        alike = {
-            key: gain
-            for key, gain in each[0].items()
-            if type(gain) is int and all(other.get(key) == gain for other in each[1:])
-        }
-        if alike:
-            out[kind] = alike
-    return out
+        if kind not in known:
+            each = [_gains(game, session.state, action, details) for action in some]
+            known[kind] = {
+                key: gain
+                for key, gain in each[0].items()
+                if type(gain) is int and all(other.get(key) == gain for other in each[1:])
+            }
+    return {kind: known[kind] for kind in kinds if known[kind]}
 
 
 def _gains(game: Game, state: GameState, action: Action, details: JSON) -> JSON:

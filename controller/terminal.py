@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from controller.lights import rank, role_colour
 from controller.rules import GAMES, palette_roles
 from controller.rules.api import CAMERA, JSON, REED, Game, GameState
-from controller.rules.words import word_text
+from controller.seats import seat_caller
 from controller.session import View
 from hardware.leds import RGB
 
@@ -74,7 +74,7 @@ def draw(
     """The board, then a status line: the turn, whose move (each seat as `called` names it,
     else by the game's own names), what the table says, and while it thinks
     (controller/computer.py) for whom and how far."""
-    say = called or (lambda seat: word_text(game, seat))
+    say = called or seat_caller(game, ())
     pieces: dict[str, list[str]] = {}
     sensors = game.spots()
     for spot in sorted(sensors):
