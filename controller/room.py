@@ -45,7 +45,7 @@ from controller.room_peers import (
     refusal_alert,
     same_seat_alert,
 )
-from controller.room_signing import WrongSecret, chain, sign, verify
+from controller.room_signing import WrongSecret, chain, claims_online, sign, verify
 from controller.rules.api import JSON, Action, Game
 from controller.session import Session
 from controller.spectators import Spectators
@@ -134,6 +134,7 @@ class Room:
         self._game: Game | None = None  # the game played, for naming its actions
         # Messages came signed with another secret since another table's last signed as this.
         self.foreign = False
+        self._unreadable: set[str] = set()  # topics whose last message had another secret
 
     def open(self) -> None:
         """Connect; a BrokerError names the broker that cannot be reached."""
@@ -197,9 +198,12 @@ class Room:
     def _message(self, topic: str, payload: bytes, session: Session, kept: bool = False) -> None:
         try:
             body = verify(self.secret, topic, payload)
+            self._unreadable.discard(topic)
             sender = topic.rpartition("/")[2] if "/table/" in topic else body.get("by")
-            if not kept and sender not in (None, self.table):
+            if not kept and sender not in (None, self.table) and self.foreign:
                 self.foreign = False  # another table signs as this one does
+                if self.game_id is None and 0 in self.seats:
+                    self._send_marker()  # the room's game, held back, may be opened now
             if topic == f"{self.root}/sync/{self.table}":
                 if body.get("marker") == self._marker:
                     self._marker_back(session)
@@ -229,14 +233,18 @@ class Room:
         except (ValueError, KeyError, TypeError) as error:
             self.counts["refused"] += 1
             log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)
-            # A table of the room now, given another secret: its players and this table's
-            # would wait for each other's moves, each told all is well. (A message the broker
-            # kept may be an evening's with an older secret: not told.)
-            if isinstance(error, WrongSecret) and not kept and not self.foreign:
-                self.foreign = True
-                # Said once to that table too, live: what it had of this one came kept, from
-                # before it connected, and counts for nothing there.
-                self._announce()
+            if isinstance(error, WrongSecret):
+                self._unreadable.add(topic)
+                # A table of the room now, given another secret: its players and this table's
+                # would wait for each other's moves, each told all is well. (A message the
+                # broker kept may be an evening's with an older secret: not told, unless it is
+                # the presence of a table still online.)
+                online = "/table/" in topic and claims_online(payload)
+                if not self.foreign and (not kept or online):
+                    self.foreign = True
+                    # Said once to that table too, live: what it had of this one came kept,
+                    # from before it connected, and counts for nothing there.
+                    self._announce()
 
     def _state(self, body: JSON, session: Session) -> None:
         if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):
@@ -275,8 +283,9 @@ class Room:
 
     def _marker_back(self, session: Session) -> None:
         if self.game_id is None:
-            if 0 in self.seats:
-                # The table of seat 1 opens the room's game.
+            if 0 in self.seats and not self.foreign:
+                # The table of seat 1 opens the room's game (not over that of tables keyed
+                # otherwise, still in the room).
                 self._bind(secrets.token_hex(6), session)
             elif self.room_state is not None:
                 self._consider(self.room_state, session)  # it came before: a game left since
@@ -491,8 +500,8 @@ class Room:
             "prev": self._known_digests[seq],
             "by": self.table,
         }
-        self.broker.publish(topic, sign(self.secret, topic, body), retain=True)
-        self.counts["published"] += 1
+        if self._retain(topic, body):
+            self.counts["published"] += 1
 
     def _publish_state(self, session: Session) -> None:
         topic = f"{self.root}/state"
@@ -506,7 +515,18 @@ class Room:
             "opener": 0 in self.seats,
             "by": self.table,
         }
+        self._retain(topic, body)
+
+    def _retain(self, topic: str, body: JSON) -> bool:
+        """Publish a message for the broker to keep; not over one signed with another secret
+        while a table so keyed is in the room: which of the two is wrong, only the players can
+        tell (the walk: a table restarted with a wrong secret wrote its history over the room's).
+        Whether it was sent."""
+        if self.foreign and topic in self._unreadable:
+            log.warning("room %s: %s not sent over another secret's", self.address.room, topic)
+            return False
         self.broker.publish(topic, sign(self.secret, topic, body), retain=True)
+        return True
 
     def _read_binding(self) -> None:
         try:

@@ -236,6 +236,38 @@ def test_the_table_of_seat_1_is_not_refused_by_a_game_left_on_the_broker(
         other.close()
 
 
+def test_a_table_given_another_secret_keeps_off_the_room_s_game_on_the_broker(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    """The two tables' walk: seat 1's table, started with a wrong secret while seat 2's table
+    was in the room, opened a game of its own over the room's, and the broker kept that: a
+    table joining later found no game it could read. It now says the secret is wrong and
+    writes nothing over the room's."""
+    room, game_id = "keyed", "feedc0de0003"
+    other = Stranger(mosquitto, room)
+    options = dict(get_game("akuma").new_initial_state({}).options)
+    body = {"game": "akuma", "options": options, "length": 0, "digest": "", "game_id": game_id}
+    other.send("state", body, retain=True)
+    presence = {"online": True, "seats": [1], "game_id": game_id, "dice": "table", "n": 1}
+    other.send("table/other", presence, retain=True)
+    config = fast_sim_config(
+        link_url=mosquitto.url(room), link_seats=(1,), link_secret="not ours", game="akuma"
+    )
+    try:
+        with serving(config, options_in(tmp_path)) as daemon:
+            wait_for(lambda: "room_foreign_secret" in _alerts(daemon), what="told")
+            assert daemon.room is not None
+            # Past the point where it opened a game: its marker back, then a message after it.
+            wait_for(lambda: f"{other.root}/sync/{daemon.room.table}" in other.seen)
+            other.raw("table/junk", b"not a message")
+            wait_for(lambda: call(daemon, op="status")["room"]["refused"] >= 3, what="junk")
+            assert call(daemon, op="status")["room"]["state"] == "waiting"
+            kept = other.seen[f"{other.root}/state"]
+            assert verify(SECRET.encode(), f"{other.root}/state", kept)["game_id"] == game_id
+    finally:
+        other.close()
+
+
 def test_a_disagreement_found_at_one_table_is_said_at_the_other(
     mosquitto: Mosquitto, tmp_path: Path
 ) -> None:
