@@ -761,7 +761,7 @@ class Session:
         played = []
         last: int | None = None
         for action in actions:
-            played.append(step(self.game, trial))
+            played.append(step(self.game, trial, action))
             last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
         self.journal.append_actions([a.to_json() for a in actions], dice=roll)

@@ -10,6 +10,10 @@ card turned up before the decision stays up: only dice are thrown again. A card 
 it is turned down again with it, as the lights show; it is still the same card lying there,
 and the board reads it again when it is turned up.
 
+A decision that only ends its player's turn ("End the turn", `Game.turn_enders`) goes
+back with the move before it in the same turn: a player taking back after ending the turn means
+that move, not the end of the turn alone.
+
 Against the computer, the table's own seats (`skip`) do not count as a stop: a take-back goes
 back to the last decision of a person, taking the computer's replies with it, as PicoChess
 takes back a whole round.
@@ -20,25 +24,27 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from controller.rules.api import Game, GameState
+from controller.rules.api import Action, Game, GameState
 
 
 @dataclass(frozen=True)
 class Step:
     """One action as it was played: the seat that decided it (None: chance), whether dice
-    told it, and for a chance outcome the seat the rules say rolls it (None: they do not say,
-    and it is the roll of the seat whose decision it follows)."""
+    told it, for a chance outcome the seat the rules say rolls it (None: they do not say, and
+    it is the roll of the seat whose decision it follows), and whether the decision only ended
+    its player's turn."""
 
     player: int | None
     dice: bool
     roller: int | None = None
+    ends_turn: bool = False
 
 
-def step(game: Game, state: GameState) -> Step:
-    """The step of the action about to be applied to `state`."""
+def step(game: Game, state: GameState, action: Action) -> Step:
+    """The step of `action`, about to be applied to `state`."""
     if state.is_chance_node():
         return Step(None, game.dice_wanted(state) is not None, game.roller(state))
-    return Step(state.current_player(), False)
+    return Step(state.current_player(), False, ends_turn=type(action) in game.turn_enders)
 
 
 def steps(game: Game, state: GameState) -> list[Step]:
@@ -46,7 +52,7 @@ def steps(game: Game, state: GameState) -> list[Step]:
     walked = game.new_initial_state(state.options)
     found = []
     for action in state.actions():
-        found.append(step(game, walked))
+        found.append(step(game, walked, action))
         walked.apply(action)
     return found
 
@@ -91,6 +97,12 @@ def plan(played: Sequence[Step], skip: Collection[int] = ()) -> TakeBack | None:
         return None
     player = played[last].player
     assert player is not None
+    if played[last].ends_turn:
+        before = next(
+            (index for index in range(last - 1, -1, -1) if played[index].player is not None), None
+        )
+        if before is not None and played[before].player == player:
+            last = before  # the move of the turn ended
     first = last
     while (
         first > 0

@@ -84,6 +84,15 @@ def test_a_take_back_is_the_last_decision_and_what_followed_it() -> None:
     taken = plan([deal, deal, first, roll, roll, second, roll], skip={1})
     assert taken is not None and (taken.keep, taken.rolled, taken.player) == (2, 0, 0)
     assert plan([deal, second, roll, second], skip={1}) is None
+    # "End the turn" goes back with the move of the turn it ended, not alone; a turn that was
+    # only ended is taken back alone.
+    ended = Step(0, False, ends_turn=True)
+    taken = plan([deal, first, roll, ended, second], skip={1})
+    assert taken is not None and (taken.keep, taken.rolled) == (1, 0)
+    taken = plan([deal, first, roll, first, ended, deal])
+    assert taken is not None and (taken.keep, taken.rolled, taken.player) == (3, 1, 0)
+    taken = plan([deal, second, ended])
+    assert taken is not None and taken.keep == 2
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -133,6 +142,41 @@ def test_nothing_to_take_back_is_refused_and_changes_nothing(name: str, tmp_path
     assert refused.value.key == "nothing_to_undo"
     assert session.state.history() == state.history() and not session.restoring
     assert session.journal.path.read_bytes() == written
+
+
+@pytest.mark.parametrize("name", sorted(name for name, game in GAMES.items() if game.turn_enders))
+def test_a_take_back_after_ending_the_turn_takes_back_the_move_too(
+    name: str, tmp_path: Path
+) -> None:
+    """The walk: taking back at the start of the next turn undid "End the turn" alone, the
+    player left at the end of their turn again, where they meant their move."""
+    game = get_game(name)
+    rng = random.Random(3)
+    state = game.new_initial_state()
+    while True:
+        assert not state.is_terminal(), "no turn ended after a move"
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply(rng.choices(outcomes, weights)[0])
+            continue
+        legal = state.legal_actions()
+        ending = [a for a in legal if type(a) in game.turn_enders]
+        seat = state.current_player()
+        if ending and len(legal) > 1 and made_by(game, state) == seat:
+            break
+        state.apply(rng.choice(legal))
+    move = len(state.actions()) - 1  # the seat's move before it ends the turn
+    state.apply(ending[0])
+    session = journalled(game, tmp_path, state)
+    taken = session.take_back(NOW)
+    assert taken[0] == state.actions()[move] and type(taken[1]) in game.turn_enders
+    assert session.state.current_player() == seat
+
+
+def made_by(game: Game, state: GameState) -> int | None:
+    """The seat whose decision was the last action of `state`, if it was a decision."""
+    before = game.replay(state.history()[:-1], state.options)
+    return None if before.is_chance_node() else before.current_player()
 
 
 def test_a_finished_game_takes_back_the_move_that_ended_it(tmp_path: Path) -> None:

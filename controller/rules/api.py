@@ -395,6 +395,9 @@ class Game(ABC):
     info: ClassVar[GameType]
     """Everything else the program knows of the game (game_type.py)."""
     action_types: ClassVar[tuple[type[Action], ...]]
+    turn_enders: ClassVar[tuple[type[Action], ...]] = ()
+    """Decisions that only end their player's turn ("End the turn"): a take-back after one goes
+    back to the move before it, which is what a player taking back means."""
 
     @property
     def name(self) -> str:

@@ -686,6 +686,7 @@ class PotionsGame(Game):
         ),
     )
     action_types: ClassVar[tuple[type[Action], ...]] = (Deal, Place, Capture, EndTurn)
+    turn_enders: ClassVar[tuple[type[Action], ...]] = (EndTurn,)
 
     def _new_state(self, options: Mapping[str, Any]) -> PotionsState:
         try:

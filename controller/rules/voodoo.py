@@ -1785,6 +1785,7 @@ class VoodooGame(Game):
         *POWER_ACTIONS,
         *STEP_KINDS,
     )
+    turn_enders: ClassVar[tuple[type[Action], ...]] = (EndTurn,)
 
     def _new_state(self, options: Mapping[str, Any]) -> VoodooState:
         rules = load_rules(str(options["rules"]))
