@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.rules.api import JSON
+from controller.rules.api import JSON, Game
 
 log = logging.getLogger(__name__)
 
@@ -77,30 +77,32 @@ class Damage:
 
 @dataclass
 class TakeBacks:
-    """Where the game's line was taken back, for its log: after its first `at` actions, `count`
-    were taken back. Moves taken back again from that point or before it fold into one mark,
-    counting all of them; a mark past the line's end (a misread roll retracted) goes."""
+    """Where the game's line was taken back, for its log: after its first `at` actions, the
+    moves taken back there. Moves taken back again from that point or before it fold into one
+    mark, with all of them; a mark past the line's end (a misread roll retracted) goes."""
 
-    length: int = 0
+    line: list[JSON] = field(default_factory=list)
     """The actions in the game's line now."""
-    marks: dict[int, int] = field(default_factory=dict)
+    marks: dict[int, list[JSON]] = field(default_factory=dict)
 
-    def applied(self, count: int, retract: int = 0) -> None:
-        self.length -= retract
-        self.marks = {at: n for at, n in self.marks.items() if at <= self.length}
-        self.length += count
+    def applied(self, actions: Sequence[JSON], retract: int = 0) -> None:
+        del self.line[len(self.line) - retract :]
+        self.marks = {at: gone for at, gone in self.marks.items() if at <= len(self.line)}
+        self.line += actions
 
     def taken_back(self, count: int) -> None:
-        self.length -= count
-        folded = sum(n for at, n in self.marks.items() if at >= self.length)
-        self.marks = {at: n for at, n in self.marks.items() if at < self.length}
-        self.marks[self.length] = count + folded
+        at = len(self.line) - count
+        folded = [move for mark, gone in sorted(self.marks.items()) if mark >= at for move in gone]
+        self.marks = {mark: gone for mark, gone in self.marks.items() if mark < at}
+        self.marks[at] = folded + self.line[at:]  # those taken back before first
+        del self.line[at:]
 
-    def to_json(self, upto: int | None = None) -> list[JSON]:
-        """The marks in line order (those within its first `upto` actions)."""
+    def to_json(self, game: Game, upto: int | None = None) -> list[JSON]:
+        """The marks in line order (those within its first `upto` actions), each with the ids
+        of its moves."""
         return [
-            {"at": at, "count": n}
-            for at, n in sorted(self.marks.items())
+            {"at": at, "count": len(gone), "moves": [game.action_from_json(a).id for a in gone]}
+            for at, gone in sorted(self.marks.items())
             if upto is None or at <= upto
         ]
 
@@ -156,7 +158,7 @@ class Record:
         for entry in self.entries:
             if "action" in entry:
                 actions.append(entry["action"])
-                marks.applied(1)
+                marks.applied([entry["action"]])
                 continue
             # A misread roll retracted, or moves taken back: both leave the game as it was
             # before them; only a take-back's rolls stay in the dice's record (dice_stats.py).
@@ -174,7 +176,7 @@ class Record:
             if key == "take_back":
                 marks.taken_back(count)
             else:
-                marks.applied(0, retract=count)
+                marks.applied([], retract=count)
         return actions, taken, marks
 
 
@@ -441,7 +443,7 @@ class Journal:
         if dice is not None:
             bodies.append({"dice": dice})
         self._write(b"".join(_encode(body) for body in bodies))
-        self.take_backs.applied(len(actions), retract)
+        self.take_backs.applied(actions, retract)
         self.chosen = None
 
     def append_take_back(self, count: int) -> None:

@@ -190,7 +190,7 @@ def past_position(
         "step": number,
         "steps": len(history),
         "action": action,
-        "snapshot": snapshot | _still(record, state),
+        "snapshot": snapshot | _still(record, game, state),
     }
 
 
@@ -202,7 +202,7 @@ def _step(given: object, steps: int) -> int:
     return step
 
 
-def _still(record: Record, state: GameState) -> dict[str, Any]:
+def _still(record: Record, game: Game, state: GameState) -> dict[str, Any]:
     """What a live table adds to its snapshot, for a position that is only looked at."""
     return {
         "message": "",
@@ -219,5 +219,5 @@ def _still(record: Record, state: GameState) -> dict[str, Any]:
         "dice_seen": [],
         "dice_unsure": None,
         "names": per_seat(record.names, state.num_players),
-        "taken_back": record.take_backs().to_json(upto=len(state.actions())),
+        "taken_back": record.take_backs().to_json(game, upto=len(state.actions())),
     }

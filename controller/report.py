@@ -30,7 +30,7 @@ def status(daemon: Daemon, now: float) -> JSON:
         "computer": {session.state.player_name(s): v for s, v in daemon.computer.seats.items()},
         "thinking": daemon.computer.thinking(session, daemon.thinker),
         "hint": daemon.computer.hint_json(session),
-        "taken_back": daemon.journal.take_backs.to_json(),
+        "taken_back": daemon.journal.take_backs.to_json(daemon.game),
         "waiting": waiting(daemon),
         "secrets": secrets(daemon),
         # What tokens coded by id are called (a squad card "T1" is "Colossus").

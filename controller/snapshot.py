@@ -222,8 +222,8 @@ def table_snapshot(
                 for step in session.played_steps()
             )
         ],
-        # Where moves were taken back: the log marks them ("↶ 2 moves taken back").
-        "taken_back": session.journal.take_backs.to_json(),
+        # Where moves were taken back: the log marks them ("↶ 2 moves taken back: …").
+        "taken_back": session.journal.take_backs.to_json(game),
         "correctable": session.correctable,
         "take_back": _take_back(session) if decisions else None,
         "result": game.result(state),

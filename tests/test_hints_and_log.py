@@ -21,7 +21,7 @@ SHOWN = {"shown_from", "shown_to", "shown_take", "shown_swap"}
 
 
 def test_the_journal_keeps_the_last_hints_switch_and_where_moves_were_taken_back(
-    tmp_path: Path,
+    race: Game, tmp_path: Path
 ) -> None:
     journal = Journal(tmp_path)
     journal.start("dice_race", {"goal": 8})
@@ -41,17 +41,22 @@ def test_the_journal_keeps_the_last_hints_switch_and_where_moves_were_taken_back
     roll = {"action": {"type": "Roll", "value": 4}}
     advance = {"action": {"type": "Advance", "steps": 4}}
     entries = [roll, advance, roll, advance, {"take_back": 2}]
-    assert Record("dice_race", {}, entries).take_backs().to_json() == [{"at": 2, "count": 2}]
-    # Taken back again from that point or before it: one mark, counting every move taken back.
-    entries += [roll, advance, {"take_back": 3}]
-    assert Record("dice_race", {}, entries).take_backs().to_json() == [{"at": 1, "count": 5}]
+    two = {"at": 2, "count": 2, "moves": ["roll:4", "advance:4"]}
+    assert Record("dice_race", {}, entries).take_backs().to_json(race) == [two]
+    # Taken back again from that point or before it: one mark, with every move taken back,
+    # those taken back before first.
+    entries += [{"action": {"type": "Roll", "value": 6}}, advance, {"take_back": 3}]
+    five = {"at": 1, "count": 5, "moves": ["roll:4", "advance:4", "advance:4", "roll:6"]}
+    five["moves"] += ["advance:4"]
+    assert Record("dice_race", {}, entries).take_backs().to_json(race) == [five]
     # A mark past the line's end goes: a misread roll retracted; the others stay.
     entries += [advance, roll, {"take_back": 1}, roll, roll, {"take_back": 1}]
     assert len(Record("dice_race", {}, entries).take_backs().marks) == 3
     entries += [{"retract": 1}, roll]
     marks = Record("dice_race", {}, entries).take_backs()
-    assert marks.to_json() == [{"at": 1, "count": 5}, {"at": 2, "count": 1}]
-    assert marks.to_json(upto=1) == [{"at": 1, "count": 5}] and marks.length == 3
+    one = {"at": 2, "count": 1, "moves": ["roll:4"]}
+    assert marks.to_json(race) == [five, one]
+    assert marks.to_json(race, upto=1) == [five] and len(marks.line) == 3
 
 
 def _line(body: dict[str, object]) -> str:
@@ -76,16 +81,17 @@ def test_hints_switched_during_a_game_and_the_taken_back_marks_across_a_restart(
         # Red's move taken back: the log marks it, the status says it.
         assert call(daemon, op="act", id="advance:4")["ok"]
         assert call(daemon, op="undo")["taken_back"] == ["advance:4"]
-        assert call(daemon, op="status")["taken_back"] == [{"at": 1, "count": 1}]
+        mark = {"at": 1, "count": 1, "moves": ["advance:4"]}
+        assert call(daemon, op="status")["taken_back"] == [mark]
     capsys.readouterr()
     assert main(["status", *state_dir]) == 0  # no daemon: from the journal
     said = capsys.readouterr().out
     # Red by the name chosen for it, and its move taken back.
     assert said.startswith("Dice Race, turn 1, 1 actions; to move: Ana\n")
-    assert "  \u21b6 1 move taken back after move 1\n" in said
+    assert "  \u21b6 1 move taken back after move 1: advance: 4\n" in said
     with serving(config, run_options(seed=3)) as daemon:
         snap = call(daemon, op="snapshot")
-        assert snap["hints"] is False and snap["taken_back"] == [{"at": 1, "count": 1}]
+        assert snap["hints"] is False and snap["taken_back"] == [mark]
         assert call(daemon, op="hints", hints="on")["hints"] is True
         assert call(daemon, op="snapshot")["hints"] is True
         for step in ("advance:4", "roll:6", "advance:6", "roll:3", "advance:3"):
@@ -99,7 +105,7 @@ def test_hints_switched_during_a_game_and_the_taken_back_marks_across_a_restart(
         assert call(daemon, op="new", computer=["1", "2"])["ok"]
         (past,) = call(daemon, op="games")["games"]
         step = call(daemon, op="replay", id=past["id"], step="1")
-        assert step["snapshot"]["taken_back"] == [{"at": 1, "count": 1}]
+        assert step["snapshot"]["taken_back"] == [mark]
         assert call(daemon, op="replay", id=past["id"], step="0")["snapshot"]["taken_back"] == []
         # A game the table plays alone: nobody to give hints to.
         assert call(daemon, op="hints", hints="off")["ok"]

@@ -440,7 +440,7 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         page.locator("#undo").click()
         # The log keeps one move, then marks the two taken back after it.
         expect(page.locator("#log li")).to_have_text(
-            ["Hawk Moth: Roll both dice", "↶ 2 moves taken back"]
+            ["Hawk Moth: Roll both dice", "↶ 2 moves taken back: Rolled 10; Lay a trap on square 5"]
         )
         expect(page.locator("#roll-form")).to_be_visible()  # the roll is thrown again
         expect(page.locator("#message")).to_contain_text(
@@ -462,7 +462,9 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         expect(page.locator("#undo-what")).to_have_text(
             "Reprend le coup de Papillombre : Lancer les deux dés, et l\u2019étape qui a suivi"
         )
-        expect(page.locator("#log li.taken")).to_have_text("↶ 2 coups repris")
+        expect(page.locator("#log li.taken")).to_have_text(
+            "↶ 2 coups repris : 10 aux dés; Poser un piège sur la case 5"
+        )
         expect(page.locator("#hints-switch")).to_have_text("Conseils")
         assert Journal(table.state_dir).read().hints is False
 

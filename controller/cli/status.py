@@ -15,7 +15,7 @@ from controller.journal import EmptyJournalError, Journal, JournalError
 from controller.paths import client_socket_path, default_state_dir
 from controller.rules import get_game
 from controller.rules.api import JSON, Game, HistoryError
-from controller.rules.words import detail_name, detail_text
+from controller.rules.words import action_text, detail_name, detail_text
 from controller.seats import seat_caller
 from controller.session import describe_state
 
@@ -46,7 +46,7 @@ def _status(args: argparse.Namespace) -> int:
             game = get_game(record.game).on_board(record.options)
             state = game.replay(record.history(), record.options)
         summary = describe_state(game, state) | {
-            "taken_back": record.take_backs().to_json(),
+            "taken_back": record.take_backs().to_json(game),
             "token_names": game.token_names(state),
         }
         # The daemon keeps damaged records aside when it starts; until then, they are there.
@@ -83,17 +83,19 @@ def _status(args: argparse.Namespace) -> int:
             else:
                 print(f"  {name}: {detail_text(game, key, value, names, seats)}")
         for mark in summary.get("taken_back", []):
-            print(f"  {_taken_back_text(mark)}")
+            print(f"  {_taken_back_text(game, mark, names)}")
         for line in _table_lines(summary, called):
             print(f"  {line}")
     return 0
 
 
-def _taken_back_text(mark: JSON) -> str:
-    """Where moves were taken back, as the page's log marks it."""
+def _taken_back_text(game: Game, mark: JSON, names: dict[str, str]) -> str:
+    """Where moves were taken back and which, as the page's log marks it."""
     count, at = mark["count"], mark["at"]
     moves = "1 move" if count == 1 else f"{count} moves"
-    return f"\u21b6 {moves} taken back " + (f"after move {at}" if at else "from the start")
+    where = f"after move {at}" if at else "from the start"
+    said = "; ".join(action_text(game, move, names=names) for move in mark["moves"])
+    return f"\u21b6 {moves} taken back {where}: {said}"
 
 
 def called_in(state_dir: Path | None) -> Callable[[str], str]:

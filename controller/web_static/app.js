@@ -608,17 +608,19 @@ function logText(i) {
 }
 
 // The moves in order, numbered as played; where moves were taken back (`taken_back`: after
-// the first `at`), a mark says how many, so that the log tells what happened.
+// the first `at`), a mark says how many and which, so that the log tells what happened.
 function drawLog() {
-  const marks = new Map((snap.taken_back ?? []).map(({ at, count }) => [at, count]));
+  const marks = new Map((snap.taken_back ?? []).map((mark) => [mark.at, mark]));
   const items = [];
   const entry = (i) => el("li", { "data-action": snap.log[i], value: String(i + 1), text: logText(i) });
   for (let i = 0; i <= snap.log.length; i++) {
-    const count = marks.get(i);
-    if (count) {
+    const mark = marks.get(i);
+    if (mark) {
+      const { count } = mark;
+      const moves = mark.moves.map((id) => actionText(id)).join("; ");
       items.push(el("li", {
         class: "taken", "data-taken": String(count),
-        text: t(count === 1 ? "taken_back_one" : "taken_back_more", { count }),
+        text: t(count === 1 ? "taken_back_one" : "taken_back_more", { count, moves }),
       }));
     }
     if (i === snap.log.length) break;

@@ -430,8 +430,8 @@ const STRINGS = {
     table_hint_none: "There is no hint to choose from: ask for one first.",
     table_hint_not_listed: "That move is not one of the hint’s.",
     // The game log's mark where moves were taken back (app.js drawLog).
-    taken_back_one: "↶ 1 move taken back",
-    taken_back_more: "↶ {count} moves taken back",
+    taken_back_one: "↶ 1 move taken back: {moves}",
+    taken_back_more: "↶ {count} moves taken back: {moves}",
   },
   fr: {
     moves_sep: " ; ",
@@ -856,7 +856,7 @@ const STRINGS = {
     table_hints_nobody: "Chaque place est jouée par une table : pas de joueur à conseiller.",
     table_hint_none: "Pas de conseil parmi lequel choisir : demandez-en un d’abord.",
     table_hint_not_listed: "Ce coup n’est pas parmi ceux du conseil.",
-    taken_back_one: "↶ 1 coup repris",
-    taken_back_more: "↶ {count} coups repris",
+    taken_back_one: "↶ 1 coup repris : {moves}",
+    taken_back_more: "↶ {count} coups repris : {moves}",
   },
 };
