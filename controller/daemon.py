@@ -112,9 +112,8 @@ class Daemon:
         self.learning: DiceLearning | None = None  # icon dice learned from the dashboard
         # The dice rolled by a click on the simulated table.
         self.rng = random.Random(None if options.seed is None else f"dashboard {options.seed}")
-        # The simulated hands' deals and the bots' choices: one stream over every table opened,
-        # so a game on another board, then back, deals afresh rather than that board's first deal.
-        self.hands_rng = random.Random(options.seed)
+        # The bots' choices: one stream over every table opened.
+        self.bots_rng = random.Random(options.seed)
         self._dealt_for: str | None = None  # the room's game the hands were dealt for
         self.thinker: Thinker | None = None  # the computer's worker, started when first wanted
         self._computer: Computer | None = None
@@ -288,12 +287,15 @@ class Daemon:
         # on the page, who is offered only the cards their seat holds.
         self.hands: SimHands | None = None
         if self.simulated:
-            self.hands = SimHands(self.game, self.session.state, self.hands_rng)
+            state = self.session.state
+            start = self.game.new_initial_state(state.options)
+            self.hands = SimHands(self.game, start, self._game_deal())
+            self.hands.follow(state)
             self._dealt_for = None  # new hands: dealt again for the room's game, if linked
         if self.options.bots:
             if not isinstance(self.reeds, ReedBank) or self.config.reeds_backend != "sim":
                 raise StartupError("--bots moves simulated pieces: use it with --sim")
-            self.bots = self._hands(self.hands_rng, self.options.pace)
+            self.bots = self._hands(self.bots_rng, self.options.pace)
         self._seat_players()
 
     def _hands(self, rng: random.Random, pace: float, chance_only: bool = False) -> Bots:
@@ -626,6 +628,11 @@ class Daemon:
         elif kind == "stop":
             self.stopping = True
 
+    def _game_deal(self) -> random.Random:
+        """The simulated hands' deal of the game journalled, the same each time it is dealt:
+        seeded by when the game started (and `--seed`)."""
+        return random.Random(f"hands {self.options.seed} {self.journal.started}")
+
     def _deal_for_room(self) -> None:
         """The simulated hands of a table linked in a room dealt from the room's game id, once
         it has one: every table of the room deals the same cards (`SimHands.deal_alike`)."""
@@ -714,7 +721,7 @@ class Daemon:
             self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
             if self.hands is not None:
-                self.hands.new_game(game, state)
+                self.hands.deal_alike(self._game_deal(), state, state, game)
             self._seat_players()
             self.session.on_layout(self.sensed(), now)
             if self.bots is not None:
@@ -733,6 +740,8 @@ class Daemon:
                 self._close_table()
                 self._reopen(playing, error)
                 raise
+            if self.hands is not None:  # dealt for the game just journalled
+                self.hands.deal_alike(self._game_deal(), state, state)
             self._seat_players()
             # Read once the new game's journal is open: what the table shows is recorded there.
             self.session.on_layout(self.sensed(), now)

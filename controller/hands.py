@@ -50,19 +50,17 @@ class SimHands:
             hidden.decide_for(self.wise)
         return hidden
 
-    def new_game(self, game: Game, state: GameState) -> None:
-        """A new game on the same table: dealt afresh. Its first steps would otherwise read as
-        a take-back to the start of the last game with the same options, and deal its cards
-        again (the walk: two games of Multipli Potion, the same deal)."""
-        self.game = game
-        self.hidden = self._deal(state)
-
-    def deal_alike(self, rng: random.Random, start: GameState, state: GameState) -> None:
-        """Dealt from `rng` at the game's `start`, then brought up to `state`: tables linked in
-        a room each simulate all the hands, and dealt from one seed they hold the same cards,
-        so that a card one table's player lays is one the other table's deal gave them (the
-        walk: each table dealt its own, and replaced its own player's hand at the other's
-        every card)."""
+    def deal_alike(
+        self, rng: random.Random, start: GameState, state: GameState, game: Game | None = None
+    ) -> None:
+        """Dealt from `rng` at the game's `start`, then brought up to `state`: dealt from one
+        seed, the hands are the same cards each time. So a restart deals the hands the players
+        held (the walk: a person's hand changed when the daemon restarted), and tables linked
+        in a room, which each simulate all the hands, hold the same cards: a card one table's
+        player lays is one the other table's deal gave them. `game`: a new game's, dealt
+        afresh (its first steps would otherwise read as a take-back to the start of the last
+        game with the same options)."""
+        self.game = game or self.game
         self.rng = rng
         self.hidden = self._deal(start)
         self.follow(state)

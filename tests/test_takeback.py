@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import fast_sim_config, wait_for
+from conftest import fast_sim_config, options_in, wait_for
 from daemon_run import call, serving
 from playwright.sync_api import Page, expect
 from table_session import session_over
@@ -418,6 +418,46 @@ def test_the_simulated_hands_hold_the_same_cards_after_a_take_back(name: str) ->
             assert (None, hands.choices(back)) == seen[index], index
         back.apply(played[index])
     assert len(played) - keep >= 20
+
+
+def test_a_restart_deals_the_hands_the_players_held(tmp_path: Path) -> None:
+    """The walk: the daemon restarted, a person's Multipli Potion hand was other cards, and
+    a take-back then gave them others again. The simulated hands are dealt from the game's own
+    seed: the same cards after a restart, and before a move taken back after it."""
+    config = fast_sim_config(game="potions", camera_fps=100.0, stable_frames=1)
+    options = options_in(tmp_path)
+    held: dict[int, list[list[tuple[str, str]]]] = {}  # by the actions played
+    with serving(config, options) as daemon:
+        for seat in (0, 1, 0, 1, 0, 1):  # three turns each, the draws between
+            wait_for(lambda seat=seat: _players_turn(daemon, seat), what="the player's turn")
+            state = daemon.session.state
+            while state.current_player() == seat:
+                held[len(state.actions())] = _hands(daemon)
+                assert daemon.hands is not None
+                choices = sorted(daemon.hands.choices(state), key=lambda a: a.id != "end_turn")
+                assert call(daemon, op="act", id=choices[-1].id)["ok"]  # a place or a capture
+                state = daemon.session.state
+        wait_for(lambda: _players_turn(daemon, 0), what="Player 1's turn")
+        hands = _hands(daemon)
+    with serving(config, options) as daemon:
+        assert _hands(daemon) == hands
+        assert call(daemon, op="undo")["ok"]
+        assert _hands(daemon) == held[len(daemon.session.state.actions())]
+
+
+def _hands(daemon: Daemon) -> list[list[tuple[str, str]]]:
+    """The cards each seat holds on the simulated table now."""
+    assert daemon.hands is not None
+    hidden = daemon.hands.follow(daemon.session.state)
+    assert hidden is not None
+    return [hidden.known_to(seat) for seat in range(daemon.session.state.num_players)]
+
+
+def _players_turn(daemon: Daemon, seat: int) -> bool:
+    """Whether `seat` decides now; what chance brings laid out by the hands meanwhile."""
+    if daemon.laying_out() == "offered":
+        call(daemon, op="lay_out")
+    return daemon.session.state.current_player() == seat
 
 
 # -- the page ---------------------------------------------------------------------------
