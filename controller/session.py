@@ -466,7 +466,10 @@ class Session:
             return {s for o in outcomes for s in self.changes(o)}
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
-        moves = [a for a in self._decisions() if self.changes(a)]
+        # Not where a decision the players are to find would change the table: that would say it.
+        moves = [
+            a for a in self._decisions() if self.changes(a) and not self.game.to_find(self.state, a)
+        ]
         if not moves:
             return set()
         diffs = [self.changes(a) for a in moves]

@@ -300,6 +300,8 @@ def _decision(
             game, session.state, action, session.expected, after, session.changes(action), places
         )
         offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
+        if game.to_find(session.state, action):
+            offered["find"] = True  # taken by pointing, but neither outlined nor listed
         # The other squares it changes (a tile's three cells besides its corner): a tap on one
         # offers the decisions that cover it.
         covers = {_place(spot, places) for spot in session.changes(action)} - {at, to}

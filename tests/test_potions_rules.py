@@ -1315,7 +1315,12 @@ def test_api_describe_says_what_the_player_to_move_may_still_do(tmp_path: Path) 
     assert details["hands"] == {"player_1": 4, "player_2": 5}
     assert details["forgotten"] is None
     place(state, "9x10")
-    assert described(state)["may"] == ["end_turn"]
+    assert described(state)["may"] == ["end_turn"]  # the hints say no capture is open
+    quiet = two_solutions()
+    for action in (EndTurn(), TWO_SOLUTIONS[0]):
+        quiet.apply(action)
+    place(quiet, "9x10")
+    assert described(quiet)["may"] == ["capture", "end_turn"]  # without: the player's to find
     over = five_captures(tmp_path)
     details = described(over)
     assert (details["phase"], details["to_move"], details["may"]) == ("over", None, [])

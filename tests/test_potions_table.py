@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 from conftest import QUICK_CAMERA, fast_sim_config, smartboard
+from playwright.sync_api import Page, expect
 from potions_play import alert_spots, full_zones
 from table_session import journal_history, roles_of, session_over, without
+from web_daemon import dashboard
 
 from controller import cli
 from controller.config import load_config
@@ -213,7 +215,8 @@ def test_two_potions_and_a_monster_taken_off_with_the_trophy_laid_is_the_capture
     """MP-2, and the rulebook's example: afterwards neither play zone holds a card."""
     session = start_session(tmp_path, dealt(Place("3x7", 2)))
     assert potions_state(session).legal_actions() == [EXAMPLE, EndTurn()]
-    assert roles_of(session.view(0.0).roles, "legal") == {"s1.t1"}  # the next trophy slot
+    # Nothing lit says a capture is open: the player's to find, without the hints option.
+    assert roles_of(session.view(0.0).roles, "legal") == set()
     session.on_layout({"s1.t1": "7x9"}, now=0.0)
     assert session.state.actions()[-1] == EXAMPLE
     assert journal_history(tmp_path) == [EXAMPLE.to_json()]
@@ -246,7 +249,7 @@ def test_second_capture_goes_in_the_next_trophy_slot(tmp_path: Path) -> None:
     session.on_layout(session.expected | {"s1.z2": "2x6"}, now=0.0)
     assert session.state.actions()[-1] == Place("2x6", 2)
     assert potions_state(session).captures(0) == [Capture("6x3", "2x3", "2x6")]
-    assert roles_of(session.view(0.0).roles, "legal") == {"s1.t2"}
+    assert roles_of(session.view(0.0).roles, "legal") == set()  # the player's to find
     session.on_layout(without(session.expected, "s2.z1", "s1.z1", "s1.z2") | {"s1.t2": "6x3"}, 1.0)
     assert session.state.actions()[-1] == Capture("6x3", "2x3", "2x6")
     assert potions_state(session).trophies[0] == ["7x9", "6x3"]
@@ -337,6 +340,11 @@ def test_hints_option_lights_the_open_captures(tmp_path: Path, hints: bool) -> N
     view = session.view(now=0.0)
     assert roles_of(view.roles, "hint") == (TWO_OPEN_SPOTS if hints else set())
     assert not view.blinking  # a hint is no alarm
+    # Without the hints, nothing says a capture is open (the walk: the trophy place lit as
+    # "legal" as soon as one was): the player is to find it, and may still make it.
+    assert roles_of(view.roles, "legal") == set()
+    captures = [a for a in session.legal_actions() if isinstance(a, Capture)]
+    assert [GAME.to_find(session.state, a) for a in captures] == [not hints] * 2
     # Once a capture is made, no hint stays (one capture a turn).
     session.on_layout(without(session.expected, "s2.z1", "s1.z1", "s1.z3") | {"s1.t1": "7x9"}, 1.0)
     assert session.state.actions()[-1] == Capture("7x9", "2x9", "3x7")
@@ -653,3 +661,31 @@ def test_cli_refuses_a_bad_potions_option(
     assert captured.out == ""
     assert captured.err.startswith("smartboard: ") and message in captured.err
     assert not Journal(tmp_path).exists()  # refused before any game was started
+
+
+def test_an_open_capture_is_not_shown_on_the_page_and_is_made_by_pointing(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: as soon as a capture was open the page outlined the monster, lit the trophy
+    place and listed "Capture…", while the game's hints were off, "since finding them is the
+    lesson". Now nothing says it; a tap on the monster, then on the trophy place, makes it."""
+    state = dealt(*TWO_OPEN)
+    state.apply(Place("3x7", 3))  # 9 x 7 = 63 and 9 x 2 = 18 open (MP-2)
+    journal = Journal(tmp_path)
+    journal.start("potions", state.options)
+    journal.append_actions(state.history())
+    with dashboard(tmp_path, "--game", "potions") as table:
+        page.goto(table.page)
+        expect(page.locator("#actions button")).to_have_text(["End the turn"])
+        expect(page.locator("#all-actions-box")).to_be_hidden()
+        expect(page.locator("#board .pointable")).to_have_count(0)
+        expect(page.locator('#board [data-role="legal"]')).to_have_count(0)
+        capture = page.evaluate("snap.actions.find((a) => a.id === 'capture:7x9:2x9:3x7')")
+        assert capture["find"] is True
+        page.locator(f'#board [data-spot="{capture["at"]}"]').click()
+        target = page.locator(f'#board [data-spot="{capture["to"]}"].target')
+        expect(target).to_be_visible()
+        target.click()
+        expect(page.locator("#log li").last).to_have_text(
+            "Player 1: Capture monster 63 with potions 9 and 7"
+        )

@@ -563,6 +563,12 @@ class Game(ABC):
         (a die jumping over a die of the same colour and face)."""
         return None
 
+    def to_find(self, state: GameState, action: Action) -> bool:
+        """A legal decision the players are to find for themselves (Multipli Potion's captures
+        without its hints option: finding them is the game): the table lights no place for it
+        and the page outlines none, but it is made as any other."""
+        return False
+
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """Why a sensed layout that fits no legal action breaks the rules, if the game can say;
         the session shows it and lights the spots named."""

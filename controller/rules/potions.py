@@ -815,6 +815,12 @@ class PotionsGame(Game):
     def dice_actions(self, state: GameState, reading: Sequence[int | str]) -> list[Action]:
         raise IllegalActionError("Multipli Potion uses no dice")
 
+    def to_find(self, state: GameState, action: Action) -> bool:
+        """Step 2's captures, unless the hints option shows them: whether one is open is the
+        player's to see (a forgotten one, MP-3, is the table's to flag)."""
+        s = PotionsState.of(state)
+        return isinstance(action, Capture) and s.phase is Phase.CAPTURE and not s.options["hints"]
+
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         s = PotionsState.of(state)
         if s.phase is Phase.OVER:
@@ -897,7 +903,9 @@ class PotionsGame(Game):
         if s.phase is Phase.PLACE:
             may = ["place"]
         elif s.phase is Phase.CAPTURE:
-            may = ["capture", "end_turn"] if s.captures(s.to_move) else ["end_turn"]
+            # Whether a capture is open is the player's to find, unless the hints say it.
+            found = s.captures(s.to_move) or not s.options["hints"]
+            may = ["capture", "end_turn"] if found else ["end_turn"]
         elif s.phase is Phase.FORGOTTEN:
             may = ["capture"]
         details: JSON = {

@@ -468,7 +468,8 @@ function drawActions() {
   if (key === actionsKey) return; // redrawn only when they change: a search being typed stays
   actionsKey = key;
   const pointed = pointedActions();
-  $("actions").replaceChildren(...groupedActions(snap.actions.filter((a) => !pointed.includes(a))));
+  const taps = pointedActions(true); // those to find too: neither buttons nor listed
+  $("actions").replaceChildren(...groupedActions(snap.actions.filter((a) => !taps.includes(a))));
   $("all-actions-box").hidden = pointed.length === 0;
   $("all-actions-count").textContent = String(pointed.length);
   $("all-actions").replaceChildren(...groupedActions(pointed));

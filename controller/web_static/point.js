@@ -30,8 +30,12 @@ function pickFromHand(token) {
   decide(plays);
 }
 
-function pointedActions() {
-  return snap.actions.filter((action) => action.at !== null && action.at !== undefined);
+// The decisions taken by pointing; those the players are to find (`find`: a Potions capture
+// without hints) only with `found`: they are taken from where they start, never outlined or
+// listed, since that would say they are open.
+function pointedActions(found = false) {
+  return snap.actions.filter((action) => action.at !== null && action.at !== undefined
+    && (found || !action.find));
 }
 
 // A tap on `place` (a board square, or a spot off the board): true if pointing took it, false
@@ -45,15 +49,16 @@ function pointAt(place) {
     return true;
   }
   const actions = pointedActions();
+  const tried = pointedActions(true);
   if (pointFrom !== null) {
-    const there = actions.filter((action) => action.at === pointFrom && action.to === place);
+    const there = tried.filter((action) => action.at === pointFrom && action.to === place);
     if (there.length) {
       pointFrom = null;
       decide(there);
       return true;
     }
   }
-  const starting = actions.filter((action) => action.at === place);
+  const starting = tried.filter((action) => action.at === place);
   if (starting.length === 0 && pointFrom === null) {
     // Where a piece goes, tapped first: the decisions that end there, from wherever they start
     // (the table's move lit ^ to @ is carried out by one tap on @, not a second piece laid).
@@ -152,7 +157,8 @@ function markPointing(places) {
     return;
   }
   const actions = pointedActions();
-  if (pointFrom !== null && !actions.some((action) => action.at === pointFrom)) pointFrom = null;
+  const tried = pointedActions(true);
+  if (pointFrom !== null && !tried.some((action) => action.at === pointFrom)) pointFrom = null;
   // Where nearly every piece may start (a Voodoo turn: 47 places), the outlines say little and
   // crowd the board: they are drawn fainter.
   const starts = new Set(actions.map((action) => action.at)).size;
@@ -166,7 +172,7 @@ function markPointing(places) {
   if (pointFrom === null) return;
   places[pointFrom]?.classList.add("pointed");
   places[pointFrom]?.setAttribute("aria-pressed", "true");
-  for (const action of actions) {
+  for (const action of tried) {
     if (action.at === pointFrom && action.to !== null) markTarget(places[action.to], action.to);
   }
 }
@@ -183,7 +189,7 @@ function markTarget(node, place) {
 function drawPointing() {
   const actions = pointedActions();
   const box = $("point-help");
-  box.hidden = actions.length === 0 && handPick === null;
+  box.hidden = actions.length === 0 && handPick === null && pointFrom === null;
   if (box.hidden) return;
   if (handPick !== null) {
     box.replaceChildren(
@@ -198,7 +204,7 @@ function drawPointing() {
     box.replaceChildren(el("p", { text: t(starts === 1 ? "point_start_one" : "point_start", { count: starts }) }));
     return;
   }
-  const here = actions.filter((action) => action.at === pointFrom && action.to === null);
+  const here = pointedActions(true).filter((action) => action.at === pointFrom && action.to === null);
   box.replaceChildren(
     el("p", { text: t("point_to", { place: placeText(pointFrom) }) }),
     ...here.map((action) => el("button", {
