@@ -463,6 +463,25 @@ def test_what_a_roll_came_to_is_said_under_the_board_and_in_the_details(
         )
 
 
+def test_the_pieces_to_put_right_come_before_the_table_s_own_turn(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk: the header said to take a pawn off, and What to do now only "Carry out Blue's
+    move": the table's turn waits behind the pieces to put right, as a person's does."""
+    with dashboard(tmp_path, "--game", "akuma", "--computer", "2:easy", "--seed", "3") as table:
+        page.goto(table.page)
+        page.locator("#lang").select_option("en")
+        page.locator('button[data-action="choose_dice:1"]').click()
+        expect(page.locator("#log li")).to_have_count(1)
+        page.evaluate("post('roll', { values: [5] })")
+        expect(page.locator("#turn")).to_have_text(re.compile(r"Put the akuma on 5$"))
+        help_text = page.locator("#phase-help")
+        expect(help_text).to_contain_text(
+            "First put the pieces right, as the line at the top says. Then:"
+        )
+        assert page.evaluate("tableTurnHelp()") in help_text.inner_text()
+
+
 def test_the_new_game_form_offers_teams_at_four_players_and_folds_expert_options(
     page: Page, tmp_path: Path
 ) -> None:

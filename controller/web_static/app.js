@@ -803,7 +803,9 @@ function render() {
   // Paused, no move can be made: what the game's phase asks waits (the walk: a player did it).
   const paused = snap.paused && !snap.result ? t("now_paused") : null;
   const instead = paused ?? tableTurnHelp() ?? roomTurnHelp(); // which say what to do themselves
-  drawPhaseHelp(snap, lang, instead, fixing && instead === null && !snap.result ? t("now_fix_first") : null);
+  // The table's move waits behind the pieces to put right too (the walk: "carry out Blue's
+  // move" under "take the pawn off F4").
+  drawPhaseHelp(snap, lang, instead, fixing && !paused && !snap.result ? t("now_fix_first") : null);
   drawActions();
   drawPointing();
   drawDice();

@@ -114,7 +114,7 @@ function drawPhaseHelp(snap, lang, instead = null, first = null) {
   const box = document.getElementById("phase-help");
   if (instead !== null) {
     box.hidden = false;
-    box.querySelector("p").textContent = instead;
+    box.querySelector("p").textContent = first ? `${first} ${instead}` : instead;
     return;
   }
   if (phase === null) {
