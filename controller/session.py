@@ -76,6 +76,9 @@ class Session:
         # kept up; what a take-back would undo, and the layout it goes back to, once per state.
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
+        # The dice a decision taken back had brought, as they fell: (the actions kept, the
+        # decision, its dice), given again if the same decision is made next.
+        self._fallen: tuple[int, Action, list[Action]] | None = None
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
         # What the table showed when a decision was taken by name (`act`), until hands carry it
@@ -317,7 +320,7 @@ class Session:
         taken = self.take_back_plan()
         if taken is None:
             raise Refused("nothing to take back: no move has been made yet", "nothing_to_undo")
-        if reroll and not taken.rolled:
+        if reroll and not taken.rolled and not taken.fallen:
             raise Refused(
                 "no roll to take back: that move was not made on a roll of the dice; take it "
                 "back without rolling again",
@@ -325,6 +328,9 @@ class Session:
             )
         keep = taken.kept(reroll)
         gone = list(self.state.actions()[keep:])
+        decided = taken.keep - keep
+        fallen = gone[decided + 1 : decided + 1 + taken.fallen]
+        self._fallen = None if reroll or not fallen else (taken.keep, gone[decided], fallen)
         earlier = self.game.replay(self.state.history()[:keep], self.state.options)
         self.journal.append_take_back(len(gone))
         played = None if self._steps is None else self._steps[:keep]
@@ -763,10 +769,20 @@ class Session:
         trial = self.state.clone()
         played = []
         last: int | None = None
+        fallen, self._fallen = self._fallen, None
         for action in actions:
             played.append(step(self.game, trial, action))
             last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
+        kept = [] if fallen is None else _as_fallen(trial, *fallen)
+        for action in kept:  # not thrown again: no roll of the dice's record
+            played.append(step(self.game, trial, action))
+            trial.apply(action)
+        if kept:
+            ids = [a.id for a in (*actions, *kept)]
+            said = f"{self.words(ids)}: the dice as they fell before the take-back"
+            self.say(said, "as_fallen", actions=ids)
+        actions = [*actions, *kept]
         self.journal.append_actions([a.to_json() for a in actions], dice=roll)
         if self._steps is not None:
             self._steps += played
@@ -795,6 +811,22 @@ class Session:
         self._carried_out = self.sensed == self.expected
         self._untouched = None
         self._mismatch_since = None
+
+
+def _as_fallen(state: GameState, at: int, decision: Action, dice: Sequence[Action]) -> list[Action]:
+    """The dice a decision taken back had brought, for `state` where that decision is made
+    again just after the first `at` actions: as many of them as the rules still take."""
+    played = state.actions()
+    if len(played) != at + 1 or played[at] != decision:
+        return []  # another decision: its dice are thrown afresh
+    kept: list[Action] = []
+    trial = state.clone()
+    for outcome in dice:
+        if not trial.is_chance_node() or not any(o == outcome for o, _ in trial.chance_outcomes()):
+            break
+        trial.apply(outcome)
+        kept.append(outcome)
+    return kept
 
 
 def dice_owner(game: Game, state: GameState) -> int | None:

@@ -247,7 +247,14 @@ def _take_back(session: Session) -> JSON | None:
     return {
         "player": session.state.player_name(taken.player),
         "actions": [a.id for a in actions[taken.keep :]],
-        "rolled": [a.id for a in actions[taken.kept(True) : taken.keep]],
+        # The dice rolling again throws afresh: those the move was made on, those it brought.
+        "rolled": [
+            a.id
+            for a in (
+                *actions[taken.kept(True) : taken.keep],
+                *actions[taken.keep + 1 : taken.keep + 1 + taken.fallen],
+            )
+        ],
         "shown": session.shows_before(),
     }
 

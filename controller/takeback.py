@@ -8,7 +8,10 @@ new roll. Only the deciding seat's own dice are rolled again: a take-back never 
 player's roll again (Hawk Moth's choice of dice is not made on Ladybug's Miraculous die). A
 card turned up before the decision stays up: only dice are thrown again. A card turned up after
 it is turned down again with it, as the lights show; it is still the same card lying there,
-and the board reads it again when it is turned up.
+and the board reads it again when it is turned up. The dice the decision brought (an attack's
+rolls) go back with it but stay as they fell too: the same decision made again gets them again,
+not a new throw, so that a lost fight is not fought again by taking it back (`fallen`); rolling
+again throws them afresh.
 
 A decision that only ends its player's turn ("End the turn", `Game.turn_enders`) goes
 back with the move before it in the same turn: a player taking back after ending the turn means
@@ -72,11 +75,13 @@ def _roller(played: Sequence[Step], index: int) -> int | None:
 class TakeBack:
     """What a take-back leaves: the first `keep` actions, the next being the decision of seat
     `player` taken back; rolling again also takes back the last `rolled` of those, the dice
-    outcomes the decision was made on."""
+    outcomes the decision was made on. The `fallen` dice outcomes that followed the decision
+    are kept as they fell, for the same decision made again, unless the players roll again."""
 
     keep: int
     rolled: int
     player: int
+    fallen: int = 0
 
     def kept(self, reroll: bool) -> int:
         return self.keep - self.rolled if reroll else self.keep
@@ -111,4 +116,7 @@ def plan(played: Sequence[Step], skip: Collection[int] = ()) -> TakeBack | None:
         and _roller(played, first - 1) in (None, player)
     ):
         first -= 1
-    return TakeBack(last, last - first, player)
+    after = last + 1
+    while after < len(played) and played[after].player is None and played[after].dice:
+        after += 1
+    return TakeBack(last, last - first, player, after - last - 1)

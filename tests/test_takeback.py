@@ -93,6 +93,9 @@ def test_a_take_back_is_the_last_decision_and_what_followed_it() -> None:
     assert taken is not None and (taken.keep, taken.rolled, taken.player) == (3, 1, 0)
     taken = plan([deal, second, ended])
     assert taken is not None and taken.keep == 2
+    # The dice a decision brought (an attack's two rolls) go back with it, kept as they fell.
+    taken = plan([deal, roll, first, roll, roll, deal])
+    assert taken is not None and (taken.keep, taken.rolled, taken.fallen) == (2, 1, 2)
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -127,8 +130,9 @@ def test_every_game_takes_back_its_last_move_and_the_lights_guide_the_pieces_bac
     record = Journal(tmp_path).read()
     assert record.history() == session.state.history()
     assert game.layout(game.replay(record.history(), record.options)) == expected
+    # Made again, the decision gets the dice it had brought as they fell, not a new throw.
     session.act(taken[0].id, NOW + 11)
-    assert session.state.history() == history[: taken_plan.keep + 1]
+    assert session.state.history() == history[: taken_plan.keep + 1 + taken_plan.fallen]
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -221,6 +225,27 @@ def test_a_take_back_never_throws_another_players_roll_again(tmp_path: Path) -> 
     taken = session.take_back(NOW)
     assert [a.id for a in taken] == ["choose_dice:1"]
     assert [a["type"] for a in session.state.history()] == ["ChooseDice", "Roll"]
+
+
+def test_a_decision_made_again_gets_the_dice_it_had_brought(tmp_path: Path) -> None:
+    """The walk: a lost fight taken back was fought again with new dice, and won. The same
+    decision made again gets its dice as they fell; another decision, or rolling again, throws
+    them afresh."""
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.act("choose_dice:2", NOW)
+    session.on_dice([1, 2], NOW)  # a 3: not what Hawk Moth hoped for
+    assert [a.id for a in session.take_back(NOW)] == ["choose_dice:2", "roll:3"]
+    session.act("choose_dice:2", NOW)
+    assert [a.id for a in session.state.actions()] == ["choose_dice:2", "roll:3"]
+    assert session.note == {"key": "as_fallen", "actions": ["choose_dice:2", "roll:3"]}
+    session.take_back(NOW)
+    session.act("choose_dice:1", NOW)  # another decision: its own throw
+    assert session.state.is_chance_node()
+    session.on_dice([4], NOW)
+    session.take_back(NOW, reroll=True)  # the players roll again: nothing kept
+    session.act("choose_dice:1", NOW)
+    assert session.state.is_chance_node() and len(session.state.actions()) == 1
 
 
 def test_rolling_again_a_move_made_on_no_roll_is_refused(tmp_path: Path) -> None:
@@ -341,9 +366,14 @@ def test_undo_through_the_op_and_the_command_and_after_a_kill(
     # The roll that followed is not said to be Hawk Moth's move.
     taken = "Roll both dice, and the step after it: Rolled 8"
     assert said.startswith(f"took back Hawk Moth's move: {taken}\n")
-    # Killed right after a take-back: the journal on disk is all a restart has.
+    # The same decision made again: the dice as they fell before the take-back, not thrown
+    # again (nor kept twice in the dice's record).
     assert call(running, op="act", id="choose_dice:2")["ok"]
-    assert call(running, op="roll", values=[3, 5])["ok"]
+    assert call(running, op="status")["history"][-1] == {"type": "Roll", "total": 8}
+    assert [entry.get("dice") for entry in Journal(tmp_path).read().entries if "dice" in entry][-1][
+        "values"
+    ] == [2, 6]
+    # Killed right after a take-back: the journal on disk is all a restart has.
     assert call(running, op="undo", request_id="undo-2")["ok"]
     killed = tmp_path / "killed"
     killed.mkdir()
