@@ -291,6 +291,7 @@ def _looks(game: Game, palette_items: tuple[tuple[str, RGB], ...]) -> JSON | Non
         "owners": declared.owners,
         "ground": declared.ground,
         "numbers": declared.numbers,
+        "worn": declared.worn,
         "from_one": list(declared.from_one),
     }
 

@@ -172,6 +172,9 @@ def test_a_tap_on_a_tile_under_a_pawn_to_take_off_takes_the_pawn(
             {"player": "red", "roll": 7, "building": 0, "outcome": "claimed"},
         )
         expect(page.locator('[data-spot="r0c0"] .number')).to_have_text("#1")
+        # Worn down by claims, it says its points left (the walk: 5 of 10 looked whole).
+        page.evaluate("() => { snap.details.building_worn = {r0c0: [5, 10]}; render(); }")
+        expect(page.locator('[data-spot="r0c0"] .worn')).to_have_text("5/10")
         page.evaluate(
             "() => { snap.details.claim = {player: 'red', building: 0};"
             " snap.details.buildings = [{id: 0, size: 'small'}]; render(); }"

@@ -227,6 +227,11 @@ def test_a_takeover_claim_and_attack_point_from_the_pawn(tmp_path: Path) -> None
     # building 1" says it for claim:0): a claim is readable.
     assert shown["looks"]["numbers"] == "building_at"
     assert shown["details"]["building_at"] == {"r1c1": 0, "r1c2": 0, "r2c2": 1}
+    assert shown["looks"]["worn"] == "building_worn" and shown["details"]["building_worn"] == {}
+    worn = state.clone()
+    assert isinstance(worn, takeover.TakeoverState)
+    worn.buildings[0].points = 7  # a claim's roll of 18 against the large one's 25 (HT-5)
+    assert game.describe(worn)["building_worn"] == {"r1c1": [7, 25], "r1c2": [7, 25]}
     assert offered["claim:0"] == ("r1c3", "r1c2")  # the large building on r1c1 and r1c2
     assert offered["claim:1"] == ("r1c3", "r2c2")
     assert offered["attack:blue"] == ("r1c3", "r2c3")

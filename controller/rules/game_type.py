@@ -227,7 +227,10 @@ class Looks:
     `numbers`: the detail field giving the number a piece on a spot is named by in the game's
     decisions (spot -> number from 0, shown from 1 as the words' `{field|from1}`), which the
     board itself does not show; `from_one`: the fields of the details whose numbers count from
-    0 and are shown counted from 1 (Takeover's building numbers, in its list and its claim)."""
+    0 and are shown counted from 1 (Takeover's building numbers, in its list and its claim);
+    `worn`: the detail field giving the points left of a piece that has lost some, and those it
+    started with (spot -> [left, full]), shown beside its number: a worn piece looks as a whole
+    one does."""
 
     tokens: tuple[Look, ...]
     seats: tuple[str, ...] = ()
@@ -238,6 +241,7 @@ class Looks:
     ground: str = ""
     numbers: str = ""
     from_one: tuple[str, ...] = ()
+    worn: str = ""
 
     def __post_init__(self) -> None:
         for name, colour in self.colours.items():

@@ -1107,6 +1107,7 @@ LOOKS = Looks(
     colours={"ground": "#6b7d4a", "none": "#e0e0e0"},
     owners="pawns",
     numbers="building_at",
+    worn="building_worn",
     from_one=("id", "building"),  # a building's number, as the board and the words count
 )
 
@@ -1258,6 +1259,12 @@ class TakeoverGame(Game):
                 "building_at",
                 "each cell a building covers, with that building's id: the number its claims "
                 "name it by (HT-5), shown on the board.",
+            ),
+            Detail(
+                "building_worn",
+                "each cell of a building that claims have worn down, with its points left and "
+                "those it started with (HT-2, HT-5), shown on the board.",
+                inner=True,
             ),
             Detail(
                 "claim",
@@ -1521,6 +1528,12 @@ class TakeoverGame(Game):
                 for k, b in enumerate(s.buildings)
             ],
             "building_at": {names[c]: k for k, b in enumerate(s.buildings) for c in b.cells},
+            "building_worn": {
+                names[c]: [b.points, FULL_POINTS[b.size]]
+                for b in s.buildings
+                if b.points < FULL_POINTS[b.size]
+                for c in b.cells
+            },
             "claim": claim,
             "fight": fight,
             "returning": None if s.returning is None else COLOURS[s.returning],

@@ -114,7 +114,11 @@ function spotElement(id, spot, className, label = spotText(id)) {
   // The number the game's decisions name the piece here by, counted from 1 ("Claim building 13").
   const number = snap.looks?.numbers ? snap.details[snap.looks.numbers]?.[id] : null;
   if (number !== null && number !== undefined) {
+    // A piece worn down says its points left beside its number (the walk: a building at 5 of
+    // its 10 looked whole).
     node.append(el("span", { class: "number", text: t("number_on", { n: number + 1 }) }));
+    const worn = snap.looks?.worn ? snap.details[snap.looks.worn]?.[id] : null;
+    if (worn) node.append(el("span", { class: "worn", text: t("number_worn", { left: worn[0], full: worn[1] }) }));
   }
   // A long name may break after its dot or its row ("s2.|z11", "r10|c10" where a game names
   // no cells) rather than run into the next square.
