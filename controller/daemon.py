@@ -54,7 +54,7 @@ from controller.rules.api import (
     Layout,
 )
 from controller.session import Session, View
-from controller.startup import RunOptions, StartupError, board_profile, resume
+from controller.startup import RunOptions, StartupError, board_profile, deal_seed, resume
 from controller.terminal import draw
 from controller.thinker import Thinker
 from hardware.leds import Frame
@@ -115,6 +115,7 @@ class Daemon:
         # The bots' choices: one stream over every table opened.
         self.bots_rng = random.Random(options.seed)
         self._dealt_for: str | None = None  # the room's game the hands were dealt for
+        self._games_started = 0  # new games this run: each deals afresh (`deal_seed`)
         self.thinker: Thinker | None = None  # the computer's worker, started when first wanted
         self._computer: Computer | None = None
         self.room: Room | None = None  # the linked tables' room (controller/room.py), if any
@@ -630,8 +631,8 @@ class Daemon:
 
     def _game_deal(self) -> random.Random:
         """The simulated hands' deal of the game journalled, the same each time it is dealt:
-        seeded by when the game started (and `--seed`)."""
-        return random.Random(f"hands {self.options.seed} {self.journal.started}")
+        from the seed its journal keeps (a journal from before: when the game started)."""
+        return random.Random(f"hands {self.journal.deal or self.journal.started}")
 
     def _deal_for_room(self) -> None:
         """The simulated hands of a table linked in a room dealt from the room's game id, once
@@ -712,12 +713,14 @@ class Daemon:
         journal is kept under a dated name."""
         game, state, chosen, seats = plan.game, plan.state, plan.names, plan.computer
         hinting, dice = plan.hints, plan.computer_dice
+        self._games_started += 1
+        deal = deal_seed(self.options.seed, self._games_started)
         # Read before anything changes: a board with no profile leaves the game as it was.
         profile = board_profile(self.config, game)
         if profile == self.profile:
             # Journalled first: a full disk leaves the game as it was, and what the table shows
             # of the new game is recorded in its own journal.
-            self.journal.start(game.name, state.options, chosen, seats, hinting, dice)
+            self.journal.start(game.name, state.options, chosen, seats, hinting, dice, deal)
             self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
             if self.hands is not None:
@@ -735,7 +738,7 @@ class Daemon:
                 self._reopen(playing, error)
                 raise
             try:
-                self.journal.start(game.name, state.options, chosen, seats, hinting, dice)
+                self.journal.start(game.name, state.options, chosen, seats, hinting, dice, deal)
             except JournalWriteError as error:
                 self._close_table()
                 self._reopen(playing, error)

@@ -123,6 +123,7 @@ class Record:
     hints: bool = True  # whether the players may ask the table for hints, as last switched
     computer_dice: str = "hand"  # who throws its seats' dice: "hand" (in the tray), "virtual"
     chosen: str | None = None  # the move a seat the table plays chose, not yet carried out
+    deal: str = ""  # the seed of the simulated table's hands (controller/hands.py), if any
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -247,6 +248,7 @@ def read_journal(path: Path) -> tuple[Record, int]:
     when = float(started) if isinstance(started, int | float) else None
     record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
     record.computer, record.hints, record.computer_dice = _players(head, path)
+    record.deal = head["deal"] if isinstance(head.get("deal"), str) else ""
     for body in bodies[1:]:
         # The table's move chosen, until the game moves on: a restart shows it again.
         if isinstance(body.get("chosen"), str):
@@ -310,6 +312,8 @@ class Journal:
         """Whether the players of the game journalled may ask for hints."""
         self.computer_dice = "hand"
         """Who throws the dice of the seats the table plays: "hand" or "virtual"."""
+        self.deal = ""
+        """The seed the simulated table's hands of the game journalled are dealt from."""
         self.take_backs = TakeBacks()
         """Where the game journalled was taken back, for its log."""
         self.chosen: str | None = None
@@ -358,6 +362,7 @@ class Journal:
         self.started = record.started
         self.computer, self.hints = dict(record.computer), record.hints
         self.computer_dice = record.computer_dice
+        self.deal = record.deal
         self.take_backs = record.take_backs()
         self.chosen = record.chosen
         return record
@@ -382,6 +387,7 @@ class Journal:
         computer: Mapping[int, str] | None = None,
         hints: bool = True,
         computer_dice: str = "hand",
+        deal: str = "",
     ) -> None:
         """Begin a new game, played by `names` (chosen per seat, None for the seat's own name),
         the table playing the `computer` seats (index -> level), their dice thrown by a hand or
@@ -398,6 +404,8 @@ class Journal:
             started["hints"] = False
         if computer_dice != "hand":
             started["computer_dice"] = computer_dice
+        if deal:
+            started["deal"] = deal
         head = _encode(started | ({} if self.request is None else {"request": self.request}))
         kept = handle = None
         try:
@@ -425,6 +433,7 @@ class Journal:
         self.started = now
         self.computer, self.hints = dict(computer or {}), hints
         self.computer_dice = computer_dice
+        self.deal = deal
         self.take_backs = TakeBacks()
         self.chosen = None
 

@@ -135,6 +135,7 @@ class Room:
         # Messages came signed with another secret since another table's last signed as this.
         self.foreign = False
         self._unreadable: set[str] = set()  # topics whose last message had another secret
+        self._foreign_online: set[str] = set()  # the tables so signed that say they are online
 
     def open(self) -> None:
         """Connect; a BrokerError names the broker that cannot be reached."""
@@ -234,17 +235,28 @@ class Room:
             self.counts["refused"] += 1
             log.warning("room %s: ignored a message on %s: %s", self.address.room, topic, error)
             if isinstance(error, WrongSecret):
-                self._unreadable.add(topic)
-                # A table of the room now, given another secret: its players and this table's
-                # would wait for each other's moves, each told all is well. (A message the
-                # broker kept may be an evening's with an older secret: not told, unless it is
-                # the presence of a table still online.)
-                online = "/table/" in topic and claims_online(payload)
-                if not self.foreign and (not kept or online):
-                    self.foreign = True
-                    # Said once to that table too, live: what it had of this one came kept,
-                    # from before it connected, and counts for nothing there.
-                    self._announce()
+                self._wrongly_signed(topic, payload, kept)
+
+    def _wrongly_signed(self, topic: str, payload: bytes, kept: bool) -> None:
+        """A message signed with another secret: a table of the room now, given another, whose
+        players and this table's would wait for each other's moves, each told all is well. (A
+        message the broker kept may be an evening's with an older secret: not told, unless it
+        is the presence of a table still online.) Once the tables so keyed have gone, this
+        table carries on: opens the room's game if it is seat 1's, writes what it holds back."""
+        self._unreadable.add(topic)
+        online = False
+        if "/table/" in topic:
+            online = claims_online(payload)
+            table = topic.rpartition("/")[2]
+            (self._foreign_online.add if online else self._foreign_online.discard)(table)
+        if not self.foreign and (not kept or online):
+            self.foreign = True
+            # Said once to that table too, live: what it had of this one came kept, from
+            # before it connected, and counts for nothing there.
+            self._announce()
+        elif self.foreign and "/table/" in topic and not self._foreign_online:
+            self.foreign = False  # gone (its last will)
+            self._send_marker()
 
     def _state(self, body: JSON, session: Session) -> None:
         if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):

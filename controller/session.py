@@ -76,9 +76,9 @@ class Session:
         # kept up; what a take-back would undo, and the layout it goes back to, once per state.
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
-        # The dice a decision taken back had brought, as they fell: (the actions kept, the
-        # decision, its dice), given again if the same decision is made next.
-        self._fallen: tuple[int, Action, list[Action]] | None = None
+        # The dice each decision taken back had brought, as they fell, by the decision's place
+        # in the game's line: given again if the same decision is made there again.
+        self._fallen: dict[int, tuple[Action, list[Action]]] = {}
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
         # What the table showed when a decision was taken by name (`act`), until hands carry it
@@ -320,7 +320,7 @@ class Session:
         taken = self.take_back_plan()
         if taken is None:
             raise Refused("nothing to take back: no move has been made yet", "nothing_to_undo")
-        if reroll and not taken.rolled and not taken.fallen:
+        if reroll and not taken.rolled:
             raise Refused(
                 "no roll to take back: that move was not made on a roll of the dice; take it "
                 "back without rolling again",
@@ -328,9 +328,11 @@ class Session:
             )
         keep = taken.kept(reroll)
         gone = list(self.state.actions()[keep:])
-        decided = taken.keep - keep
-        fallen = gone[decided + 1 : decided + 1 + taken.fallen]
-        self._fallen = None if reroll or not fallen else (taken.keep, gone[decided], fallen)
+        # Rolling again throws the player's own dice the move was made on, never those it
+        # brought (another player's defence roll): a lost fight is not fought again.
+        decision, *fallen = self.state.actions()[taken.keep : taken.keep + 1 + taken.fallen]
+        if fallen:
+            self._fallen[taken.keep] = (decision, fallen)
         earlier = self.game.replay(self.state.history()[:keep], self.state.options)
         self.journal.append_take_back(len(gone))
         played = None if self._steps is None else self._steps[:keep]
@@ -625,6 +627,8 @@ class Session:
             after = self.layout_after(action)
             if after.get(lifted_from) != lifted.get(lifted_from):
                 continue
+            if self.game.to_find(self.state, action):
+                continue  # lit where it lands, a piece lifted would say the move is open
             taken_off = True
             # A landing on a lookalike die shows only in what lies beneath the top.
             changed = differing(after, self.expected) | differing(
@@ -682,16 +686,16 @@ class Session:
             if not (untouched or self.state.is_terminal() or self.state.is_chance_node()):
                 matches = [a for a in self._decisions() if self.layout_after(a) == self.sensed]
             if len(matches) == 1:
-                self._commit(matches)
-                ids = [matches[0].id]
-                self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
+                if not self._commit(matches):  # else said with the dice given again
+                    ids = [matches[0].id]
+                    self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
                 continue
             if not matches and not untouched:
                 both = self._decided_and_shown()
                 if len(both) == 1:
-                    self._commit(both[0])
-                    ids = [a.id for a in both[0]]
-                    self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
+                    if not self._commit(both[0]):
+                        ids = [a.id for a in both[0]]
+                        self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
                     continue
             break
         self._ahead = self._filled_ahead()
@@ -763,18 +767,18 @@ class Session:
         kind = wanted.kind if wanted is not None else kinds[0] if len(kinds) == 1 else None
         return {"kind": kind, "values": list(values), "source": source}
 
-    def _commit(self, actions: Sequence[Action], roll: JSON | None = None) -> None:
+    def _commit(self, actions: Sequence[Action], roll: JSON | None = None) -> list[Action]:
         """Journal and play actions (with the `roll` they came from); one that is illegal raises
-        with nothing changed."""
+        with nothing changed. Returns the dice a decision taken back had brought, given again
+        as they fell (said so), if it was made again."""
         trial = self.state.clone()
         played = []
         last: int | None = None
-        fallen, self._fallen = self._fallen, None
         for action in actions:
             played.append(step(self.game, trial, action))
             last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
-        kept = [] if fallen is None else _as_fallen(trial, *fallen)
+        kept = self._as_fallen(trial, len(self.state.actions()))
         for action in kept:  # not thrown again: no roll of the dice's record
             played.append(step(self.game, trial, action))
             trial.apply(action)
@@ -792,6 +796,29 @@ class Session:
             log.info("applied %s", action.id)
         self._changed()
         self._last_seat = (last,)
+        return kept
+
+    def _as_fallen(self, state: GameState, start: int) -> list[Action]:
+        """For `state`, the game after actions applied from its `start`-th: the dice a decision
+        taken back had brought, if the same decision was made again in its place, as many of
+        them as the rules still take. A place where another action was made forgets its dice
+        and all after it (the line is another)."""
+        played = state.actions()
+        for index in range(start, len(played)):
+            if index in self._fallen and self._fallen[index][0] != played[index]:
+                self._fallen = {at: kept for at, kept in self._fallen.items() if at < index}
+                return []  # another decision: its dice are thrown afresh
+        decided = self._fallen.get(len(played) - 1)
+        if decided is None:
+            return []
+        kept: list[Action] = []
+        trial = state.clone()
+        for outcome in decided[1]:
+            if not trial.is_chance_node() or outcome not in dict(trial.chance_outcomes()):
+                break
+            trial.apply(outcome)
+            kept.append(outcome)
+        return kept
 
     def _changed(self) -> None:
         self.shown = None
@@ -811,22 +838,6 @@ class Session:
         self._carried_out = self.sensed == self.expected
         self._untouched = None
         self._mismatch_since = None
-
-
-def _as_fallen(state: GameState, at: int, decision: Action, dice: Sequence[Action]) -> list[Action]:
-    """The dice a decision taken back had brought, for `state` where that decision is made
-    again just after the first `at` actions: as many of them as the rules still take."""
-    played = state.actions()
-    if len(played) != at + 1 or played[at] != decision:
-        return []  # another decision: its dice are thrown afresh
-    kept: list[Action] = []
-    trial = state.clone()
-    for outcome in dice:
-        if not trial.is_chance_node() or not any(o == outcome for o, _ in trial.chance_outcomes()):
-            break
-        trial.apply(outcome)
-        kept.append(outcome)
-    return kept
 
 
 def dice_owner(game: Game, state: GameState) -> int | None:

@@ -247,14 +247,7 @@ def _take_back(session: Session) -> JSON | None:
     return {
         "player": session.state.player_name(taken.player),
         "actions": [a.id for a in actions[taken.keep :]],
-        # The dice rolling again throws afresh: those the move was made on, those it brought.
-        "rolled": [
-            a.id
-            for a in (
-                *actions[taken.kept(True) : taken.keep],
-                *actions[taken.keep + 1 : taken.keep + 1 + taken.fallen],
-            )
-        ],
+        "rolled": [a.id for a in actions[taken.kept(True) : taken.keep]],
         "shown": session.shows_before(),
     }
 

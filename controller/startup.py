@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -109,10 +110,18 @@ def resume(journal: Journal, options: RunOptions, config: Config) -> tuple[Game,
         state = game.new_initial_state(options.options)
         hints = options.hints is not False
         seats, dice = _computer(options, state), options.computer_dice or "hand"
-        journal.start(game.name, state.options, _names(options, state), seats, hints, dice)
+        names = _names(options, state)
+        journal.start(game.name, state.options, names, seats, hints, dice, deal_seed(options.seed))
         return game.on_board(state.options), state
     except (JournalError, HistoryError, ValueError, OSError, JournalWriteError) as error:
         raise StartupError(f"cannot open the game journal: {error}") from error
+
+
+def deal_seed(seed: int | None, games: int = 0) -> str:
+    """The seed a game's simulated hands are dealt from (controller/hands.py), kept in its
+    journal so that a restart deals them again: with `--seed`, from it and the `games` this run
+    started before, so that a seeded run deals alike each time; else at random."""
+    return secrets.token_hex(8) if seed is None else f"{seed}/{games}"
 
 
 def _names(options: RunOptions, state: GameState) -> Names:

@@ -11,7 +11,7 @@ it is turned down again with it, as the lights show; it is still the same card l
 and the board reads it again when it is turned up. The dice the decision brought (an attack's
 rolls) go back with it but stay as they fell too: the same decision made again gets them again,
 not a new throw, so that a lost fight is not fought again by taking it back (`fallen`); rolling
-again throws them afresh.
+again never throws them.
 
 A decision that only ends its player's turn ("End the turn", `Game.turn_enders`) goes
 back with the move before it in the same turn: a player taking back after ending the turn means
@@ -60,15 +60,18 @@ def steps(game: Game, state: GameState) -> list[Step]:
     return found
 
 
+def _last_decision(played: Sequence[Step], index: int) -> int | None:
+    """The place of the last decision before step `index`; None if there is none."""
+    return next((k for k in range(index - 1, -1, -1) if played[k].player is not None), None)
+
+
 def _roller(played: Sequence[Step], index: int) -> int | None:
     """Whose roll chance step `index` is: the seat the rules name, else the last seat that
     decided before it (AK-3: the dice thrown are its choice); None before any decision."""
     if played[index].roller is not None:
         return played[index].roller
-    return next(
-        (played[k].player for k in range(index - 1, -1, -1) if played[k].player is not None),
-        None,
-    )
+    before = _last_decision(played, index)
+    return None if before is None else played[before].player
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ class TakeBack:
     """What a take-back leaves: the first `keep` actions, the next being the decision of seat
     `player` taken back; rolling again also takes back the last `rolled` of those, the dice
     outcomes the decision was made on. The `fallen` dice outcomes that followed the decision
-    are kept as they fell, for the same decision made again, unless the players roll again."""
+    are kept as they fell, for the same decision made again."""
 
     keep: int
     rolled: int
@@ -103,10 +106,8 @@ def plan(played: Sequence[Step], skip: Collection[int] = ()) -> TakeBack | None:
     player = played[last].player
     assert player is not None
     if played[last].ends_turn:
-        before = next(
-            (index for index in range(last - 1, -1, -1) if played[index].player is not None), None
-        )
-        if before is not None and played[before].player == player:
+        before = _last_decision(played, last)
+        if before is not None and played[before].player == player and not played[before].ends_turn:
             last = before  # the move of the turn ended
     first = last
     while (

@@ -345,6 +345,10 @@ def test_hints_option_lights_the_open_captures(tmp_path: Path, hints: bool) -> N
     assert roles_of(view.roles, "legal") == set()
     captures = [a for a in session.legal_actions() if isinstance(a, Capture)]
     assert [GAME.to_find(session.state, a) for a in captures] == [not hints] * 2
+    # Nor where a monster lifted would land: lifting one is no way to ask.
+    session.on_layout(without(session.expected, "s2.z1"), now=0.5)
+    assert roles_of(session.view(now=0.5).roles, "landing") == ({"s1.t1"} if hints else set())
+    session.on_layout(session.expected, now=0.6)
     # Once a capture is made, no hint stays (one capture a turn).
     session.on_layout(without(session.expected, "s2.z1", "s1.z1", "s1.z3") | {"s1.t1": "7x9"}, 1.0)
     assert session.state.actions()[-1] == Capture("7x9", "2x9", "3x7")

@@ -242,7 +242,7 @@ def test_a_table_given_another_secret_keeps_off_the_room_s_game_on_the_broker(
     """The two tables' walk: seat 1's table, started with a wrong secret while seat 2's table
     was in the room, opened a game of its own over the room's, and the broker kept that: a
     table joining later found no game it could read. It now says the secret is wrong and
-    writes nothing over the room's."""
+    writes nothing over the room's, until the table keyed otherwise has gone."""
     room, game_id = "keyed", "feedc0de0003"
     other = Stranger(mosquitto, room)
     options = dict(get_game("akuma").new_initial_state({}).options)
@@ -264,6 +264,10 @@ def test_a_table_given_another_secret_keeps_off_the_room_s_game_on_the_broker(
             assert call(daemon, op="status")["room"]["state"] == "waiting"
             kept = other.seen[f"{other.root}/state"]
             assert verify(SECRET.encode(), f"{other.root}/state", kept)["game_id"] == game_id
+            # The table keyed otherwise gone (its last will), this one opens the room's game.
+            other.send("table/other", {"online": False}, retain=True)
+            wait_for(lambda: call(daemon, op="status")["room"]["state"] == "playing", what="open")
+            assert "room_foreign_secret" not in _alerts(daemon)
     finally:
         other.close()
 

@@ -229,12 +229,14 @@ def test_a_take_back_never_throws_another_players_roll_again(tmp_path: Path) -> 
 
 def test_a_decision_made_again_gets_the_dice_it_had_brought(tmp_path: Path) -> None:
     """The walk: a lost fight taken back was fought again with new dice, and won. The same
-    decision made again gets its dice as they fell; another decision, or rolling again, throws
-    them afresh."""
+    decision made again gets its dice as they fell, two take-backs in a row too; another
+    decision throws afresh; rolling again never throws the dice a move brought."""
     game = get_game("akuma")
     session = session_over(game, tmp_path, game.new_initial_state())
     session.act("choose_dice:2", NOW)
     session.on_dice([1, 2], NOW)  # a 3: not what Hawk Moth hoped for
+    with pytest.raises(Refused, match="no roll to take back"):
+        session.take_back(NOW, reroll=True)  # her choice was made on no roll
     assert [a.id for a in session.take_back(NOW)] == ["choose_dice:2", "roll:3"]
     session.act("choose_dice:2", NOW)
     assert [a.id for a in session.state.actions()] == ["choose_dice:2", "roll:3"]
@@ -243,9 +245,16 @@ def test_a_decision_made_again_gets_the_dice_it_had_brought(tmp_path: Path) -> N
     session.act("choose_dice:1", NOW)  # another decision: its own throw
     assert session.state.is_chance_node()
     session.on_dice([4], NOW)
-    session.take_back(NOW, reroll=True)  # the players roll again: nothing kept
+    session.act("choose_dice:1", NOW)  # Ladybug's turn
+    session.on_dice([5], NOW)
+    session.take_back(NOW)
+    session.take_back(NOW)  # both moves, each with the die it brought
+    assert not session.state.actions()
     session.act("choose_dice:1", NOW)
-    assert session.state.is_chance_node() and len(session.state.actions()) == 1
+    session.act("choose_dice:1", NOW)
+    assert [a.id for a in session.state.actions()] == [
+        "choose_dice:1", "roll:4", "choose_dice:1", "roll:5"
+    ]  # fmt: skip
 
 
 def test_rolling_again_a_move_made_on_no_roll_is_refused(tmp_path: Path) -> None:
@@ -475,6 +484,21 @@ def test_a_restart_deals_the_hands_the_players_held(tmp_path: Path) -> None:
         assert _hands(daemon) == held[len(daemon.session.state.actions())]
 
 
+def test_a_seeded_run_deals_the_same_hands_each_time(tmp_path: Path) -> None:
+    """`--seed`: the hands' deal comes from it (and the games started before), kept in the
+    journal; without, from a seed drawn at random, kept there too."""
+    config = fast_sim_config(game="potions", camera_fps=100.0, stable_frames=1)
+    dealt = []
+    for run in ("a", "b"):
+        with serving(config, options_in(tmp_path / run, seed=3)) as daemon:
+            wait_for(lambda: _players_turn(daemon, 0), what="the set-up laid out")
+            dealt.append(_hands(daemon))
+            assert daemon.journal.deal == "3/0"
+    assert dealt[0] == dealt[1] and len(dealt[0][0]) == 4
+    with serving(config, options_in(tmp_path / "c")) as daemon:
+        assert len(daemon.journal.deal) == 16 and Journal(tmp_path / "c").read().deal
+
+
 def _hands(daemon: Daemon) -> list[list[tuple[str, str]]]:
     """The cards each seat holds on the simulated table now."""
     assert daemon.hands is not None
@@ -533,7 +557,7 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
             "Reprend le coup de Papillombre : Lancer les deux dés, et l\u2019étape qui a suivi"
         )
         expect(page.locator("#log li.taken")).to_have_text(
-            "↶ 2 coups repris : 10 aux dés; Poser un piège sur la case 5"
+            "↶ 2 coups repris : 10 aux dés ; Poser un piège sur la case 5"
         )
         expect(page.locator("#hints-switch")).to_have_text("Conseils")
         assert Journal(table.state_dir).read().hints is False

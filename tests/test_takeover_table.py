@@ -600,6 +600,7 @@ def test_describe_gives_every_field_at_a_known_position() -> None:
             for k, cells in enumerate(buildings)
         ],
         "building_at": {cell: k for k, cells in enumerate(buildings) for cell in cells},
+        "building_worn": {},
         "claim": None,
         "fight": {"attacker": "blue", "defender": "red", "attack_roll": 9},
         "returning": None,

@@ -622,7 +622,7 @@ function drawLog() {
     const mark = marks.get(i);
     if (mark) {
       const { count } = mark;
-      const moves = mark.moves.map((id) => actionText(id)).join("; ");
+      const moves = mark.moves.map((id) => actionText(id)).join(t("moves_sep"));
       items.push(el("li", {
         class: "taken", "data-taken": String(count),
         text: t(count === 1 ? "taken_back_one" : "taken_back_more", { count, moves }),
