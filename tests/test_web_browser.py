@@ -217,6 +217,18 @@ def test_on_a_phone_a_piece_to_put_right_is_scrolled_into_view(page: Page, tmp_p
         board.evaluate("b => { b.scrollLeft = 200; }")
         assert fetch(f"{table.url}api/new", {"abandon": True}, table.key).json()["ok"]
         page.wait_for_function("document.getElementById('board').scrollLeft === 0")
+        # The walk: at a first turn the player's own pawn lay past the edge, and nothing said
+        # where it was. The few places a player may move from are scrolled to as well (drawn
+        # here as the pawn on column L to move; not where nearly every piece may move).
+        page.evaluate(
+            "() => { snap.actions = [{id: 'move:r5c10', at: 'r5c11', to: 'r5c10'}]; render(); }"
+        )
+        pawn = page.locator('#board [data-spot="r5c11"]')
+        expect(pawn).to_have_class(re.compile("pointable"))
+        seen, scrolled = page.evaluate(
+            WHERE_IN_VIEW, [board.element_handle(), pawn.element_handle()]
+        )
+        assert seen and scrolled > 0
 
 
 # Each square's name and a card's value: how far each reaches past its square, and its size.

@@ -271,9 +271,12 @@ function drawBoard() {
 }
 
 // What a hand must do on a board wider than the screen (a piece to put right, the move the table
-// shows) is scrolled into view when it first lights: on a phone, Hostile Takeover's 12 columns
-// show 7, and the computer's move may lie past the edge. The player's own swipes are kept.
-const IN_VIEW = ["[data-fix]", '[data-role^="shown_"]', '[data-role="changed"]'];
+// shows, else the few pieces the player may move) is scrolled into view when it first lights: on
+// a phone, Hostile Takeover's 12 columns show 7, and the computer's move, or the player's own
+// pawn at a first turn, may lie past the edge. The player's own swipes are kept.
+const IN_VIEW = [
+  "[data-fix]", '[data-role^="shown_"]', '[data-role="changed"]', ":scope:not(.many-starts) .pointable",
+];
 let inView = "";
 let revealLit = false; // a hint's move tapped: shown wherever the page is scrolled
 function keepInView(board) {
