@@ -76,9 +76,10 @@ class Session:
         # kept up; what a take-back would undo, and the layout it goes back to, once per state.
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
-        # The dice each decision taken back had brought, as they fell, by the decision's place
-        # in the game's line: given again if the same decision is made there again.
-        self._fallen: dict[int, tuple[Action, list[Action]]] = {}
+        # The dice each decision taken back had brought, as they fell, by the decision and its
+        # place in the game's line: given again whenever it is made there again, whatever was
+        # tried between (the walk: another move taken back, and the fight fought afresh).
+        self._fallen: dict[tuple[int, Action], list[Action]] = {}
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
         # What the table showed when a decision was taken by name (`act`), until hands carry it
@@ -332,7 +333,7 @@ class Session:
         # brought (another player's defence roll): a lost fight is not fought again.
         decision, *fallen = self.state.actions()[taken.keep : taken.keep + 1 + taken.fallen]
         if fallen:
-            self._fallen[taken.keep] = (decision, fallen)
+            self._fallen[taken.keep, decision] = fallen
         earlier = self.game.replay(self.state.history()[:keep], self.state.options)
         self.journal.append_take_back(len(gone))
         played = None if self._steps is None else self._steps[:keep]
@@ -434,6 +435,13 @@ class Session:
             return [self.shown]
         return [] if self.table_moves() else self.legal_actions()
 
+    def to_find(self, action: Action) -> bool:
+        """A decision the players are to find for themselves (`Game.to_find`); never the
+        table's own, which it lights for a hand to carry out (the walk: the table's capture
+        could not be carried out on the page)."""
+        seat = self.state.current_player()
+        return seat not in self.table_seats and self.game.to_find(self.state, action)
+
     def changes(self, action: Action) -> frozenset[str]:
         """The spots that `action` changes on the table."""
         if action not in self._changes:
@@ -475,9 +483,7 @@ class Session:
         if self.state.is_terminal() or self.state.is_chance_node():
             return set()
         # Not where a decision the players are to find would change the table: that would say it.
-        moves = [
-            a for a in self._decisions() if self.changes(a) and not self.game.to_find(self.state, a)
-        ]
+        moves = [a for a in self._decisions() if self.changes(a) and not self.to_find(a)]
         if not moves:
             return set()
         diffs = [self.changes(a) for a in moves]
@@ -627,7 +633,7 @@ class Session:
             after = self.layout_after(action)
             if after.get(lifted_from) != lifted.get(lifted_from):
                 continue
-            if self.game.to_find(self.state, action):
+            if self.to_find(action):
                 continue  # lit where it lands, a piece lifted would say the move is open
             taken_off = True
             # A landing on a lookalike die shows only in what lies beneath the top.
@@ -778,7 +784,7 @@ class Session:
             played.append(step(self.game, trial, action))
             last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
-        kept = self._as_fallen(trial, len(self.state.actions()))
+        kept = self._as_fallen(trial)
         for action in kept:  # not thrown again: no roll of the dice's record
             played.append(step(self.game, trial, action))
             trial.apply(action)
@@ -798,22 +804,16 @@ class Session:
         self._last_seat = (last,)
         return kept
 
-    def _as_fallen(self, state: GameState, start: int) -> list[Action]:
-        """For `state`, the game after actions applied from its `start`-th: the dice a decision
-        taken back had brought, if the same decision was made again in its place, as many of
-        them as the rules still take. A place where another action was made forgets its dice
-        and all after it (the line is another)."""
+    def _as_fallen(self, state: GameState) -> list[Action]:
+        """For `state`, just after a decision: the dice it had brought before it was taken
+        back, if it was, as many of them as the rules still take."""
         played = state.actions()
-        for index in range(start, len(played)):
-            if index in self._fallen and self._fallen[index][0] != played[index]:
-                self._fallen = {at: kept for at, kept in self._fallen.items() if at < index}
-                return []  # another decision: its dice are thrown afresh
-        decided = self._fallen.get(len(played) - 1)
-        if decided is None:
+        dice = self._fallen.get((len(played) - 1, played[-1])) if played else None
+        if dice is None:
             return []
         kept: list[Action] = []
         trial = state.clone()
-        for outcome in decided[1]:
+        for outcome in dice:
             if not trial.is_chance_node() or outcome not in dict(trial.chance_outcomes()):
                 break
             trial.apply(outcome)

@@ -301,7 +301,7 @@ def _decision(
             game, session.state, action, session.expected, after, session.changes(action), places
         )
         offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
-        if game.to_find(session.state, action):
+        if session.to_find(action):
             offered["find"] = True  # taken by pointing, but neither outlined nor listed
         # The other squares it changes (a tile's three cells besides its corner): a tap on one
         # offers the decisions that cover it.

@@ -345,6 +345,9 @@ def test_hints_option_lights_the_open_captures(tmp_path: Path, hints: bool) -> N
     assert roles_of(view.roles, "legal") == set()
     captures = [a for a in session.legal_actions() if isinstance(a, Capture)]
     assert [GAME.to_find(session.state, a) for a in captures] == [not hints] * 2
+    session.table_seats = frozenset({0})  # the table's own capture is lit for hands, not found
+    assert not any(session.to_find(a) for a in captures)
+    session.table_seats = frozenset()
     # Nor where a monster lifted would land: lifting one is no way to ask.
     session.on_layout(without(session.expected, "s2.z1"), now=0.5)
     assert roles_of(session.view(now=0.5).roles, "landing") == ({"s1.t1"} if hints else set())

@@ -244,6 +244,13 @@ def test_a_decision_made_again_gets_the_dice_it_had_brought(tmp_path: Path) -> N
     session.take_back(NOW)
     session.act("choose_dice:1", NOW)  # another decision: its own throw
     assert session.state.is_chance_node()
+    # Taken back too, the first decision made again still gets its dice (the walk: another
+    # move tried between, and the fight was fought afresh).
+    session.take_back(NOW)
+    session.act("choose_dice:2", NOW)
+    assert [a.id for a in session.state.actions()] == ["choose_dice:2", "roll:3"]
+    session.take_back(NOW)
+    session.act("choose_dice:1", NOW)
     session.on_dice([4], NOW)
     session.act("choose_dice:1", NOW)  # Ladybug's turn
     session.on_dice([5], NOW)
