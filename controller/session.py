@@ -435,6 +435,11 @@ class Session:
             return [self.shown]
         return [] if self.table_moves() else self.legal_actions()
 
+    def finding(self) -> int:
+        """How many pieces a person taps to guess a decision to find now (`Game.finding`)."""
+        seat = self.state.current_player()
+        return 0 if seat in self.table_seats else self.game.finding(self.state)
+
     def to_find(self, action: Action) -> bool:
         """A decision the players are to find for themselves (`Game.to_find`); never the
         table's own, which it lights for a hand to carry out (the walk: the table's capture

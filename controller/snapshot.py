@@ -203,6 +203,8 @@ def table_snapshot(
         "inner_details": [detail.name for detail in game.info.details if detail.inner],
         "actions": offered,
         "candidates": [a.id for a in session.candidates()],
+        # The pieces a guess at a decision to find takes (a Potions capture: 3), else 0.
+        "finding": session.finding() if decisions else 0,
         "dice_wanted": None
         if wanted is None
         else {

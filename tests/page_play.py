@@ -53,6 +53,11 @@ def tap_decision(page: Page, action: dict[str, Any]) -> None:
             group.locator("summary").click(timeout=TAP_MS)
         button.click(timeout=TAP_MS)
         return
+    if action.get("find"):
+        # A decision to find (a Potions capture without hints) is guessed: its pieces tapped.
+        for piece in [action["at"], *action.get("covers", [])]:
+            place(page, piece).click(timeout=TAP_MS)
+        return
     place(page, action["at"]).click(timeout=TAP_MS)
     if action.get("to") is not None:
         place(page, action["to"]).click(timeout=TAP_MS)

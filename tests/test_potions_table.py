@@ -670,12 +670,14 @@ def test_cli_refuses_a_bad_potions_option(
     assert not Journal(tmp_path).exists()  # refused before any game was started
 
 
-def test_an_open_capture_is_not_shown_on_the_page_and_is_made_by_pointing(
+def test_an_open_capture_is_not_shown_on_the_page_and_is_made_by_guessing(
     page: Page, tmp_path: Path
 ) -> None:
-    """The walk: as soon as a capture was open the page outlined the monster, lit the trophy
+    """The walks: as soon as a capture was open the page outlined the monster, lit the trophy
     place and listed "Capture…", while the game's hints were off, "since finding them is the
-    lesson". Now nothing says it; a tap on the monster, then on the trophy place, makes it."""
+    lesson"; then a tap on a monster said whether it could be captured. Now a capture is
+    guessed whole, its monster and two potions tapped in any order, as on the table: a wrong
+    guess is said to make none and costs nothing; a right one is made."""
     state = dealt(*TWO_OPEN)
     state.apply(Place("3x7", 3))  # 9 x 7 = 63 and 9 x 2 = 18 open (MP-2)
     journal = Journal(tmp_path)
@@ -687,12 +689,20 @@ def test_an_open_capture_is_not_shown_on_the_page_and_is_made_by_pointing(
         expect(page.locator("#all-actions-box")).to_be_hidden()
         expect(page.locator("#board .pointable")).to_have_count(0)
         expect(page.locator('#board [data-role="legal"]')).to_have_count(0)
+        help_box = page.locator("#point-help")
+        expect(help_box).to_contain_text("Tap the 3 pieces your move takes")
         capture = page.evaluate("snap.actions.find((a) => a.id === 'capture:7x9:2x9:3x7')")
-        assert capture["find"] is True
-        page.locator(f'#board [data-spot="{capture["at"]}"]').click()
-        target = page.locator(f'#board [data-spot="{capture["to"]}"].target')
-        expect(target).to_be_visible()
-        target.click()
+        assert capture["find"] is True and sorted(capture["covers"]) == ["s1.z1", "s1.z3"]
+        # A wrong guess: monster 63 with potions 9 and 2 (18).
+        for spot in ("s1.z2", capture["at"], "s1.z1"):
+            page.locator(f'#board [data-spot="{spot}"]').first.click()
+        expect(help_box).to_contain_text("Those 3 pieces make no move")
+        expect(page.locator("#log li")).to_have_count(len(state.history()))
+        # The right one, in any order: made.
+        for spot in ("s1.z3", capture["at"], "s1.z1"):
+            page.locator(f'#board [data-spot="{spot}"]').first.click()
+            if spot != "s1.z1":
+                expect(page.locator(f'#board [data-spot="{spot}"].guessed')).to_have_count(1)
         expect(page.locator("#log li").last).to_have_text(
             "Player 1: Capture monster 63 with potions 9 and 7"
         )

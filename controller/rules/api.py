@@ -569,6 +569,13 @@ class Game(ABC):
         and the page outlines none, but it is made as any other."""
         return False
 
+    def finding(self, state: GameState) -> int:
+        """How many pieces a player taps on the page to guess a decision to find (`to_find`),
+        its place to go being the game's: a guess is judged only once whole, and may be made
+        whether or not any such decision is open, so that trying says nothing before. 0: none
+        to find now."""
+        return 0
+
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         """Why a sensed layout that fits no legal action breaks the rules, if the game can say;
         the session shows it and lights the spots named."""

@@ -821,6 +821,11 @@ class PotionsGame(Game):
         s = PotionsState.of(state)
         return isinstance(action, Capture) and s.phase is Phase.CAPTURE and not s.options["hints"]
 
+    def finding(self, state: GameState) -> int:
+        """A capture to find is guessed with its three cards: the monster and two potions."""
+        s = PotionsState.of(state)
+        return 3 if s.phase is Phase.CAPTURE and not s.options["hints"] else 0
+
     def explain(self, state: GameState, sensed: Layout) -> Problem | None:
         s = PotionsState.of(state)
         if s.phase is Phase.OVER:

@@ -7,6 +7,8 @@
 
 let pointFrom = null; // the place tapped first, while its destinations are lit
 let handPick = null; // a card of the hand tapped first, while the places it may go are lit
+let guess = []; // the pieces tapped towards a decision to find (`snap.finding` of them)
+let guessWrong = false; // the last whole guess made no decision
 const MANY_STARTS = 12;
 const FEW_PLAYS = 4; // a card with more places to go than this is pointed, not chosen from a list
 
@@ -31,16 +33,52 @@ function pickFromHand(token) {
 }
 
 // The decisions taken by pointing; those the players are to find (`find`: a Potions capture
-// without hints) only with `found`: they are taken from where they start, never outlined or
-// listed, since that would say they are open.
+// without hints) only with `found`: they are guessed at (`guessAt`), never outlined or listed,
+// since that would say they are open.
 function pointedActions(found = false) {
   return snap.actions.filter((action) => action.at !== null && action.at !== undefined
     && (found || !action.find));
 }
 
+// The pieces a decision to find moves (a Potions capture: the monster and its two potions),
+// in the order the page keys them by.
+function piecesOf(action) {
+  return [action.at, ...(action.covers ?? [])].sort().join(" ");
+}
+
+// A decision to find is guessed whole: its `snap.finding` pieces tapped, in any order, whether
+// or not one is open, so that nothing is said before the guess is whole (a wrong one costs
+// nothing, as the rules say); then made if it is one, else said not to be.
+function guessAt(place) {
+  guessWrong = false;
+  guess = guess.includes(place) ? guess.filter((p) => p !== place) : [...guess, place];
+  if (guess.length === snap.finding) {
+    const key = [...guess].sort().join(" ");
+    const found = snap.actions.filter((action) => action.find && piecesOf(action) === key);
+    guess = [];
+    if (found.length) {
+      decide(found);
+      return true;
+    }
+    guessWrong = true;
+  }
+  render();
+  return true;
+}
+
+// Whether a tap on `place` is part of a guess: pieces to find are guessed at, where no other
+// decision starts and nothing is to be put right.
+function guessing(place) {
+  if (!snap.finding || pointFrom !== null || handPick !== null) return false;
+  if (!snap.spots[place]?.expected || Object.values(snap.spots).some(handFix)) return false;
+  const actions = pointedActions();
+  return !actions.some((action) => action.at === place || action.to === place);
+}
+
 // A tap on `place` (a board square, or a spot off the board): true if pointing took it, false
 // if it is the simulated table's own tap (a piece laid or lifted by hand).
 function pointAt(place) {
+  if (guessing(place)) return guessAt(place);
   if (handPick !== null) {
     const there = handPlays(handPick).filter((action) => action.at === place);
     handPick = null;
@@ -49,16 +87,15 @@ function pointAt(place) {
     return true;
   }
   const actions = pointedActions();
-  const tried = pointedActions(true);
   if (pointFrom !== null) {
-    const there = tried.filter((action) => action.at === pointFrom && action.to === place);
+    const there = actions.filter((action) => action.at === pointFrom && action.to === place);
     if (there.length) {
       pointFrom = null;
       decide(there);
       return true;
     }
   }
-  const starting = tried.filter((action) => action.at === place);
+  const starting = actions.filter((action) => action.at === place);
   if (starting.length === 0 && pointFrom === null) {
     // Where a piece goes, tapped first: the decisions that end there, from wherever they start
     // (the table's move lit ^ to @ is carried out by one tap on @, not a second piece laid).
@@ -157,8 +194,9 @@ function markPointing(places) {
     return;
   }
   const actions = pointedActions();
-  const tried = pointedActions(true);
-  if (pointFrom !== null && !tried.some((action) => action.at === pointFrom)) pointFrom = null;
+  if (!snap.finding) guess = [];
+  for (const place of guess) places[place]?.classList.add("guessed");
+  if (pointFrom !== null && !actions.some((action) => action.at === pointFrom)) pointFrom = null;
   // Where nearly every piece may start (a Voodoo turn: 47 places), the outlines say little and
   // crowd the board: they are drawn fainter.
   const starts = new Set(actions.map((action) => action.at)).size;
@@ -172,7 +210,7 @@ function markPointing(places) {
   if (pointFrom === null) return;
   places[pointFrom]?.classList.add("pointed");
   places[pointFrom]?.setAttribute("aria-pressed", "true");
-  for (const action of tried) {
+  for (const action of actions) {
     if (action.at === pointFrom && action.to !== null) markTarget(places[action.to], action.to);
   }
 }
@@ -189,6 +227,16 @@ function markTarget(node, place) {
 function drawPointing() {
   const actions = pointedActions();
   const box = $("point-help");
+  if (snap.finding && handPick === null && pointFrom === null) {
+    // Said whether or not one is open: how to guess, the pieces picked so far, a wrong guess.
+    const said = guessWrong ? t("guess_wrong", { count: snap.finding })
+      : t("guess_how", { count: snap.finding, picked: guess.length });
+    box.hidden = false;
+    box.replaceChildren(el("p", { text: said }), ...(guess.length ? [el("button", {
+      type: "button", class: "cancel", text: t("cancel"), onclick: () => { guess = []; render(); },
+    })] : []));
+    return;
+  }
   box.hidden = actions.length === 0 && handPick === null && pointFrom === null;
   if (box.hidden) return;
   if (handPick !== null) {
