@@ -551,6 +551,15 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         many = """messageText({...snap, note: {key: "took_back",
             actions: ["roll:10", "place_trap:5", "choose_dice:1", "roll:4"]}})"""
         assert page.evaluate(many) == "Taken back: Rolled 10, and the 3 steps after it"
+        # The log's mark of take-backs in a row, folded into one: the first and a count, the
+        # whole list on hover (the walk: 17 moves on one line).
+        five = ["roll:10", "place_trap:5", "choose_dice:1", "roll:4", "choose_dice:2"]
+        page.evaluate(
+            "(moves) => { snap.taken_back = [{at: 1, count: 5, moves}]; drawLog(); }", five
+        )
+        mark = page.locator("#log li.taken")
+        expect(mark).to_have_text("↶ 5 moves taken back: Rolled 10, and the 4 steps after it")
+        assert (mark.get_attribute("title") or "").endswith("; Roll both dice")
         # Hints switched off for the rest of the game, beside the Hint button.
         assert fetch(f"{table.url}api/roll", {"values": [4, 6]}, table.key).json()["ok"]
         expect(page.locator("#hint")).to_be_visible()  # the Hawk Moth to lay her trap

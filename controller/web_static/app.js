@@ -625,9 +625,11 @@ function drawLog() {
     const mark = marks.get(i);
     if (mark) {
       const { count } = mark;
-      const moves = mark.moves.map((id) => actionText(id)).join(t("moves_sep"));
+      const all = mark.moves.map((id) => actionText(id)).join(t("moves_sep"));
+      // Many (take-backs in a row fold into one mark): the first and a count, the rest on hover.
+      const moves = count > TAKEN_LISTED ? stepsText(mark.moves) : all;
       items.push(el("li", {
-        class: "taken", "data-taken": String(count),
+        class: "taken", "data-taken": String(count), title: all,
         text: t(count === 1 ? "taken_back_one" : "taken_back_more", { count, moves }),
       }));
     }
@@ -650,6 +652,8 @@ function drawLog() {
   $("log").replaceChildren(...items);
   $("log").scrollTop = $("log").scrollHeight;
 }
+
+const TAKEN_LISTED = 4; // a take-back mark's moves listed in full up to this many
 
 // How many of the log's entries from `i` are chance's of one kind, folded in the log: a run
 // of at least LOG_RUN, over (a later entry follows), with no take-back inside; else 1.
