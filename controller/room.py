@@ -135,7 +135,7 @@ class Room:
         # Messages came signed with another secret since another table's last signed as this.
         self.foreign = False
         self._unreadable: set[str] = set()  # topics whose last message had another secret
-        self._foreign_online: set[str] = set()  # the tables so signed that say they are online
+        self._foreign_online: set[str] = set()  # presences so signed that say they are online
 
     def open(self) -> None:
         """Connect; a BrokerError names the broker that cannot be reached."""
@@ -202,9 +202,7 @@ class Room:
             self._unreadable.discard(topic)
             sender = topic.rpartition("/")[2] if "/table/" in topic else body.get("by")
             if not kept and sender not in (None, self.table) and self.foreign:
-                self.foreign = False  # another table signs as this one does
-                if self.game_id is None and 0 in self.seats:
-                    self._send_marker()  # the room's game, held back, may be opened now
+                self._foreign_gone()  # another table signs as this one does
             if topic == f"{self.root}/sync/{self.table}":
                 if body.get("marker") == self._marker:
                     self._marker_back(session)
@@ -244,19 +242,25 @@ class Room:
         is the presence of a table still online.) Once the tables so keyed have gone, this
         table carries on: opens the room's game if it is seat 1's, writes what it holds back."""
         self._unreadable.add(topic)
-        online = False
-        if "/table/" in topic:
-            online = claims_online(payload)
-            table = topic.rpartition("/")[2]
-            (self._foreign_online.add if online else self._foreign_online.discard)(table)
+        presence = "/table/" in topic
+        online = presence and claims_online(payload)
+        if online:
+            self._foreign_online.add(topic)
+        else:
+            self._foreign_online.discard(topic)
         if not self.foreign and (not kept or online):
             self.foreign = True
             # Said once to that table too, live: what it had of this one came kept, from
             # before it connected, and counts for nothing there.
             self._announce()
-        elif self.foreign and "/table/" in topic and not self._foreign_online:
-            self.foreign = False  # gone (its last will)
-            self._send_marker()
+        elif self.foreign and presence and not self._foreign_online:
+            self._foreign_gone()  # its last will
+
+    def _foreign_gone(self) -> None:
+        """No table keyed otherwise is left: the room's game, held back, may be opened, and
+        what was held back written."""
+        self.foreign = False
+        self._send_marker()
 
     def _state(self, body: JSON, session: Session) -> None:
         if not isinstance(body.get("game_id"), str) or not isinstance(body.get("length"), int):

@@ -437,15 +437,16 @@ class Session:
 
     def finding(self) -> int:
         """How many pieces a person taps to guess a decision to find now (`Game.finding`)."""
-        seat = self.state.current_player()
-        return 0 if seat in self.table_seats else self.game.finding(self.state)
+        return self.game.finding(self.state) if self._persons_turn() else 0
 
     def to_find(self, action: Action) -> bool:
         """A decision the players are to find for themselves (`Game.to_find`); never the
         table's own, which it lights for a hand to carry out (the walk: the table's capture
         could not be carried out on the page)."""
-        seat = self.state.current_player()
-        return seat not in self.table_seats and self.game.to_find(self.state, action)
+        return self._persons_turn() and self.game.to_find(self.state, action)
+
+    def _persons_turn(self) -> bool:
+        return self.state.current_player() not in self.table_seats
 
     def changes(self, action: Action) -> frozenset[str]:
         """The spots that `action` changes on the table."""

@@ -304,7 +304,7 @@ def _decision(
         )
         offered = session.offered[action] = {"id": action.id, "at": at, "to": to}
         if session.to_find(action):
-            offered["find"] = True  # taken by pointing, but neither outlined nor listed
+            offered["find"] = True  # guessed at on the page, neither outlined nor listed
         # The other squares it changes (a tile's three cells besides its corner): a tap on one
         # offers the decisions that cover it.
         covers = {_place(spot, places) for spot in session.changes(action)} - {at, to}

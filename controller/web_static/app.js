@@ -114,9 +114,9 @@ function spotElement(id, spot, className, label = spotText(id)) {
   // The number the game's decisions name the piece here by, counted from 1 ("Claim building 13").
   const number = snap.looks?.numbers ? snap.details[snap.looks.numbers]?.[id] : null;
   if (number !== null && number !== undefined) {
-    // A piece worn down says its points left beside its number (the walk: a building at 5 of
-    // its 10 looked whole).
     node.append(el("span", { class: "number", text: t("number_on", { n: number + 1 }) }));
+    // A piece worn down says its points left above its number (the walk: a building at 5 of
+    // its 10 looked whole).
     const worn = snap.looks?.worn ? snap.details[snap.looks.worn]?.[id] : null;
     if (worn) node.append(el("span", { class: "worn", text: t("number_worn", { left: worn[0], full: worn[1] }) }));
   }
@@ -475,8 +475,9 @@ function drawActions() {
   if (key === actionsKey) return; // redrawn only when they change: a search being typed stays
   actionsKey = key;
   const pointed = pointedActions();
-  const taps = pointedActions(true); // those to find too: neither buttons nor listed
-  $("actions").replaceChildren(...groupedActions(snap.actions.filter((a) => !taps.includes(a))));
+  // Buttons for the rest, but those to find: neither buttons nor listed (`pointedActions`).
+  const buttons = snap.actions.filter((a) => !a.find && !pointed.includes(a));
+  $("actions").replaceChildren(...groupedActions(buttons));
   $("all-actions-box").hidden = pointed.length === 0;
   $("all-actions-count").textContent = String(pointed.length);
   $("all-actions").replaceChildren(...groupedActions(pointed));

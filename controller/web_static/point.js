@@ -32,18 +32,15 @@ function pickFromHand(token) {
   decide(plays);
 }
 
-// The decisions taken by pointing; those the players are to find (`find`: a Potions capture
-// without hints) only with `found`: they are guessed at (`guessAt`), never outlined or listed,
-// since that would say they are open.
-function pointedActions(found = false) {
-  return snap.actions.filter((action) => action.at !== null && action.at !== undefined
-    && (found || !action.find));
+// The decisions taken by pointing; not those the players are to find (`find`: a Potions
+// capture without hints), which are guessed at (`guessAt`): outlined, they would say they are open.
+function pointedActions() {
+  return snap.actions.filter((action) => action.at !== null && action.at !== undefined && !action.find);
 }
 
-// The pieces a decision to find moves (a Potions capture: the monster and its two potions),
-// in the order the page keys them by.
-function piecesOf(action) {
-  return [action.at, ...(action.covers ?? [])].sort().join(" ");
+// Places as a guess or a decision to find is keyed by: in any order.
+function placesKey(places) {
+  return [...places].sort().join(" ");
 }
 
 // A decision to find is guessed whole: its `snap.finding` pieces tapped, in any order, whether
@@ -53,8 +50,10 @@ function guessAt(place) {
   guessWrong = false;
   guess = guess.includes(place) ? guess.filter((p) => p !== place) : [...guess, place];
   if (guess.length === snap.finding) {
-    const key = [...guess].sort().join(" ");
-    const found = snap.actions.filter((action) => action.find && piecesOf(action) === key);
+    const key = placesKey(guess);
+    // The pieces a decision to find moves: where it starts and the others it changes.
+    const found = snap.actions.filter((action) => action.find
+      && placesKey([action.at, ...(action.covers ?? [])]) === key);
     guess = [];
     if (found.length) {
       decide(found);
@@ -194,7 +193,7 @@ function markPointing(places) {
     return;
   }
   const actions = pointedActions();
-  if (!snap.finding) guess = [];
+  if (!snap.finding) [guess, guessWrong] = [[], false];
   for (const place of guess) places[place]?.classList.add("guessed");
   if (pointFrom !== null && !actions.some((action) => action.at === pointFrom)) pointFrom = null;
   // Where nearly every piece may start (a Voodoo turn: 47 places), the outlines say little and
@@ -237,7 +236,7 @@ function drawPointing() {
     })] : []));
     return;
   }
-  box.hidden = actions.length === 0 && handPick === null && pointFrom === null;
+  box.hidden = actions.length === 0 && handPick === null;
   if (box.hidden) return;
   if (handPick !== null) {
     box.replaceChildren(
@@ -252,7 +251,7 @@ function drawPointing() {
     box.replaceChildren(el("p", { text: t(starts === 1 ? "point_start_one" : "point_start", { count: starts }) }));
     return;
   }
-  const here = pointedActions(true).filter((action) => action.at === pointFrom && action.to === null);
+  const here = actions.filter((action) => action.at === pointFrom && action.to === null);
   box.replaceChildren(
     el("p", { text: t("point_to", { place: placeText(pointFrom) }) }),
     ...here.map((action) => el("button", {
