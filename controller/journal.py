@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.rules.api import JSON, Game
+from controller.log_marks import TakeBacks
+from controller.rules.api import JSON
 
 log = logging.getLogger(__name__)
 
@@ -76,38 +77,6 @@ class Damage:
 
 
 @dataclass
-class TakeBacks:
-    """Where the game's line was taken back, for its log: after its first `at` actions, the
-    moves taken back there. Moves taken back again from that point or before it fold into one
-    mark, with all of them; a mark past the line's end (a misread roll retracted) goes."""
-
-    line: list[JSON] = field(default_factory=list)
-    """The actions in the game's line now."""
-    marks: dict[int, list[JSON]] = field(default_factory=dict)
-
-    def applied(self, actions: Sequence[JSON], retract: int = 0) -> None:
-        del self.line[len(self.line) - retract :]
-        self.marks = {at: gone for at, gone in self.marks.items() if at <= len(self.line)}
-        self.line += actions
-
-    def taken_back(self, count: int) -> None:
-        at = len(self.line) - count
-        folded = [move for mark, gone in sorted(self.marks.items()) if mark >= at for move in gone]
-        self.marks = {mark: gone for mark, gone in self.marks.items() if mark < at}
-        self.marks[at] = folded + self.line[at:]  # those taken back before first
-        del self.line[at:]
-
-    def to_json(self, game: Game, upto: int | None = None) -> list[JSON]:
-        """The marks in line order (those within its first `upto` actions), each with the ids
-        of its moves."""
-        return [
-            {"at": at, "count": len(gone), "moves": [game.action_from_json(a).id for a in gone]}
-            for at, gone in sorted(self.marks.items())
-            if upto is None or at <= upto
-        ]
-
-
-@dataclass
 class Record:
     """What a journal holds: the game, its options and its entries in order."""
 
@@ -124,6 +93,9 @@ class Record:
     computer_dice: str = "hand"  # who throws its seats' dice: "hand" (in the tray), "virtual"
     chosen: str | None = None  # the move a seat the table plays chose, not yet carried out
     deal: str = ""  # the seed of the simulated table's hands (controller/hands.py), if any
+    # The dice each decision taken back had brought, as they fell, in the order taken back:
+    # {"at": its place in the line, "decision": it, "dice": [outcomes]} (Session.take_back).
+    dice_kept: list[JSON] = field(default_factory=list)
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -159,7 +131,7 @@ class Record:
         for entry in self.entries:
             if "action" in entry:
                 actions.append(entry["action"])
-                marks.applied([entry["action"]])
+                marks.applied([entry["action"]], fallen=1 if entry.get("fallen") is True else 0)
                 continue
             # A misread roll retracted, or moves taken back: both leave the game as it was
             # before them; only a take-back's rolls stay in the dice's record (dice_stats.py).
@@ -255,6 +227,8 @@ def read_journal(path: Path) -> tuple[Record, int]:
             record.chosen = body["chosen"]
         elif body.keys() & {"action", "retract", "take_back"}:
             record.chosen = None
+        if "take_back" in body and isinstance(body.get("kept"), dict):
+            record.dice_kept.append(body["kept"])
         # Hints switched on or off during the game (`smartboard hints`): the last switch holds.
         if "hints" in body:
             if not isinstance(body["hints"], bool):
@@ -316,6 +290,8 @@ class Journal:
         """The seed the simulated table's hands of the game journalled are dealt from."""
         self.take_backs = TakeBacks()
         """Where the game journalled was taken back, for its log."""
+        self.dice_kept: list[JSON] = []
+        """The dice each decision taken back had brought (`Record.dice_kept`)."""
         self.chosen: str | None = None
         """The move a seat the table plays chose, lit for a hand until the game moves on."""
 
@@ -364,6 +340,7 @@ class Journal:
         self.computer_dice = record.computer_dice
         self.deal = record.deal
         self.take_backs = record.take_backs()
+        self.dice_kept = list(record.dice_kept)
         self.chosen = record.chosen
         return record
 
@@ -435,32 +412,42 @@ class Journal:
         self.computer_dice = computer_dice
         self.deal = deal
         self.take_backs = TakeBacks()
+        self.dice_kept = []
         self.chosen = None
 
     def append_action(self, action: JSON) -> None:
         self.append_actions([action])
 
     def append_actions(
-        self, actions: Sequence[JSON], retract: int = 0, dice: JSON | None = None
+        self,
+        actions: Sequence[JSON],
+        retract: int = 0,
+        dice: JSON | None = None,
+        fallen: int = 0,
     ) -> None:
         """Record `actions` applied, after retracting the last `retract` (a misread roll being
         corrected), and the `dice` roll they came from (controller/dice_stats.py): all of them
-        or, if the write fails, none."""
+        or, if the write fails, none. The last `fallen` of them are dice given again as they
+        fell before a take-back (`Session.take_back`), not thrown."""
         tag: JSON = {} if self.request is None else {"request": self.request}
         bodies: list[JSON] = [{"retract": retract}] if retract else []
-        bodies += [{"action": a} | tag for a in actions]
+        bodies += [{"action": a} | tag for a in actions[: len(actions) - fallen]]
+        bodies += [{"action": a, "fallen": True} | tag for a in actions[len(actions) - fallen :]]
         if dice is not None:
             bodies.append({"dice": dice})
         self._write(b"".join(_encode(body) for body in bodies))
-        self.take_backs.applied(actions, retract)
+        self.take_backs.applied(actions, retract, fallen)
         self.chosen = None
 
-    def append_take_back(self, count: int) -> None:
+    def append_take_back(self, count: int, kept: JSON | None = None) -> None:
         """Record the last `count` actions taken back (`Session.take_back`): the journal keeps
-        them, and a restart resumes from before them."""
+        them, and a restart resumes from before them; and the dice the decision taken back had
+        brought, `kept` to be given again (`Record.dice_kept`)."""
         tag: JSON = {} if self.request is None else {"request": self.request}
-        self._write(_encode({"take_back": count} | tag))
+        self._write(_encode({"take_back": count} | ({"kept": kept} if kept else {}) | tag))
         self.take_backs.taken_back(count)
+        if kept:
+            self.dice_kept.append(kept)
         self.chosen = None
 
     def append_chosen(self, action_id: str) -> None:

@@ -204,6 +204,7 @@ def _step(given: object, steps: int) -> int:
 
 def _still(record: Record, game: Game, state: GameState) -> dict[str, Any]:
     """What a live table adds to its snapshot, for a position that is only looked at."""
+    marks = record.take_backs()
     return {
         "message": "",
         "version": 0,
@@ -219,5 +220,6 @@ def _still(record: Record, game: Game, state: GameState) -> dict[str, Any]:
         "dice_seen": [],
         "dice_unsure": None,
         "names": per_seat(record.names, state.num_players),
-        "taken_back": record.take_backs().to_json(game, upto=len(state.actions())),
+        "taken_back": marks.to_json(game, upto=len(state.actions())),
+        "log_fallen": marks.fallen_json(upto=len(state.actions())),
     }

@@ -79,7 +79,10 @@ class Session:
         # The dice each decision taken back had brought, as they fell, by the decision and its
         # place in the game's line: given again whenever it is made there again, whatever was
         # tried between (the walk: another move taken back, and the fight fought afresh).
+        # Journalled with the take-back, so a restart keeps them.
         self._fallen: dict[tuple[int, Action], list[Action]] = {}
+        for kept in journal.dice_kept:
+            self._keep_fallen(kept)
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
         # What the table showed when a decision was taken by name (`act`), until hands carry it
@@ -332,10 +335,14 @@ class Session:
         # Rolling again throws the player's own dice the move was made on, never those it
         # brought (another player's defence roll): a lost fight is not fought again.
         decision, *fallen = self.state.actions()[taken.keep : taken.keep + 1 + taken.fallen]
+        kept: JSON | None = None
         if fallen:
-            self._fallen[taken.keep, decision] = fallen
+            dice = [a.to_json() for a in fallen]
+            kept = {"at": taken.keep, "decision": decision.to_json(), "dice": dice}
         earlier = self.game.replay(self.state.history()[:keep], self.state.options)
-        self.journal.append_take_back(len(gone))
+        self.journal.append_take_back(len(gone), kept)
+        if kept:
+            self._keep_fallen(kept)
         played = None if self._steps is None else self._steps[:keep]
         self.state = earlier
         self._last_reading = None
@@ -799,7 +806,7 @@ class Session:
             said = f"{self.words(ids)}: the dice as they fell before the take-back"
             self.say(said, "as_fallen", actions=ids)
         actions = [*actions, *kept]
-        self.journal.append_actions([a.to_json() for a in actions], dice=roll)
+        self.journal.append_actions([a.to_json() for a in actions], dice=roll, fallen=len(kept))
         if self._steps is not None:
             self._steps += played
         self.state = trial
@@ -809,6 +816,16 @@ class Session:
         self._changed()
         self._last_seat = (last,)
         return kept
+
+    def _keep_fallen(self, kept: JSON) -> None:
+        """Keep the dice a decision taken back had brought (`Journal.dice_kept`)."""
+        try:
+            decision = self.game.action_from_json(kept["decision"])
+            dice = [self.game.action_from_json(outcome) for outcome in kept["dice"]]
+            self._fallen[int(kept["at"]), decision] = dice
+        # A record this version cannot read loses only the dice kept, not the game.
+        except (KeyError, TypeError, ValueError) as error:  # HistoryError is a ValueError
+            log.warning("dice kept from a take-back not read (%r): %s", kept, error)
 
     def _as_fallen(self, state: GameState) -> list[Action]:
         """For `state`, just after a decision: the dice it had brought before it was taken

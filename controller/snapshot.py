@@ -226,6 +226,8 @@ def table_snapshot(
         ],
         # Where moves were taken back: the log marks them ("↶ 2 moves taken back: …").
         "taken_back": session.journal.take_backs.to_json(game),
+        # Where dice stand as they fell before a take-back, not thrown again: the log says so.
+        "log_fallen": session.journal.take_backs.fallen_json(),
         "correctable": session.correctable,
         "take_back": _take_back(session) if decisions else None,
         "result": game.result(state),

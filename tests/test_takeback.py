@@ -324,6 +324,39 @@ def test_a_move_taken_on_the_page_is_not_offered_back_before_hands_carry_it_out(
 # -- the journal ------------------------------------------------------------------------
 
 
+def test_the_dice_kept_by_a_take_back_outlast_a_restart_and_the_log_says_so(
+    tmp_path: Path,
+) -> None:
+    """The walk: the dice kept were lost at a restart, and the page's note saying why no dice
+    were thrown was gone with the computer's reply. The journal keeps both."""
+    game = get_game("akuma")
+    session = session_over(game, tmp_path, game.new_initial_state())
+    session.act("choose_dice:2", NOW)
+    session.on_dice([1, 2], NOW)
+    session.take_back(NOW)
+    assert session.journal.take_backs.fallen_json() == []
+    journal = Journal(tmp_path)
+    record = journal.recover()
+    restarted = Session(game, game.replay(record.history(), record.options), journal, 1.0)
+    restarted.act("choose_dice:2", NOW)
+    assert [a.id for a in restarted.state.actions()] == ["choose_dice:2", "roll:3"]
+    assert restarted.journal.take_backs.fallen_json() == [1]
+    assert Journal(tmp_path).read().take_backs().fallen_json() == [1]  # after another restart
+    # Taken back again, the place of the dice kept is no longer in the line.
+    restarted.take_back(NOW)
+    assert restarted.journal.take_backs.fallen_json() == []
+    restarted.act("choose_dice:1", NOW)
+    restarted.on_dice([4], NOW)
+    assert Journal(tmp_path).read().take_backs().fallen_json() == []
+    # A kept record that this version cannot read costs the dice kept, not the game.
+    broken = Journal(tmp_path / "broken")
+    broken.start("akuma", {})
+    broken.dice_kept = [{"at": 0, "decision": {"type": "Nonsense"}, "dice": []}]
+    fresh = Session(game, game.new_initial_state(), broken, 1.0)
+    fresh.act("choose_dice:2", NOW)
+    assert fresh.state.is_chance_node()
+
+
 def test_the_journal_replays_past_a_take_back(tmp_path: Path) -> None:
     entries = [
         {"action": {"type": "ChooseDice", "count": 1}, "request": "a"},
@@ -400,9 +433,11 @@ def test_undo_through_the_op_and_the_command_and_after_a_kill(
         # The same request sent again after the restart is not applied twice.
         repeated = call(resumed, op="undo", request_id="undo-2")
         assert repeated["repeated"] and repeated["taken_back"] == ["choose_dice:2", "roll:8"]
+        # The first decision taken back gets the die it had brought, after the restart too.
         assert call(resumed, op="act", id="choose_dice:1")["ok"]
-        assert call(resumed, op="undo")["taken_back"] == ["choose_dice:1"]
-        assert call(resumed, op="status")["history"] == []
+        assert call(resumed, op="undo")["taken_back"] == ["choose_dice:1", "roll:4"]
+        assert call(resumed, op="act", id="choose_dice:2")["ok"]
+        assert call(resumed, op="status")["history"][-1] == {"type": "Roll", "total": 8}
 
 
 def test_the_bots_hands_put_the_table_back(tmp_path: Path) -> None:
@@ -577,6 +612,13 @@ def test_the_take_back_button(page: Page, tmp_path: Path) -> None:
         )
         expect(page.locator("#hints-switch")).to_have_text("Conseils")
         assert Journal(table.state_dir).read().hints is False
+        # The same decision made again: the log says the dice were not thrown again, where
+        # the note saying so goes with the next move (the walk).
+        assert fetch(f"{table.url}api/undo", {}, table.key).json()["ok"]
+        assert fetch(f"{table.url}api/act", {"id": "choose_dice:2"}, table.key).json()["ok"]
+        expect(page.locator("#log li").last).to_have_text(
+            "Papillombre : 10 aux dés (les dés tels qu\u2019ils étaient tombés avant la reprise)"
+        )
 
 
 def test_the_command_line_says_the_moves_in_words_as_the_page_does() -> None:

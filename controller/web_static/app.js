@@ -607,13 +607,16 @@ function drawCamera() {
 }
 
 // A move of the log under the name of the seat that decided it, the table's said so ("Ladybug
-// (the table): Roll one die"); once only where its words name it; a chance outcome as it is.
+// (the table): Roll one die"); once only where its words name it; a chance outcome as it is,
+// or as it fell before a take-back, not thrown again (`log_fallen`): said so for good, where
+// the note saying it goes with the next move.
 function logText(i) {
   const id = snap.log[i];
   const by = snap.log_by?.[i];
-  if (!by || ownMove(by, id)) return actionText(id);
+  const move = snap.log_fallen?.includes(i) ? t("log_as_fallen", { move: actionText(id) }) : actionText(id);
+  if (!by || ownMove(by, id)) return move;
   const table = Boolean(snap.computer?.[snap.players.indexOf(by)]);
-  return t(table ? "log_by_table" : "log_by", { player: playerName(by), move: actionText(id) });
+  return t(table ? "log_by_table" : "log_by", { player: playerName(by), move });
 }
 
 // The moves in order, numbered as played; where moves were taken back (`taken_back`: after
