@@ -641,13 +641,14 @@ class Session:
             return None
         piece = self.expected.get(lifted_from)
         landing: set[str] = set()
-        taken_off = False
+        # While a decision is to be found (a Multipli Potion capture), any piece lifted is in
+        # the hand, lit nowhere: lighting where it lands would say the move is open, and
+        # blinking that none is (the walk: a monster lifted for a right capture blinked).
+        taken_off = self.finding() > 0
         for action in self._decisions():
             after = self.layout_after(action)
-            if after.get(lifted_from) != lifted.get(lifted_from):
+            if after.get(lifted_from) != lifted.get(lifted_from) or self.to_find(action):
                 continue
-            if self.to_find(action):
-                continue  # lit where it lands, a piece lifted would say the move is open
             taken_off = True
             # A landing on a lookalike die shows only in what lies beneath the top.
             changed = differing(after, self.expected) | differing(

@@ -329,6 +329,22 @@ TWO_OPEN = (Place("5x2", 2), EndTurn(), Place("6x3", 2), EndTurn())
 TWO_OPEN_SPOTS = {"s2.z1", "s2.z2", "s1.z1", "s1.z2", "s1.z3"}
 
 
+def test_a_card_held_while_a_capture_is_to_find_never_blinks(tmp_path: Path) -> None:
+    """The walk: a monster lifted for a right capture blinked before the potions were laid.
+    Held, a card does not blink, whether its monster can be captured or not: blinking only for
+    the others would say which can be. A capture laid out wrong blinks, as any mistake."""
+    session = start_session(tmp_path, dealt(*TWO_OPEN, options={"hints": False}))
+    session.on_layout(session.expected | {"s1.z3": "4x5"}, now=0.0)  # potion 5: 18 open, not 63
+    assert {c.monster for c in potions_state(session).captures(0)} == {"6x3"}
+    for monster in ("s2.z1", "s2.z2"):  # 63, then 18
+        session.on_layout(without(session.expected, monster), now=0.5)
+        view = session.view(now=9.0)
+        assert not view.blinking and "landing" not in view.roles.values()
+    # 63 laid in the trophy place with potions 9 and 5 (45): no capture, which blinks.
+    session.on_layout(without(session.expected, "s2.z1", "s1.z1", "s1.z3") | {"s1.t1": "7x9"}, 1.0)
+    assert session.view(now=9.0).blinking
+
+
 @pytest.mark.parametrize("hints", [True, False])
 def test_hints_option_lights_the_open_captures(tmp_path: Path, hints: bool) -> None:
     session = start_session(tmp_path, dealt(*TWO_OPEN, options={"hints": hints}))
