@@ -120,7 +120,7 @@ class Bots:
                 outcomes, weights = zip(*state.chance_outcomes(), strict=True)
                 outcome = self.rng.choices(outcomes, weights)[0]
             layout = game.layout(state.child(outcome))
-            if session.outcome_shown(layout) != outcome:
+            if session.position.outcome_shown(layout) != outcome:
                 raise RuntimeError(f"{game.name}: the board cannot show chance outcome {outcome}")
             self._place(layout)
             return

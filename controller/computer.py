@@ -30,7 +30,8 @@ from controller.refusals import Refused
 from controller.rules.api import JSON, Action, Game, GameState, Hidden, Layout
 from controller.rules.words import action_text
 from controller.search import DEFAULT_LEVEL, LEVELS, Choice, Thought
-from controller.session import Session, dice_owner
+from controller.seats import dice_owner
+from controller.session import Session
 from controller.thinker import Job, Thinker, thought_from_json
 from vision.dice_sources import DiceReading, VirtualDice
 

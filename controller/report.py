@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from controller.rules.api import JSON
-from controller.seats import per_seat
-from controller.session import View, describe_state, dice_owner
+from controller.seats import dice_owner, per_seat
+from controller.session import View, describe_state
 from controller.snapshot import table_snapshot
 from controller.terminal import role_marks
 

@@ -1,13 +1,14 @@
 """The names players choose for their seats: kept with the game in its journal, shown on the page
 instead of the seat's own name (hawkmoth, player_1) when there is one; and the seats the table
-plays itself (controller/computer.py), named the same ways."""
+plays itself (controller/computer.py), named the same ways; and whose roll a chance node is."""
 
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Sequence
 
-from controller.rules.api import Game
+from controller.rules.api import Game, GameState
 from controller.rules.words import word_text
 from controller.search import DEFAULT_LEVEL, LEVELS
 
@@ -108,3 +109,38 @@ def _seat(text: str, players: Sequence[str]) -> int:
         if name.casefold() == text.casefold():
             return index
     raise ValueError(f"no seat named {text!r} in this game; its seats: {listed}")
+
+
+def dice_owner(game: Game, state: GameState) -> int | None:
+    """Whose dice a chance node's roll is: the seat the rules name (`Game.roller`), else the
+    one the turns around it tell (`roller`)."""
+    seat = game.roller(state)
+    return roller(state) if seat is None else seat
+
+
+def roller(state: GameState, limit: int = 100) -> int | None:
+    """Whose roll a chance node is: the seat that decides next after most of its outcomes (the
+    first `VOTES`), whatever the dice show: a roll that leaves its roller no move passes the
+    turn."""
+    votes: Counter[int] = Counter()
+    for outcome, _ in state.chance_outcomes()[:VOTES] if state.is_chance_node() else []:
+        seat = _decider(state.child(outcome), limit)
+        if seat is not None:
+            votes[seat] += 1
+    if not votes:
+        return _decider(state, limit)
+    return votes.most_common(1)[0][0]
+
+
+def _decider(state: GameState, limit: int) -> int | None:
+    """The seat that decides next, the first outcome taken at each chance node on the way."""
+    for _ in range(limit):
+        if not state.is_chance_node():
+            break
+        state = state.child(state.chance_outcomes()[0][0])
+    player = state.current_player()
+    return player if player >= 0 else None
+
+
+VOTES = 16
+"""The outcomes of a roll that `roller` looks at: dice have few, a deck many alike."""

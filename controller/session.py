@@ -11,15 +11,14 @@ blinks, and the spots where it may land are lit.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.journal import Journal
-from controller.refusals import Refused
+from controller.position import Position, differing
+from controller.refusals import Refused, nearest
 from controller.rules.api import (
     JSON,
     Action,
@@ -30,15 +29,10 @@ from controller.rules.api import (
     Problem,
 )
 from controller.rules.words import action_text
-from controller.seats import seat_caller
-from controller.takeback import Step, TakeBack, plan, step, steps
+from controller.seats import roller, seat_caller
+from controller.takeback import FallenDice, Step, TakeBack, plan, step, steps
 
 log = logging.getLogger(__name__)
-
-
-def differing(a: Layout, b: Layout) -> frozenset[str]:
-    """The spots whose tokens differ between two layouts (absent counts as empty)."""
-    return frozenset(spot for spot in a.keys() | b.keys() if a.get(spot) != b.get(spot))
 
 
 @dataclass(frozen=True)
@@ -52,10 +46,9 @@ class View:
 class Session:
     def __init__(self, game: Game, state: GameState, journal: Journal, settle_s: float) -> None:
         self.game = game
-        self.state = state
+        self.position = Position(game, state)  # the state, and what each move would change
         self.journal = journal
         self.settle_s = settle_s
-        self.expected: Layout = game.layout(state)
         self.sensed: Layout = dict(self.expected)
         self._message = ""
         self.note: JSON | None = None  # the message as a key and parameters, for the page
@@ -63,26 +56,17 @@ class Session:
         self._candidates: list[Action] = []
         self._landing: frozenset[str] | None = None  # set while a piece is in the hand
         self._ahead: frozenset[str] = frozenset()
-        self._layouts_after: dict[Action, Layout] = {}
-        self._changes: dict[Action, frozenset[str]] = {}
         # How the page offers each decision (controller/snapshot.py), worked out once per state.
         self.offered: dict[Action, JSON] = {}
         self.kind_gains: dict[str, JSON] = {}  # what each kind of decision costs, likewise
         self._legal: set[str] | None = None
-        self._legal_actions: list[Action] | None = None
         self._last_reading: tuple[int, int] | None = None  # (history length before, actions)
         self.problem: Problem | None = None  # why the sensed layout breaks the rules, if known
         # Taking back (controller/takeback.py): the game's steps as played, found once and then
         # kept up; what a take-back would undo, and the layout it goes back to, once per state.
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
-        # The dice each decision taken back had brought, as they fell, by the decision and its
-        # place in the game's line: given again whenever it is made there again, whatever was
-        # tried between (the walk: another move taken back, and the fight fought afresh).
-        # Journalled with the take-back, so a restart keeps them.
-        self._fallen: dict[tuple[int, Action], list[Action]] = {}
-        for kept in journal.dice_kept:
-            self._keep_fallen(kept)
+        self._fallen = FallenDice(game, journal.dice_kept)  # given again as they fell
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
         # What the table showed when a decision was taken by name (`act`), until hands carry it
@@ -108,6 +92,19 @@ class Session:
         # board is read for it, on any table.
         self.chance_drawn = False
         self._last_seat: tuple[int | None] | None = None  # who made the last action, once known
+
+    @property
+    def state(self) -> GameState:
+        return self.position.state
+
+    @state.setter
+    def state(self, state: GameState) -> None:
+        self.position = Position(self.game, state)
+
+    @property
+    def expected(self) -> Layout:
+        """What the table should show now."""
+        return self.position.expected
 
     # -- what the table says -------------------------------------------------------------
 
@@ -332,17 +329,11 @@ class Session:
             )
         keep = taken.kept(reroll)
         gone = list(self.state.actions()[keep:])
-        # Rolling again throws the player's own dice the move was made on, never those it
-        # brought (another player's defence roll): a lost fight is not fought again.
-        decision, *fallen = self.state.actions()[taken.keep : taken.keep + 1 + taken.fallen]
-        kept: JSON | None = None
-        if fallen:
-            dice = [a.to_json() for a in fallen]
-            kept = {"at": taken.keep, "decision": decision.to_json(), "dice": dice}
+        kept = FallenDice.record(self.state, taken)
         earlier = self.game.replay(self.state.history()[:keep], self.state.options)
         self.journal.append_take_back(len(gone), kept)
         if kept:
-            self._keep_fallen(kept)
+            self._fallen.keep(kept)
         played = None if self._steps is None else self._steps[:keep]
         self.state = earlier
         self._last_reading = None
@@ -424,11 +415,8 @@ class Session:
         return View(roles, fixes | alerts)
 
     def legal_actions(self) -> list[Action]:
-        """The state's legal decisions, listed once per state: the same objects each time, so
-        that their ids, worked out once, are kept."""
-        if self._legal_actions is None:
-            self._legal_actions = self.state.legal_actions()
-        return self._legal_actions
+        """The state's legal decisions (`Position.legal_actions`)."""
+        return self.position.legal_actions()
 
     def table_moves(self) -> bool:
         """A seat the table plays is to move, and its move is not shown yet."""
@@ -457,207 +445,24 @@ class Session:
 
     def changes(self, action: Action) -> frozenset[str]:
         """The spots that `action` changes on the table."""
-        if action not in self._changes:
-            self._changes[action] = differing(self.layout_after(action), self.expected)
-        return self._changes[action]
+        return self.position.changes(action)
 
     def candidates(self) -> list[Action]:
         return list(self._candidates)
 
     def layout_after(self, action: Action) -> Layout:
         """What the table should show once `action` is taken."""
-        # The lights are redrawn on every loop turn; clone and lay out once per state.
-        if action not in self._layouts_after:
-            self._layouts_after[action] = self.game.layout(self.state.child(action))
-        return self._layouts_after[action]
+        return self.position.layout_after(action)
 
     # -- internals ------------------------------------------------------------------------
 
-    def _board_chance(self) -> bool:
-        """A chance node whose outcome is read from the board, not from dice."""
-        return self.state.is_chance_node() and self.game.dice_wanted(self.state) is None
-
     def _legal_spots(self) -> set[str]:
-        """Where a legal decision would put or take a piece, less the spots all of them share;
-        when they all change the same spots, where they put a piece.
-
-        At a chance node read from the board, every spot an outcome would change: where the
-        next piece goes.
-        """
-        # The lights are redrawn on every loop turn: worked out once per state.
+        """Where the legal decisions would change the table (`Position.legal_spots`), not
+        where one the players are to find would: that would say it. Worked out once."""
         if self._legal is None:
-            self._legal = self._find_legal_spots()
+            moves = [a for a in self._decisions() if not self.to_find(a)]
+            self._legal = self.position.legal_spots(moves)
         return self._legal
-
-    def _find_legal_spots(self) -> set[str]:
-        if self._board_chance():
-            outcomes = [outcome for outcome, _ in self.state.chance_outcomes()]
-            return {s for o in outcomes for s in self.changes(o)}
-        if self.state.is_terminal() or self.state.is_chance_node():
-            return set()
-        # Not where a decision the players are to find would change the table: that would say it.
-        moves = [a for a in self._decisions() if self.changes(a) and not self.to_find(a)]
-        if not moves:
-            return set()
-        diffs = [self.changes(a) for a in moves]
-        if all(d == diffs[0] for d in diffs):
-            # One way to change the table (a pawn with one cell to go to): not where it leaves.
-            after = self.layout_after(moves[0])
-            return {spot for spot in diffs[0] if spot in after}
-        spots = set(frozenset.union(*diffs) - frozenset.intersection(*diffs))
-        # Pieces that may move from and to nearly every square (a Voodoo turn's start, whose
-        # powers move almost any die): "legal" lit everywhere would say nothing, so the game's
-        # own lights speak, and a piece lifted still lights where it may go. A piece to lay
-        # anywhere (a trap, a set-up die) is still lit everywhere: that says what to do.
-        moving = any(spot in self.expected for spot in spots)
-        return set() if moving and self._share_of_board(spots) > MOST_OF_BOARD else spots
-
-    def _share_of_board(self, spots: set[str]) -> float:
-        """The share of the board's squares that `spots` lie in (a cell's camera spot "r0c0.map"
-        in the cell's square)."""
-        board = {square for row in self.game.board_rows() for square in row}
-        squares = {spot.rpartition(".")[0] if spot not in board else spot for spot in spots}
-        return len(squares & board) / max(len(board), 1)
-
-    def outcome_shown(self, board: Layout) -> Action | None:
-        """At a chance node read from the board, the one outcome that `board` shows: it changes
-        some spots, each as the board has it. None if no outcome or several fit."""
-        if not self._board_chance():
-            return None
-        fits = [o for o, _ in self.state.chance_outcomes() if self._shows(board, o)]
-        return fits[0] if len(fits) == 1 else None
-
-    def _shows(self, board: Layout, action: Action) -> bool:
-        """`board` shows every spot that `action` changes as the action leaves it."""
-        after, changed = self.layout_after(action), self.changes(action)
-        return bool(changed) and all(after.get(s) == board.get(s) for s in changed)
-
-    def _decided_and_shown(self) -> list[tuple[Action, Action]]:
-        """Decisions seen together with the chance outcome read from the board that follows
-        them: a defending card put on its Leader and turned face up in one go."""
-        if self.state.is_terminal() or self.state.is_chance_node():
-            return []
-        found: list[tuple[Action, Action]] = []
-        for action in self._decisions():
-            after = self.layout_after(action)
-            # Only a decision whose own spots are the ones still wrong can be the first step.
-            left = differing(after, self.sensed)
-            if not left or not left <= differing(after, self.expected):
-                continue
-            child = self.state.child(action)
-            if not child.is_chance_node() or self.game.dice_wanted(child) is not None:
-                continue
-            found.extend(
-                (action, outcome)
-                for outcome, _ in child.chance_outcomes()
-                if self.game.layout(child.child(outcome)) == self.sensed
-            )
-        return found
-
-    def _moved_ahead(self) -> frozenset[str]:
-        """At a decision, the spots of a legal move already made on the table while other spots
-        are still to be put right (a trap laid before the Akuma put down by the last roll): they
-        wait for the rest, and are not to be undone. The move that explains the most spots; a
-        game that explains the table itself (`Game.explain`) is not second-guessed."""
-        if self.state.is_terminal() or self.state.is_chance_node():
-            return frozenset()
-        pending = differing(self.sensed, self.expected)
-        made = [
-            changed
-            for action in self._decisions()
-            if (changed := self.changes(action)) < pending and self._shows(self.sensed, action)
-        ]
-        return max(made, key=len, default=frozenset())
-
-    def _filled_ahead(self, limit: int = 100) -> frozenset[str]:
-        """At a chance node read from the board, the differing spots that later outcomes explain.
-
-        The chain of outcomes is played ahead on a copy: an outcome the board shows is taken,
-        and where the board shows none yet, any outcome stands in for the piece still to come.
-        """
-        if not self._board_chance():
-            return frozenset()
-        pending = set(differing(self.sensed, self.expected))
-        state, expected = self.state, self.expected
-        explained: set[str] = set()
-        for at in range(limit):
-            if at == 1:
-                # A piece taken away ahead only for the very next outcome (the table cleared
-                # after the duel), not for one further on: a power card lifted from its round
-                # is a mistake, though the table is cleared later (the walk, Mightymania).
-                pending = {s for s in pending if s in self.sensed}
-            if not pending or not state.is_chance_node() or self.game.dice_wanted(state):
-                break
-            children = [state.child(outcome) for outcome, _ in state.chance_outcomes()]
-            layouts = [self.game.layout(child) for child in children]
-            shown = [
-                k
-                for k, after in enumerate(layouts)
-                if (changed := differing(after, expected)) <= pending
-                and all(after.get(s) == self.sensed.get(s) for s in changed)
-                and changed
-            ]
-            if shown:
-                k = shown[0]
-                changed = differing(layouts[k], expected)
-                explained |= changed
-                pending -= changed
-            else:
-                # The stand-in must not use up a piece the board already shows further on
-                # (a card dealt to the second seat before the first's).
-                ahead = {self.sensed.get(s) for s in pending}
-                k = next(
-                    (
-                        k
-                        for k, after in enumerate(layouts)
-                        if not any(after.get(s) in ahead for s in differing(after, expected))
-                    ),
-                    0,
-                )
-                # An outcome half laid out (power cards cleared one by one) is no mistake.
-                begun = {
-                    s
-                    for after in layouts
-                    for s in differing(after, expected) & pending
-                    if after.get(s) == self.sensed.get(s)
-                }
-                explained |= begun
-                pending -= begun
-            state, expected = children[k], layouts[k]
-        return frozenset(explained)
-
-    def _landing_spots(self) -> frozenset[str] | None:
-        """If the only difference is a piece lifted off one spot, where legal moves put it.
-
-        None when that is not what the table shows, or no legal move takes that piece anywhere:
-        then it is a mistake to put right, not a move under way.
-        """
-        diff = differing(self.sensed, self.expected)
-        if len(diff) != 1 or self.state.is_terminal() or self.state.is_chance_node():
-            return None
-        (lifted_from,) = diff
-        lifted = self.game.lifted(self.state)
-        if self.sensed.get(lifted_from) != lifted.get(lifted_from):
-            return None
-        piece = self.expected.get(lifted_from)
-        landing: set[str] = set()
-        # While a decision is to be found (a Multipli Potion capture), any piece lifted is in
-        # the hand, lit nowhere: lighting where it lands would say the move is open, and
-        # blinking that none is (the walk: a monster lifted for a right capture blinked).
-        taken_off = self.finding() > 0
-        for action in self._decisions():
-            after = self.layout_after(action)
-            if after.get(lifted_from) != lifted.get(lifted_from) or self.to_find(action):
-                continue
-            taken_off = True
-            # A landing on a lookalike die shows only in what lies beneath the top.
-            changed = differing(after, self.expected) | differing(
-                self.game.lifted(self.state.child(action)), lifted
-            )
-            landing.update(
-                spot for spot in changed if spot != lifted_from and after.get(spot) == piece
-            )
-        return frozenset(landing) if taken_off else None
 
     def _reconcile(self, now: float) -> None:
         before = self.problem
@@ -692,7 +497,7 @@ class Session:
                 # The moves taken back still on the table must not be read again.
                 self._mismatch_since = now
                 return
-            outcome = None if self.chance_not_read() else self.outcome_shown(self.sensed)
+            outcome = None if self.chance_not_read() else self.position.outcome_shown(self.sensed)
             if outcome is not None:
                 self._commit([outcome])
                 self.say(
@@ -711,14 +516,14 @@ class Session:
                     self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
                 continue
             if not matches and not untouched:
-                both = self._decided_and_shown()
+                both = self.position.decided_and_shown(self._decisions(), self.sensed)
                 if len(both) == 1:
                     if not self._commit(both[0]):
                         ids = [a.id for a in both[0]]
                         self.say(f"{self.words(ids)} (seen on the table)", "seen", actions=ids)
                     continue
             break
-        self._ahead = self._filled_ahead()
+        self._ahead = self.position.filled_ahead(self.sensed)
         if matches:
             # Nothing to put right: the table is lit for a choice through `smartboard act`.
             self._candidates = matches
@@ -726,7 +531,9 @@ class Session:
             self.say("several moves fit the table: " + ", ".join(ids), "several", actions=ids)
             self._mismatch_since = None
             return
-        landing = self._landing_spots()
+        landing = self.position.landing_spots(
+            self._decisions(), self.sensed, self.to_find, self.finding() > 0
+        )
         if landing is not None:
             # A piece in the hand, like a lifted chess piece: no settle time, no blinking.
             self._landing = landing
@@ -745,7 +552,7 @@ class Session:
         if self.problem is not None:
             self._say_problem(self.problem)
         else:
-            self._ahead |= self._moved_ahead()
+            self._ahead |= self.position.moved_ahead(self._decisions(), self.sensed)
         if self.table_moves():
             player = self.state.player_name(self.state.current_player())
             if self.state.current_player() in self.elsewhere:
@@ -798,7 +605,7 @@ class Session:
             played.append(step(self.game, trial, action))
             last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
-        kept = self._as_fallen(trial)
+        kept = self._fallen.after(trial)
         for action in kept:  # not thrown again: no roll of the dice's record
             played.append(step(self.game, trial, action))
             trial.apply(action)
@@ -818,112 +625,25 @@ class Session:
         self._last_seat = (last,)
         return kept
 
-    def _keep_fallen(self, kept: JSON) -> None:
-        """Keep the dice a decision taken back had brought (`Journal.dice_kept`)."""
-        try:
-            decision = self.game.action_from_json(kept["decision"])
-            dice = [self.game.action_from_json(outcome) for outcome in kept["dice"]]
-            self._fallen[int(kept["at"]), decision] = dice
-        # A record this version cannot read loses only the dice kept, not the game.
-        except (KeyError, TypeError, ValueError) as error:  # HistoryError is a ValueError
-            log.warning("dice kept from a take-back not read (%r): %s", kept, error)
-
-    def _as_fallen(self, state: GameState) -> list[Action]:
-        """For `state`, just after a decision: the dice it had brought before it was taken
-        back, if it was, as many of them as the rules still take."""
-        played = state.actions()
-        dice = self._fallen.get((len(played) - 1, played[-1])) if played else None
-        if dice is None:
-            return []
-        kept: list[Action] = []
-        trial = state.clone()
-        for outcome in dice:
-            if not trial.is_chance_node() or outcome not in dict(trial.chance_outcomes()):
-                break
-            trial.apply(outcome)
-            kept.append(outcome)
-        return kept
-
     def _changed(self) -> None:
         self.shown = None
         self.released = False
         self._shown_roles = {}
-        self._layouts_after.clear()
-        self._changes.clear()
         self.offered.clear()
         self.kind_gains.clear()
         self._legal = None
-        self._legal_actions = None
         self._take_back = None
         self._before = None
         self._rolled_elsewhere = None
         self._last_seat = None
-        self.expected = self.game.layout(self.state)
         self._carried_out = self.sensed == self.expected
         self._untouched = None
         self._mismatch_since = None
 
 
-def dice_owner(game: Game, state: GameState) -> int | None:
-    """Whose dice a chance node's roll is: the seat the rules name (`Game.roller`), else the
-    one the turns around it tell (`roller`)."""
-    seat = game.roller(state)
-    return roller(state) if seat is None else seat
-
-
-def roller(state: GameState, limit: int = 100) -> int | None:
-    """Whose roll a chance node is: the seat that decides next after most of its outcomes (the
-    first `VOTES`), whatever the dice show: a roll that leaves its roller no move passes the
-    turn."""
-    votes: Counter[int] = Counter()
-    for outcome, _ in state.chance_outcomes()[:VOTES] if state.is_chance_node() else []:
-        seat = _decider(state.child(outcome), limit)
-        if seat is not None:
-            votes[seat] += 1
-    if not votes:
-        return _decider(state, limit)
-    return votes.most_common(1)[0][0]
-
-
-def _decider(state: GameState, limit: int) -> int | None:
-    """The seat that decides next, the first outcome taken at each chance node on the way."""
-    for _ in range(limit):
-        if not state.is_chance_node():
-            break
-        state = state.child(state.chance_outcomes()[0][0])
-    player = state.current_player()
-    return player if player >= 0 else None
-
-
-MOST_OF_BOARD = 0.75
-"""Moves of pieces on the board lit on more of its squares than this light none of them."""
-
-VOTES = 16
-"""The outcomes of a roll that `roller` looks at: dice have few, a deck many alike."""
-
-
 ROLL_SOURCES = ("read", "confirmed", "corrected", "typed", "virtual")
 """How a roll came: read by the camera, read unsure and confirmed as read, typed over a misread
 (or unsure) reading, typed with no reading, or rolled by the software (the simulated table)."""
-
-NEAREST = 8
-"""How many legal ids a refusal names: a position may have over a thousand."""
-
-
-def nearest(wanted: str, legal: list[str]) -> str:
-    """The legal ids, or when there are many, the nearest to `wanted` (spelled alike, then of its
-    kind, the part before ":", then any) with the count and kinds of them all: one line."""
-    if len(legal) <= 2 * NEAREST:
-        return f"legal: {', '.join(legal) or 'none'}"
-    kind = wanted.partition(":")[0]
-    alike = difflib.get_close_matches(wanted, legal, n=NEAREST, cutoff=0.5)
-    shown = list(dict.fromkeys([*alike, *(i for i in legal if i.partition(":")[0] == kind)]))
-    shown += [i for i in legal[: 2 * NEAREST] if i not in shown]
-    kinds = ", ".join(dict.fromkeys(i.partition(":")[0] for i in legal))
-    return (
-        f"nearest legal: {', '.join(shown[:NEAREST])} ({NEAREST} of {len(legal)}, of kinds "
-        f"{kinds}: `smartboard actions` lists them)"
-    )
 
 
 def describe_state(game: Game, state: GameState) -> JSON:

@@ -15,7 +15,8 @@ from controller.lights import render
 from controller.rules import GAMES
 from controller.rules.api import JSON, Action, Game, GameState, Layout
 from controller.rules.words import action_fields, catalogue
-from controller.session import Session, View, dice_owner
+from controller.seats import dice_owner
+from controller.session import Session, View
 from hardware.leds import RGB
 from hardware.profile import BoardProfile
 

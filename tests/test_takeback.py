@@ -54,7 +54,7 @@ def journalled(game: Game, tmp_path: Path, state: GameState) -> Session:
     session = session_over(game, tmp_path, game.new_initial_state(state.options))
     session.journal.append_actions(state.history())
     session.state = state
-    session.expected = session.sensed = game.layout(state)
+    session.sensed = session.expected
     return session
 
 
