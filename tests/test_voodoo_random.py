@@ -6,6 +6,7 @@ The issue asks for at least 2,000 games for each of 2, 3 and 4 players and for t
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -181,9 +182,10 @@ def test_a_clone_plays_on_without_touching_the_original() -> None:
 def test_a_drawn_action_is_the_one_a_choice_from_the_listing_would_be(players: int) -> None:
     """Random play draws through `sample`, which counts Erzulie Freda's swaps rather than
     listing them: at every decision of random games, with the same seeds, it draws what
-    `rng.choice(legal_actions())` draws, so random games are as they were."""
+    `rng.choice(legal_actions())` draws; at a turn's start, where a power must leave a
+    capture (BV-5, BV-11), a legal action, a power that would leave none drawn again."""
     rng = random.Random(f"voodoo sample {players}")
-    swaps_drawn = 0
+    swaps_drawn = starts = 0
     for _ in range(6):
         state = GAME.new_initial_state({"players": players})
         while not state.is_terminal():
@@ -191,7 +193,37 @@ def test_a_drawn_action_is_the_one_a_choice_from_the_listing_would_be(players: i
                 listed = state.legal_actions()
                 for seed in range(4):
                     drawn = state.sample(random.Random(seed))
-                    assert drawn == random.Random(seed).choice(listed)
+                    if state.phase is Phase.START:
+                        assert drawn in listed
+                        starts += 1
+                    else:
+                        assert drawn == random.Random(seed).choice(listed)
                     swaps_drawn += isinstance(drawn, ErzulieFreda)
             random_step(state, rng)
-    assert swaps_drawn > 50  # the counted swaps were drawn, not only the listed actions
+    assert swaps_drawn > 50 and starts > 50  # the counted swaps were drawn, and the starts
+
+
+def test_at_a_turns_start_each_legal_action_is_drawn_as_often() -> None:
+    """Powers that would leave no capture are drawn again (`sample`): the rest come evenly,
+    not the ones after a refused power twice as often."""
+    state = GAME.new_initial_state({"players": 2})
+    rng = random.Random("voodoo start")
+    while not (_refuses_a_power(state) and len(state.legal_actions()) <= 300):
+        random_step(state, rng)
+        if state.is_terminal():
+            state, rng = GAME.new_initial_state({"players": 2}), random.Random(rng.random())
+    listed = state.legal_actions()
+    draws = 200 * len(listed)
+    counts = Counter(state.sample(rng) for _ in range(draws))
+    assert set(counts) == set(listed)
+    expected = draws / len(listed)
+    chi_square = sum((counts[a] - expected) ** 2 / expected for a in listed)
+    assert chi_square < len(listed) + 6 * (2 * len(listed)) ** 0.5  # far beyond chance if not even
+
+
+def _refuses_a_power(state: VoodooState) -> bool:
+    """A turn's start where some power the player could pay for would leave no capture."""
+    if state.phase is not Phase.START:
+        return False
+    every = len(state._capture_actions()) + len(state._powers())
+    return len(state.legal_actions()) < every

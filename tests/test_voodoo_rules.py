@@ -741,7 +741,8 @@ def test_bv6_mamy_wata_only_offers_lines_where_something_moves() -> None:
     state = position({**full_row, "r2c0": "T", "r2c1": "R", **SPARE})
     offered = set(ids(state, MamyWata))
     assert "mamy_wata:r2:w" not in offered and "mamy_wata:r2:e" in offered
-    assert "mamy_wata:r6:w" not in offered and "mamy_wata:r6:e" in offered
+    # Row 6 is closed westward; eastward it would leave Mamy Wata no capture (BV-5, BV-11).
+    assert not {"mamy_wata:r6:w", "mamy_wata:r6:e"} & offered
     assert not {"mamy_wata:r0:w", "mamy_wata:r0:e"} & offered  # full
     assert not {"mamy_wata:r4:w", "mamy_wata:r4:e"} & offered  # empty
     # c0 holds r0c0, r2c0, r6c0: gaps both ways. c3 holds r0c3 only: closed toward the north.
@@ -777,13 +778,14 @@ def test_bv6_gran_bwa_moves_the_upper_dice_one_at_a_time_onto_columns_of_1_or_2(
     Board, and place them freely on other dice"."""
     state = position(BWA, to_move=1)
     first = {a for a in ids(state, GranBwa) if a.startswith("gran_bwa:r1c1:")}
-    assert first == {f"gran_bwa:r1c1:{t}" for t in ("r1c5", "r5c5", "r6c0", "r6c1")}
+    # Not onto r6c0: covering Gran Bwa's only turquoise die would leave no capture (BV-5, BV-11).
+    assert first == {f"gran_bwa:r1c1:{t}" for t in ("r1c5", "r5c5", "r6c1")}
     play(state, GranBwa("r1c1", "r5c5"))
     assert cells(state)["r5c5"] == "RWPc"
     assert cells(state)["r1c1"] == "YR"
     # The rest of the column must follow: nothing else is offered, and r5c5 is now full.
     assert state.phase is Phase.GRAN_BWA
-    assert set(ids(state)) == {f"gran_bwa:r1c1:{t}" for t in ("r1c5", "r6c0", "r6c1")}
+    assert set(ids(state)) == {f"gran_bwa:r1c1:{t}" for t in ("r1c5", "r6c1")}
     for bad in (EndTurn(), Jump("r6c0", "r6c2"), GranBwa("r5c1", "r1c5"), GranBwa("r1c1", "r5c5")):
         with pytest.raises(IllegalActionError):
             state.apply(bad)
@@ -814,7 +816,7 @@ def test_bv6_gran_bwa_never_onto_an_empty_space_a_full_column_or_itself() -> Non
 
 
 @pytest.mark.parametrize(
-    ("room", "sources"), [({}, set()), ({"r3c5": "W"}, {"r1c1", "r1c5", "r6c0", "r6c1"})]
+    ("room", "sources"), [({}, set()), ({"r3c5": "W"}, {"r1c1", "r1c5", "r6c1"})]
 )
 def test_bv6_gran_bwa_needs_room_for_every_die_above_the_bottom(
     room: dict[str, str], sources: set[str]
@@ -823,7 +825,8 @@ def test_bv6_gran_bwa_needs_room_for_every_die_above_the_bottom(
     upper dice cannot all find a place is not offered (the power could not be finished)."""
     board = {"r1c1": "YRP", "r1c5": "WW", "r6c0": "YYT", "r6c1": "RRR", **room}
     state = position(board, to_move=1)
-    # Without r3c5, the only room is r1c5's own last place.
+    # Without r3c5, the only room is r1c5's own last place. Not r6c0 in any case: its top die
+    # is the turquoise one that captures, and moved off it would leave none (BV-5, BV-11).
     assert {a.split(":")[1] for a in ids(state, GranBwa)} == sources
 
 
@@ -1436,7 +1439,7 @@ def test_bv11_reaching_the_target_ends_the_game_after_the_round() -> None:
     assert state.is_terminal()
     assert state.current_player() == TERMINAL
     assert state.legal_actions() == []
-    assert GAME.result(state) is not None
+    assert GAME.result(state)["ended"] == "target"  # type: ignore[index]  # said on the page
 
 
 def test_bv11_reaching_the_target_by_the_point_effect_finishes_the_turn() -> None:
@@ -1495,6 +1498,7 @@ def test_bv11_a_player_who_cannot_capture_even_with_any_power_ends_the_game() ->
     play(state, Jump("r6c4", "r6c6"), EndTurn())
     assert state.is_terminal()
     assert GAME.result(state)["ended_by"] == "mamy_wata"  # type: ignore[index]
+    assert GAME.result(state)["ended"] == "no_capture"  # type: ignore[index]
 
 
 def test_bv11_a_power_that_opens_a_capture_keeps_the_game_going() -> None:
@@ -1520,14 +1524,35 @@ def test_bv11_baron_samedi_counts_for_the_powers_that_could_unlock() -> None:
     assert not state.ending
 
 
-def test_bv11_a_start_power_that_leaves_no_capture_ends_the_game() -> None:
-    """BV-11: after the start power, the player to move can make no capture."""
+def test_bv5_bv11_a_start_power_must_leave_a_capture() -> None:
+    """BV-5: the capture is the turn's compulsory action; BV-11: the game ends for a player who
+    can make none "even after every power they could use or pay for". So a power at the start
+    that would leave no capture is not the player's to choose: nobody ends the game on purpose
+    (the walk: the computer, ahead on points, moved a die away from its only capture)."""
+    # Mamy Wata's own power: closing row 0 westward opens a capture, eastward none.
     state = position({"r0c0": "Y", "r0c3": "R", "r6c6": "T", "r5c6": "R"}, offerings=[0, 3])
-    play(state, MamyWata("r0", "e"))
-    assert state.ending and state.ender == 0
-    assert state.current_player() == 1
-    play(state, Jump("r6c6", "r4c6"), EndTurn())
-    assert state.is_terminal()
+    assert state.is_legal(MamyWata("r0", "w"))
+    assert not state.is_legal(MamyWata("r0", "e"))
+    assert MamyWata("r0", "e") not in state.legal_actions()
+    with pytest.raises(IllegalActionError, match="mamy_wata:r0:w"):
+        state.apply(MamyWata("r0", "e"))
+    assert not state.ending
+    # With a capture open: a paid swap may keep it or open another, never close them all.
+    paid = position({"r0c0": "Y", "r0c1": "R", "r3c3": "T"}, offerings=[1, 3])
+    assert not paid.is_legal(ErzulieFreda("r0c0", "r3c3"))  # the yellow die sent away
+    assert paid.is_legal(ErzulieFreda("r0c1", "r3c3"))  # turquoise to jump instead of red
+    legal = paid.legal_actions()
+    assert ErzulieFreda("r0c0", "r3c3") not in legal and ErzulieFreda("r0c1", "r3c3") in legal
+    play(paid, ErzulieFreda("r0c1", "r3c3"), Jump("r0c0", "r0c2"))
+    assert not paid.ending
+    # Every power drawn at random leaves a capture, and the game is never ended by one.
+    for seed in range(200):
+        drawn = position(
+            {"r0c0": "Y", "r0c1": "R", "r3c3": "T", "r3c4": "P", "r5c5": "Y"}, offerings=[2, 3]
+        )
+        action = drawn.sample(random.Random(seed))
+        drawn.apply(action)
+        assert not drawn.ending and (drawn.phase is not Phase.CAPTURE or drawn.legal_actions())
 
 
 def test_bv11_bv5_a_player_whose_only_captures_are_protected_cannot_play() -> None:

@@ -46,6 +46,7 @@ CENTRE = 3 * SIZE + 3
 CELLS = tuple(f"r{i // SIZE}c{i % SIZE}" for i in range(SIZE * SIZE))
 INDEX = {name: i for i, name in enumerate(CELLS)}
 MAX_STACK = 3  # BV-4
+REDRAWS = 20  # powers drawn at a turn's start before the legal ones are listed (`sample`)
 FACES = ("offering", "point", "change", "protection", "steal", "switch")  # BV-2
 COLOURS = ("yellow", "turquoise", "red", "purple", "white")
 WHITE = "white"
@@ -369,6 +370,42 @@ def _neighbours() -> tuple[tuple[tuple[int, int], ...], ...]:
 
 
 JUMPS = _neighbours()
+# For each space, the jumps (BV-5) over it, as (die's space, landing), and onto it, as (die's
+# space, space jumped over): where a capture that a power opens may be, around what it changed.
+OVER_JUMPS = tuple(
+    tuple((i, to) for i in range(SIZE * SIZE) for over, to in JUMPS[i] if over == x)
+    for x in range(SIZE * SIZE)
+)
+LAND_JUMPS = tuple(
+    tuple((i, over) for i in range(SIZE * SIZE) for over, to in JUMPS[i] if to == x)
+    for x in range(SIZE * SIZE)
+)
+
+
+def captures_around(
+    board: Board, spaces: Sequence[int], colour: str, shielded: frozenset[str]
+) -> bool:
+    """Whether `board` has a capture (BV-5) of a die of `colour` whose die, die jumped over or
+    landing is on one of `spaces`: those a power changed, around which any capture it opened
+    must be."""
+    for x in spaces:
+        stack = board[x]
+        if stack and stack[-1][0] == colour:
+            for over, to in JUMPS[x]:
+                jumped = board[over]
+                if jumped and jumped[-1][0] not in shielded and len(board[to]) < MAX_STACK:
+                    return True
+        if stack and stack[-1][0] not in shielded:
+            for i, to in OVER_JUMPS[x]:
+                mover = board[i]
+                if mover and mover[-1][0] == colour and len(board[to]) < MAX_STACK:
+                    return True
+        if len(stack) < MAX_STACK:
+            for i, over in LAND_JUMPS[x]:
+                mover, jumped = board[i], board[over]
+                if mover and mover[-1][0] == colour and jumped and jumped[-1][0] not in shielded:
+                    return True
+    return False
 
 
 def _same_line(i: int) -> tuple[int, ...]:
@@ -607,6 +644,7 @@ class VoodooState(GameState):
         self.bwa_at_start = False
         self.ending = False
         self.ender: int | None = None
+        self.end_reason = ""  # BV-11: "target" reached, or "no_capture" for the ender
         self.end_bonus: list[int] | None = None
         self.winner: int | None = None  # a side
         self._setup_colours = Counter(c for c in rules.colours if c is not None)
@@ -728,13 +766,13 @@ class VoodooState(GameState):
     def legal_actions(self) -> list[Action]:
         phase = self.phase
         if phase is Phase.START:
-            return self._capture_actions() + self._powers()
+            return self._capture_actions() + self._leaving_capture(self._powers())
         if phase is Phase.CAPTURE:
             return self._jumps()
         if phase is Phase.STEPS:
             return self._steps()
         if phase is Phase.GRAN_BWA:
-            return self._gran_bwa()
+            return self._leaving_capture(self._gran_bwa())
         if phase is Phase.SETUP_PLACE:
             return self._places()
         return []
@@ -767,8 +805,10 @@ class VoodooState(GameState):
                 if not (isinstance(a, str) and isinstance(b, str)):
                     return False
                 frm, to = INDEX.get(a), INDEX.get(b)
-                return frm is not None and to is not None and self._allows(kind, frm, to)
-        return action in LISTERS[kind](self)
+                listed = frm is not None and to is not None and self._allows(kind, frm, to)
+            case _:
+                listed = action in LISTERS[kind](self)
+        return listed and (kind is Jump or bool(self._leaving_capture([action])))
 
     def _allows(self, kind: type[Action], frm: int, to: int) -> bool:
         """Whether the action of `kind` from `frm` to `to` is among those its lister gives."""
@@ -825,6 +865,118 @@ class VoodooState(GameState):
                 if board[over] and board[over][-1][0] not in shielded and len(board[to]) < MAX_STACK
             ]
         return found
+
+    def _must_capture(self) -> bool:
+        """BV-5 with BV-11: a power used at the start of the turn (Gran Bwa's to its last move)
+        must leave the player a capture. The capture is the turn's compulsory action, and the
+        game ends only for a player who can make none whatever power they use (asked as the
+        turn starts): a power that leaves none is not theirs to choose (the walk: the
+        computer, ahead on points, ended the game by one)."""
+        return self.phase is Phase.START or (self.phase is Phase.GRAN_BWA and self.bwa_at_start)
+
+    def _capture_cells(self) -> list[tuple[int, int, int]]:
+        """Each capture's three spaces: the die's, the one jumped over, the landing."""
+        found = captures(self.board, self.colour_of(self.player), self.shielded())
+        return [(frm, (frm + to) // 2, to) for frm, to in found]
+
+    def _leaving_capture(
+        self, powers: list[Action], cells: list[tuple[int, int, int]] | None = None
+    ) -> list[Action]:
+        """`powers`, less those that would leave no capture where one must follow
+        (`_must_capture`); `cells`: the captures now (`_capture_cells`), if known."""
+        if not self._must_capture():
+            return powers
+        caps = self._capture_cells() if cells is None else cells
+        colour, shielded = self.colour_of(self.player), self.shielded()
+        # A power between two spaces away from the first capture's leaves it: most of them.
+        hot = frozenset(caps[0]) if caps else None
+        kept: list[Action] = []
+        for power in powers:
+            if hot is not None and not isinstance(power, MamyWata):
+                if isinstance(power, ErzulieFreda):
+                    first, second = power.first, power.second
+                else:
+                    assert isinstance(power, GranBwa | PapaLegba)
+                    first, second = power.frm, power.to
+                frm = INDEX[first]
+                goes_on = isinstance(power, GranBwa) and len(self.board[frm]) > 2
+                if frm not in hot and INDEX[second] not in hot and not goes_on:
+                    kept.append(power)
+                    continue
+            if self._keeps_a_capture(power, caps, colour, shielded):
+                kept.append(power)
+        return kept
+
+    def _keeps_a_capture(
+        self,
+        power: Action,
+        caps: list[tuple[int, int, int]],
+        colour: str,
+        shielded: frozenset[str],
+    ) -> bool:
+        """Whether after `power` a capture is open: one of `caps`, those open now, that it
+        leaves as it is, or one it opens around the spaces it changes. Gran Bwa's first move
+        from a column of 3 counts with the move of the next die, wherever it may go."""
+        board = self.board
+        if isinstance(power, MamyWata):
+            line = line_cells(power.line, power.toward)
+            if any(f not in line and o not in line and t not in line for f, o, t in caps):
+                return True
+            after = list(board)
+            slide(after, power.line, power.toward)
+            return captures_around(after, line, colour, shielded)
+        if isinstance(power, ErzulieFreda):
+            first, second = INDEX[power.first], INDEX[power.second]
+            moving = False
+        else:
+            assert isinstance(power, GranBwa | PapaLegba)
+            first, second = INDEX[power.frm], INDEX[power.to]
+            moving = True
+        # Gran Bwa moves on from a column it leaves at 2: the next die goes elsewhere too.
+        goes_on = isinstance(power, GranBwa) and len(board[first]) > 2
+        if not goes_on:
+            # A capture whose die and die jumped over the power leaves alone is still open,
+            # unless a die moved onto its landing fills it.
+            for f, o, t in caps:
+                if (
+                    f != first
+                    and f != second
+                    and o != first
+                    and o != second
+                    and (t != second or not moving or len(board[t]) < MAX_STACK - 1)
+                ):
+                    return True
+        after = list(board)
+        if moving:
+            _move_top(after, first, second)
+        else:
+            after[first], after[second] = board[second], board[first]
+        if not goes_on:
+            return captures_around(after, (first, second), colour, shielded)
+        return any(
+            self._bwa_then(after, first, second, then, caps, colour, shielded)
+            for then in bwa_targets(after, first)
+        )
+
+    @staticmethod
+    def _bwa_then(
+        board: Board,
+        frm: int,
+        to: int,
+        then: int,
+        caps: list[tuple[int, int, int]],
+        colour: str,
+        shielded: frozenset[str],
+    ) -> bool:
+        """`_keeps_a_capture` for Gran Bwa's first move, from `frm` to `to` (`board` after it),
+        and the next die's, onto `then`."""
+        after = list(board)
+        _move_top(after, frm, then)
+        changed = (frm, to, then)
+        for f, o, t in caps:
+            if f not in changed and o not in changed and t not in changed:
+                return True
+        return captures_around(after, changed, colour, shielded)
 
     def _can_pay(self, loa: str) -> bool:
         # BV-7: one's own Loa is free, another costs 1 Offering; Baron Samedi makes all free.
@@ -928,27 +1080,37 @@ class VoodooState(GameState):
         raise IndexError("no such swap")
 
     def sample(self, rng: random.Random) -> Action:
-        """As any game, the legal action `rng.choice` would draw from `legal_actions`; but at a
-        turn's start and between its steps, Erzulie Freda's swaps (the most of a listing, often
-        hundreds) are counted, and only the one drawn is made."""
+        """As any game, a legal action drawn evenly; but at a turn's start and between its
+        steps, Erzulie Freda's swaps (the most of a listing, often hundreds) are counted, and
+        only the one drawn is made. Between the steps, the action `rng.choice` would draw from
+        `legal_actions`. At the start, a power drawn that would leave no capture
+        (`_must_capture`) is drawn again: whichever is drawn, each legal one as often."""
         phase = self.phase
         if phase is Phase.START:
             listed = self._capture_actions() + self._mamy_wata() + self._gran_bwa()
-            after: list[Action] = []
-        elif phase is Phase.STEPS and not self.power_used:
+            listed += self._papa_legba()
+            singles = self._singles()
+            swaps = self._swap_count(singles)
+            cells: list[tuple[int, int, int]] | None = None
+            for _ in range(REDRAWS):
+                k = rng.randrange(len(listed) + swaps)
+                action = listed[k] if k < len(listed) else self._swap(singles, k - len(listed))
+                if isinstance(action, Jump):
+                    return action
+                cells = self._capture_cells() if cells is None else cells
+                if self._leaving_capture([action], cells):
+                    return action
+            return rng.choice(self.legal_actions())  # few of them leave a capture
+        if phase is Phase.STEPS and not self.power_used:
             listed = self._steps_before_powers() + self._mamy_wata() + self._gran_bwa()
-            after = [END_TURN]
-        else:
-            return rng.choice(self.legal_actions())
-        listed += self._papa_legba()
-        singles = self._singles()
-        swaps = self._swap_count(singles)
-        k = rng.randrange(len(listed) + swaps + len(after))
-        if k < len(listed):
-            return listed[k]
-        if k < len(listed) + swaps:
-            return self._swap(singles, k - len(listed))
-        return after[k - len(listed) - swaps]
+            listed += self._papa_legba()
+            singles = self._singles()
+            swaps = self._swap_count(singles)
+            k = rng.randrange(len(listed) + swaps + 1)
+            if k < len(listed):
+                return listed[k]
+            return self._swap(singles, k - len(listed)) if k < len(listed) + swaps else END_TURN
+        return rng.choice(self.legal_actions())
 
     def _side(self) -> int:
         return self.side_of(self.player)
@@ -1194,7 +1356,7 @@ class VoodooState(GameState):
             self.phase = Phase.START
             if self.can_play():
                 return
-            self._trigger_end()
+            self._trigger_end("no_capture")
             if not self._next_seat():
                 return
 
@@ -1204,31 +1366,13 @@ class VoodooState(GameState):
             return True
         colour = self.colour_of(self.player)
         shielded = self.shielded()
-        return any(self._power_opens_capture(a, colour, shielded) for a in self._powers())
+        return any(self._keeps_a_capture(a, [], colour, shielded) for a in self._powers())
 
-    def _power_opens_capture(self, action: Action, colour: str, shielded: frozenset[str]) -> bool:
-        board = list(self.board)
-        self._move(board, action)
-        if isinstance(action, GranBwa):
-            return self._bwa_opens_capture(board, INDEX[action.frm], colour, shielded)
-        return next(captures(board, colour, shielded), None) is not None
-
-    def _bwa_opens_capture(
-        self, board: Board, frm: int, colour: str, shielded: frozenset[str]
-    ) -> bool:
-        if len(board[frm]) < 2:
-            return next(captures(board, colour, shielded), None) is not None
-        for to in bwa_targets(board, frm):
-            after = list(board)
-            _move_top(after, frm, to)
-            if self._bwa_opens_capture(after, frm, colour, shielded):
-                return True
-        return False
-
-    def _trigger_end(self) -> None:
+    def _trigger_end(self, reason: str) -> None:
         if not self.ending:
             self.ending = True
             self.ender = self.player
+            self.end_reason = reason
 
     def _next_seat(self) -> bool:
         """Pass the turn on; False once the round that saw the end trigger is over."""
@@ -1274,11 +1418,7 @@ class VoodooState(GameState):
             return
         self.bwa_from = None
         if self.phase is Phase.START or (self.phase is Phase.GRAN_BWA and self.bwa_at_start):
-            self.phase = Phase.CAPTURE
-            if not self._capture_actions():
-                # BV-11: after the start power, no capture is left and no power may follow.
-                self._trigger_end()
-                self._end_turn()
+            self.phase = Phase.CAPTURE  # a capture is left (`_must_capture`)
         else:
             self._end_turn()
 
@@ -1315,7 +1455,7 @@ class VoodooState(GameState):
     def _score(self, points: int) -> None:
         self.scores[self._side()] += points
         if self.scores[self._side()] >= self.target():
-            self._trigger_end()  # BV-11: the turn and then the round are finished
+            self._trigger_end("target")  # BV-11: the turn and then the round are finished
 
     def _update_samedi(self) -> None:
         """BV-10: strictly the most white dice in a spirit world takes the token."""
@@ -1476,6 +1616,8 @@ class _Position:
         ender = self._player("ended_by", None)
         s.ending, s.ender = ender is not None, ender
         reached = [n for n, score in zip(self.sides, s.scores, strict=True) if score >= s.target()]
+        if ender is not None:
+            s.end_reason = "target" if reached else "no_capture"
         if reached and ender is None:
             raise PositionError(
                 f"{', '.join(reached)} reached the target of {s.target()}, which triggers the "
@@ -1908,6 +2050,7 @@ class VoodooGame(Game):
             summary["scores"] = {s.side_name(i): n for i, n in enumerate(s.scores)}
             summary["end_bonus"] = {s.side_name(i): n for i, n in enumerate(s.end_bonus or [])}
             summary["ended_by"] = None if s.ender is None else s.player_name(s.ender)
+            summary["ended"] = s.end_reason  # BV-11: why, said with the result
         return summary
 
     def evaluate(self, state: GameState) -> list[float]:

@@ -55,8 +55,13 @@ function requestId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// A request the table never answered (the walk: "TypeError: Failed to fetch", kept on the page
+// after the table came back): said in words, and cleared once the table is heard again.
+let unanswered = false;
+
 async function post(op, body = {}) {
   showError("");
+  unanswered = false;
   const sent = JSON.stringify({ ...body, request_id: requestId() });
   let failure = "";
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -74,7 +79,9 @@ async function post(op, body = {}) {
       if (!reply.ok) showError(reply.error, reply);
       return reply;
     } catch (error) {
-      failure = String(error);
+      console.warn(op, error);
+      failure = t("not_sent");
+      unanswered = true;
     }
   }
   showError(failure);
@@ -857,6 +864,8 @@ function connect() {
   events.onmessage = (event) => {
     const live = JSON.parse(event.data);
     $("offline").hidden = true;
+    if (unanswered) showError("");
+    unanswered = false;
     soundCues(live); // sound.js
     followDice(live); // the dice record, fetched again after a roll (dicestats.js)
     if (keptAside(live)) return; // a past game is on the board (past.js)

@@ -7,6 +7,7 @@ const STRINGS = {
     // Between the moves of a list ("Rolled 5; Miraculous power: Venom").
     moves_sep: "; ",
     offline: "Connection to the table lost; reconnecting…",
+    not_sent: "Not sent: the table did not answer. Try again once it is back.",
     fix: "To do on the board",
     decisions: "Decisions",
     dice: "Dice",
@@ -441,6 +442,7 @@ const STRINGS = {
   fr: {
     moves_sep: " ; ",
     offline: "Connexion à la table perdue ; reconnexion…",
+    not_sent: "Non envoyé : la table n’a pas répondu. Réessayez quand elle sera revenue.",
     fix: "À faire sur le plateau",
     decisions: "Décisions",
     dice: "Dés",
