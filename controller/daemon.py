@@ -291,6 +291,7 @@ class Daemon:
             state = self.session.state
             start = self.game.new_initial_state(state.options)
             self.hands = SimHands(self.game, start, self._game_deal())
+            self.hands.secrets = dict(self.journal.secrets)  # as a person laid them
             self.hands.follow(state)
             self._dealt_for = None  # new hands: dealt again for the room's game, if linked
         if self.options.bots:
@@ -724,6 +725,7 @@ class Daemon:
             self.game = game
             self.session = Session(game, state, self.journal, self.config.settle_s)
             if self.hands is not None:
+                self.hands.secrets = {}
                 self.hands.deal_alike(self._game_deal(), state, state, game)
             self._seat_players()
             self.session.on_layout(self.sensed(), now)
@@ -744,6 +746,7 @@ class Daemon:
                 self._reopen(playing, error)
                 raise
             if self.hands is not None:  # dealt for the game just journalled
+                self.hands.secrets = dict(self.journal.secrets)
                 self.hands.deal_alike(self._game_deal(), state, state)
             self._seat_players()
             # Read once the new game's journal is open: what the table shows is recorded there.

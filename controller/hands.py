@@ -39,6 +39,10 @@ class SimHands:
         # after a take-back the cards lie as they did then, so a card turned up again is the
         # same card, as on a real table (issue 24, controller/takeback.py).
         self._before: dict[int, Hidden] = {}
+        # The cards a person chose to lay face down, by the place in the line of the step
+        # that laid each: laid again when the hands are dealt afresh and brought up to the
+        # game (a restart, `Journal.secrets`; the walk: a Mightymania squad reshuffled).
+        self.secrets: dict[int, str] = {}
         self.hidden: Hidden | None = self._deal(state)
 
     def _deal(self, state: GameState) -> Hidden | None:
@@ -85,6 +89,8 @@ class SimHands:
             try:
                 for index in range(len(seen), len(now)):
                     self._before[index] = copy.deepcopy(self.hidden)
+                    if index in self.secrets:
+                        self.hidden.choose(self._shadow, self.secrets[index])
                     self._shadow.apply(now[index])
                     self.hidden.observe(now[index], self._shadow)
                 return self.hidden
@@ -142,6 +148,7 @@ class SimHands:
         if hidden is None:
             raise ValueError(f"{self.game.name} has no cards laid face down")
         hidden.choose(state, card)
+        self.secrets[len(state.actions())] = card
 
     def known_to(self, state: GameState, seats: list[int]) -> dict[str, list[list[str]]]:
         """What each of `seats` holds or laid unseen, by seat name: [spot, card] pairs, the

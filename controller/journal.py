@@ -96,6 +96,9 @@ class Record:
     # The dice each decision taken back had brought, as they fell, in the order taken back:
     # {"at": its place in the line, "decision": it, "dice": [outcomes]} (Session.take_back).
     dice_kept: list[JSON] = field(default_factory=list)
+    # The cards a person laid face down on the simulated table, by the place in the line of
+    # the chance step that laid each (controller/hands.py): a restart lays the same.
+    secrets: dict[int, str] = field(default_factory=dict)
 
     def requests(self) -> dict[str, list[JSON]]:
         """The actions each control request applied, by its id, in the order applied."""
@@ -120,8 +123,8 @@ class Record:
 
     def ends_in_take_back(self) -> bool:
         """Whether the game's last change was a take-back: records that leave the game as it
-        was (hints switched, the table's move chosen) may follow it."""
-        changes = [e for e in self.entries if not e.keys() & {"chosen", "hints"}]
+        was (hints switched, the table's move chosen, a card to lay chosen) may follow it."""
+        changes = [e for e in self.entries if not e.keys() & {"chosen", "hints", "secret"}]
         return bool(changes) and "take_back" in changes[-1]
 
     def _walk(self) -> tuple[list[JSON], dict[str, list[JSON]], TakeBacks]:
@@ -229,6 +232,8 @@ def read_journal(path: Path) -> tuple[Record, int]:
             record.chosen = None
         if "take_back" in body and isinstance(body.get("kept"), dict):
             record.dice_kept.append(body["kept"])
+        if isinstance(body.get("secret"), str) and type(body.get("at")) is int:
+            record.secrets[body["at"]] = body["secret"]
         # Hints switched on or off during the game (`smartboard hints`): the last switch holds.
         if "hints" in body:
             if not isinstance(body["hints"], bool):
@@ -292,6 +297,8 @@ class Journal:
         """Where the game journalled was taken back, for its log."""
         self.dice_kept: list[JSON] = []
         """The dice each decision taken back had brought (`Record.dice_kept`)."""
+        self.secrets: dict[int, str] = {}
+        """The cards a person laid face down on the simulated table (`Record.secrets`)."""
         self.chosen: str | None = None
         """The move a seat the table plays chose, lit for a hand until the game moves on."""
 
@@ -341,6 +348,7 @@ class Journal:
         self.deal = record.deal
         self.take_backs = record.take_backs()
         self.dice_kept = list(record.dice_kept)
+        self.secrets = dict(record.secrets)
         self.chosen = record.chosen
         return record
 
@@ -413,6 +421,7 @@ class Journal:
         self.deal = deal
         self.take_backs = TakeBacks()
         self.dice_kept = []
+        self.secrets = {}
         self.chosen = None
 
     def append_action(self, action: JSON) -> None:
@@ -449,6 +458,12 @@ class Journal:
         if kept:
             self.dice_kept.append(kept)
         self.chosen = None
+
+    def append_secret(self, at: int, card: str) -> None:
+        """Record the card a person lays face down on the simulated table, at the `at`-th
+        action of the line (`Record.secrets`)."""
+        self._write(_encode({"secret": card, "at": at}))
+        self.secrets[at] = card
 
     def append_chosen(self, action_id: str) -> None:
         """Record the move a seat the table plays chose, lit for a hand to carry out: a restart

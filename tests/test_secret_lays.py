@@ -424,6 +424,12 @@ def test_the_simulated_table_lays_the_power_card_a_person_chooses(
         assert capsys.readouterr().out == "s1.r2: down\n"
         wait_for(lambda: len(daemon.session.state.history()) == 17, what="the second lay")
         wait_for(lambda: _laid(hands) == {0: "speed", 1: "force"}, what="force laid")
+    # Restarted, with no seed: the hands lay the same cards where the person laid them (the
+    # walk: a Mightymania squad reshuffled by a restart), from the journal.
+    with serving(config, run_options()) as again:
+        held = again.hands
+        assert held is not None
+        wait_for(lambda: _laid(held) == {0: "speed", 1: "force"}, what="the same after a restart")
 
 
 def test_a_new_game_of_cards_is_dealt_afresh(run_options: RunOptionsMaker) -> None:

@@ -4,12 +4,14 @@ light test, the camera's calibration and learning dice."""
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from controller.check_lights import WHITE
 from controller.check_report import PARTS
+from controller.journal import JournalWriteError
 from controller.operations.registry import Argument, operation, refused
 from controller.refusals import Refused
 from controller.rules import icon_dice
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from controller.dice_learning import DiceLearning
     from vision.frame_sources import Image
     from vision.table_camera import TableCamera
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[["Daemon", JSON, float], JSON]
 
@@ -162,10 +166,15 @@ def _choose_secret(daemon: Daemon, spot: str, secret: object, lift: bool) -> JSO
     hands = daemon.hands
     if hands is None or spot not in _secrets(daemon, _next_steps(daemon))[0]:
         return {"ok": False, "error": f"no card is laid face down on {spot} by a player now"}
+    state = daemon.session.state
     try:
-        hands.choose(daemon.session.state, secret)
+        hands.choose(state, secret)
     except ValueError as error:
         return {"ok": False, "error": str(error)}
+    try:
+        daemon.journal.append_secret(len(state.actions()), secret)
+    except JournalWriteError as error:  # laid all the same: a restart may lay another card
+        log.warning("the card laid face down is not kept: %s", error)
     return None
 
 
