@@ -632,6 +632,15 @@ def test_a_refusal_is_said_in_the_players_language(page: Page, tmp_path: Path) -
         expect(page.locator("#alerts li")).to_have_text(
             "Le contr\u00f4leur des capteurs (Pico) ne r\u00e9pond pas sur /dev/ttyACM0 : x"
         )
+        # A request the table never answered: said in words, not "TypeError: Failed to fetch",
+        # and gone once the table is heard again (the walk: kept after the table came back).
+        page.route("**/api/act", lambda route: route.abort())
+        page.evaluate('post("act", { id: "choose_dice:2" })')
+        not_sent = "Non envoy\u00e9 : la table n\u2019a pas r\u00e9pondu."
+        expect(page.locator("#error")).to_have_text(re.compile("^" + not_sent))
+        page.unroute("**/api/act")
+        assert fetch(f"{table.url}api/resume", {}, table.key).json()["ok"]  # heard again
+        expect(page.locator("#error")).to_be_hidden()
 
 
 def test_the_dice_record_counts_the_rolls_typed_in(page: Page, tmp_path: Path) -> None:
