@@ -88,6 +88,8 @@ def test_a_jump_and_a_paid_power_landing_alike_say_what_each_gains(
     her own Loa's power is free."""
     voodoo = GAMES["voodoo"]
     columns = {"r4c1": ["yellow:point"], "r3c1": ["red:steal"], "r0c0": ["white:point"]}
+    # A second capture, far off, so that the powers below leave one (BV-5, BV-11).
+    columns |= {"r6c4": ["yellow:change"], "r6c5": ["red:point"]}
     state = VoodooState.from_position({"columns": columns})
     session = session_over(voodoo, tmp_path, state)
     config = load_config(None)

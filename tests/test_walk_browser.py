@@ -4,6 +4,7 @@ game counts it."""
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from playwright.sync_api import Page, expect
 from web_daemon import dashboard, fetch
 
 from controller.journal import Journal
+from controller.rules.voodoo import GAME as GAME_VOODOO
+from controller.simulate import random_step
 
 TABLE = ("--computer", "2:easy", "--computer-dice", "virtual")
 
@@ -426,3 +429,31 @@ CUT = """squares => squares.flatMap(square => {
             Math.max(box.left - r.left, r.right - box.right)];
   });
 })"""
+
+
+def test_where_a_die_goes_by_a_capture_or_a_paid_power_is_marked_apart(
+    page: Page, tmp_path: Path
+) -> None:
+    """The walk, Baron Voodoo: a die tapped lit its captures and another Loa's swaps with one ◎,
+    drawn over the dice's own glyphs, and a tap paid an Offering unawares. Each kind has its
+    mark, in the place's corner over a die, and the words say which is which and its cost."""
+    state = GAME_VOODOO.new_initial_state({"players": 2})
+    rng = random.Random(7)
+    while state.is_chance_node():
+        random_step(state, rng)
+    journal = Journal(tmp_path)
+    journal.start("voodoo", state.options)
+    journal.append_actions(state.history())
+    with dashboard(tmp_path) as table:
+        page.goto(table.page)
+        actions = fetch(f"{table.url}api/snapshot", headers=table.key).json()["actions"]
+        start = next(a["at"] for a in actions if a["id"].startswith("jump:"))
+        page.locator(f'#board .square[data-spot="{start}"]').click()
+        aims = page.locator("#board .square.target > .aim")
+        expect(aims.first).to_be_visible()
+        assert set(aims.all_text_contents()) == {"◎", "◇"}
+        expect(page.locator("#point-help .aims")).to_have_text(
+            "◎ Jumps · ◇ Erzulie Freda\u2019s power (Offerings \u22121)"
+        )
+        disc = aims.first.evaluate("node => getComputedStyle(node).backgroundColor")
+        assert disc not in ("", "transparent", "rgba(0, 0, 0, 0)")  # a corner disc over the die

@@ -209,17 +209,44 @@ function markPointing(places) {
   if (pointFrom === null) return;
   places[pointFrom]?.classList.add("pointed");
   places[pointFrom]?.setAttribute("aria-pressed", "true");
+  const kinds = targetKinds(actions);
   for (const action of actions) {
-    if (action.at === pointFrom && action.to !== null) markTarget(places[action.to], action.to);
+    if (action.at === pointFrom && action.to !== null) {
+      markTarget(places[action.to], action.to, AIMS[kinds.indexOf(kindOf(action))] ?? AIMS[0]);
+    }
   }
 }
 
-function markTarget(node, place) {
+// Where the piece tapped may go by decisions of several kinds (a Voodoo die: its captures, and
+// the swaps of another Loa's power, paid), each kind's places have their own mark, and the words
+// beside the board say which is which and what it costs (the walk: one ◎ for both, and a tap
+// paid an Offering unawares).
+const AIMS = ["◎", "◇", "△", "□", "☆"];
+const kindOf = (action) => action.id.split(":")[0];
+
+function targetKinds(actions) {
+  return [...new Set(actions.filter((a) => a.at === pointFrom && a.to !== null).map(kindOf))];
+}
+
+function markTarget(node, place, aim = AIMS[0]) {
   if (!node || node.classList.contains("target")) return;
   node.classList.add("target");
   node.setAttribute("aria-label", t("point_target", { place: placeText(place) }));
-  node.append(el("span", { class: "aim", text: "◎", "aria-hidden": "true" }));
+  node.append(el("span", { class: "aim", text: aim, "aria-hidden": "true" }));
   focusable(node);
+}
+
+// "◎ Capture · ◇ Erzulie Freda's power (Offerings −1)": the marks of `targetKinds`, once
+// there are several.
+function aimsText(actions) {
+  const kinds = targetKinds(actions);
+  if (kinds.length < 2) return null;
+  return kinds.slice(0, AIMS.length).map((kind, i) => {
+    const name = lookup("kinds", kind) ?? readable(kind);
+    const cost = gainParts(snap.kind_gains?.[kind] ?? {});
+    return cost.length ? t("aim_cost", { aim: AIMS[i], name, cost: cost.join(", ") })
+      : t("aim", { aim: AIMS[i], name });
+  }).join(" · ");
 }
 
 // The words beside the board: what to tap now, and the decisions taken where the piece lies.
@@ -252,8 +279,10 @@ function drawPointing() {
     return;
   }
   const here = actions.filter((action) => action.at === pointFrom && action.to === null);
+  const aims = aimsText(actions);
   box.replaceChildren(
-    el("p", { text: t("point_to", { place: placeText(pointFrom) }) }),
+    el("p", { text: t(aims ? "point_to_marks" : "point_to", { place: placeText(pointFrom) }) }),
+    ...(aims ? [el("p", { class: "aims", text: aims })] : []),
     ...here.map((action) => el("button", {
       type: "button", "data-action": action.id, text: actionText(action.id), onclick: () => decide([action]),
     })),
