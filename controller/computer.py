@@ -507,8 +507,8 @@ class Computer:
         player = state.player_name(seat)
         lay = state.chance_outcomes()[0][0].id
         if card is None:
-            said = f"{session.called(player)} (the table) lays a card unseen: take one of its "
-            said += f"cards without looking: {session.words([lay])}"
+            said = f"{session.called(player)} (the table): {session.words([lay])}. Take one of "
+            said += "its cards without looking, so that nobody knows it."
             session.say(said, "computer_lays_unseen", player=player, actions=[lay])
             return
         said = f"{session.called(player)} (the table) lays {card} face down: {session.words([lay])}"

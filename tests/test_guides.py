@@ -33,8 +33,12 @@ def test_every_built_in_game_has_a_guide() -> None:
 
 
 def declared_phases(game: Game) -> set[str]:
-    """The values of the game's `Phase` enum, for a rules module that has one."""
+    """The values of the game's `Phase` enum, for a rules module that has one, or the phases it
+    describes beside them (`DESCRIBED_PHASES`: Baron Voodoo's start with no capture open)."""
     module = importlib.import_module(type(game).__module__)
+    described = getattr(module, "DESCRIBED_PHASES", None)
+    if described is not None:
+        return set(described)
     phases = getattr(module, "Phase", None)
     return {phase.value for phase in phases} if phases is not None else set()
 

@@ -418,7 +418,12 @@ def test_two_passes_in_a_row_end_the_game_in_a_draw_mm_8() -> None:
     state.apply(Stay())  # player_2's pass: the second in a row
     assert state.is_terminal() and state.current_player() == TERMINAL
     assert state.returns() == [0.0, 0.0]
-    assert GAME.result(state) == {"winners": [], "returns": [0.0, 0.0], "draw": True}
+    assert GAME.result(state) == {
+        "winners": [],
+        "returns": [0.0, 0.0],
+        "draw": True,
+        "ended": "passes",
+    }
     assert state.legal_actions() == [] and state.chance_outcomes() == []
     assert_refused(state, Stay())
 
@@ -865,6 +870,7 @@ def test_beating_the_leader_for_good_wins_the_game_rule_16_mm_6() -> None:
         "returns": [1.0, -1.0],
         "draw": False,
         "leader_beaten": {"player": "player_2", "card": "R1"},
+        "ended": "leader",  # the page says why
     }
     assert GAME.describe(state)["last_duel"] == duel_news("leader_beaten", 1, 0, "R1", 0)
     assert state.legal_actions() == [] and state.chance_outcomes() == []
@@ -1272,7 +1278,8 @@ def test_describe_names_the_movers_the_pending_defence_and_a_draw_mm_5_mm_7_mm_8
     facts = GAME.describe(state)
     assert facts["phase"] == "over" and facts["to_move"] is None and facts["passes"] == 2
     assert facts["duel"] is None
-    assert facts["result"] == {"winners": [], "draw": True}  # no returns: a search's figures
+    # No returns: a search's figures.
+    assert facts["result"] == {"winners": [], "draw": True, "ended": "passes"}
     # Only face-down cards remain, each the only card of its player: the Leaders (MM-1).
     assert facts["positions"]["s1.c1"] == {"card": DOWN, "lives": None, "leader": True}
 

@@ -1507,6 +1507,8 @@ def test_bv11_a_power_that_opens_a_capture_keeps_the_game_going() -> None:
     # Mamy Wata's own power closes row 0: Y then R, and r0c2 free to land on.
     own = position({"r0c0": "Y", "r0c3": "R"}, offerings=[0, 3])
     assert not own.ending and ids(own, Jump) == []
+    # Said so: a power must open a capture (the walk: "use a power if you wish").
+    assert GAME.describe(own)["phase"] == "unlock"
     play(own, MamyWata("r0", "w"), Jump("r0c0", "r0c2"))
     # Only another Loa's power helps here: Erzulie Freda puts the yellow die by the red one.
     board = {"r0c0": "Y", "r4c4": "W", "r4c5": "R"}

@@ -1318,12 +1318,14 @@ class MightymaniaGame(Game):
 
     def result(self, state: GameState) -> JSON | None:
         """Winners and returns (`Game.result`); draw: True after two passes in a row (MM-8),
-        else False; leader_beaten: the player and card of the Leader beaten (MM-6)."""
+        else False; leader_beaten: the player and card of the Leader beaten (MM-6); ended:
+        "leader" or "passes", which the page says."""
         summary = super().result(state)
         s = MightymaniaState.of(state)
         if summary is None:
             return None
         summary["draw"] = s.winner is None
+        summary["ended"] = "passes" if s.winner is None else "leader"
         if s.winner is not None:
             loser = 1 - s.winner
             summary["leader_beaten"] = {"player": PLAYERS[loser], "card": s.data.leaders[loser]}

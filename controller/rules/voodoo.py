@@ -3,7 +3,9 @@
 The board is 49 columns of dice, indexed r * 7 + c and named "r{r}c{c}" (BV-1). A die is a
 (colour, face) pair, written "colour:face" in actions and layouts. A turn (BV-7) runs through
 phases: an optional power or the capture (START), the capture after a power (CAPTURE), the
-optional steps 1-5 and the end power (STEPS), and Gran Bwa's die-by-die moves (GRAN_BWA).
+optional steps 1-5 and the end power (STEPS), and Gran Bwa's die-by-die moves (GRAN_BWA). A power
+at the start must leave a capture (BV-5, BV-11): where none is open, the start is described as
+"unlock", a power that opens one being the only move.
 
 A "side" owns Offerings, a capture zone, a spirit world and a score: each player, or each team in
 team mode (BV-12).
@@ -278,6 +280,12 @@ class Phase(enum.Enum):
     STEPS = "steps"
     GRAN_BWA = "gran_bwa"
     OVER = "over"
+
+
+UNLOCK = "unlock"
+"""The "phase" described at a turn's start with no capture open: a power must open one."""
+DESCRIBED_PHASES = (*(phase.value for phase in Phase), UNLOCK)
+"""Every "phase" that `describe` gives."""
 
 
 # -- rule data --------------------------------------------------------------------------------
@@ -1811,8 +1819,10 @@ class VoodooGame(Game):
             ),
             Detail(
                 "phase",
-                '"setup_roll", "setup_pool", "setup_place", "start", "capture", "steps", '
-                '"gran_bwa" or "over" (the module docstring says what each is).',
+                '"setup_roll", "setup_pool", "setup_place", "start", "unlock", "capture", '
+                '"steps", "gran_bwa" or "over" (the module docstring says what each is; '
+                '"unlock" is a turn\'s start with no capture open, which a power must open, '
+                "BV-5, BV-11).",
             ),
             Detail(
                 "step",
@@ -2002,7 +2012,9 @@ class VoodooGame(Game):
         return {
             "turn": s.turn,
             "round": s.round,
-            "phase": s.phase.value,
+            "phase": UNLOCK
+            if s.phase is Phase.START and not s._capture_actions()
+            else s.phase.value,
             "step": s.step,
             "to_move": s.player_name(player) if player >= 0 else None,
             "turn_order": [s.player_name(p) for p in s.order],
