@@ -90,7 +90,7 @@ class SimHands:
                 for index in range(len(seen), len(now)):
                     self._before[index] = copy.deepcopy(self.hidden)
                     if index in self.secrets:
-                        self.hidden.choose(self._shadow, self.secrets[index])
+                        self._choose_again(index)
                     self._shadow.apply(now[index])
                     self.hidden.observe(now[index], self._shadow)
                 return self.hidden
@@ -101,9 +101,21 @@ class SimHands:
         self.hidden = self._deal(state)
         return self.hidden
 
+    def _choose_again(self, index: int) -> None:
+        """The card a person chose for the `index`-th step laid again; forgotten if it no
+        longer fits (a card that a step before now took), rather than dealing again."""
+        assert self.hidden is not None
+        try:
+            self.hidden.choose(self._shadow, self.secrets[index])
+        except ValueError as error:
+            log.warning("a card laid face down is chosen afresh: %s", error)
+            del self.secrets[index]
+
     def _take_back(self, state: GameState) -> Hidden | None:
-        """The hidden cards as they were when the game stood at `state`, a take-back's."""
+        """The hidden cards as they were when the game stood at `state`, a take-back's; the
+        cards chosen for the steps taken back forgotten."""
         kept = len(state.actions())
+        self.secrets = {index: card for index, card in self.secrets.items() if index < kept}
         self.hidden = self._before[kept]
         self.hidden.decide_for(self.wise)
         self._before = {index: cards for index, cards in self._before.items() if index < kept}

@@ -224,6 +224,7 @@ def read_journal(path: Path) -> tuple[Record, int]:
     record = Record(game, dict(options), bodies[1:], bool(tail), damage, started_by, names, when)
     record.computer, record.hints, record.computer_dice = _players(head, path)
     record.deal = head["deal"] if isinstance(head.get("deal"), str) else ""
+    length = 0  # the actions in the line so far
     for body in bodies[1:]:
         # The table's move chosen, until the game moves on: a restart shows it again.
         if isinstance(body.get("chosen"), str):
@@ -232,8 +233,14 @@ def read_journal(path: Path) -> tuple[Record, int]:
             record.chosen = None
         if "take_back" in body and isinstance(body.get("kept"), dict):
             record.dice_kept.append(body["kept"])
+        # A card to lay face down chosen for a step of the line, and forgotten with that step.
         if isinstance(body.get("secret"), str) and type(body.get("at")) is int:
             record.secrets[body["at"]] = body["secret"]
+        length += "action" in body
+        for key in ("retract", "take_back"):
+            if type(body.get(key)) is int:
+                length -= body[key]
+                record.secrets = {at: card for at, card in record.secrets.items() if at < length}
         # Hints switched on or off during the game (`smartboard hints`): the last switch holds.
         if "hints" in body:
             if not isinstance(body["hints"], bool):
@@ -455,6 +462,8 @@ class Journal:
         tag: JSON = {} if self.request is None else {"request": self.request}
         self._write(_encode({"take_back": count} | ({"kept": kept} if kept else {}) | tag))
         self.take_backs.taken_back(count)
+        left = len(self.take_backs.line)
+        self.secrets = {at: card for at, card in self.secrets.items() if at < left}
         if kept:
             self.dice_kept.append(kept)
         self.chosen = None

@@ -30,7 +30,7 @@ from controller.rules.api import (
 )
 from controller.rules.words import action_text
 from controller.seats import roller, seat_caller
-from controller.takeback import FallenDice, Step, TakeBack, plan, step, steps
+from controller.takeback import Step, TakeBack, dice_as_fallen, kept_dice, plan, step, steps
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,6 @@ class Session:
         # kept up; what a take-back would undo, and the layout it goes back to, once per state.
         self._steps: list[Step] | None = None
         self._take_back: tuple[TakeBack | None] | None = None
-        self._fallen = FallenDice(game, journal.dice_kept)  # given again as they fell
         self._before: Layout | None = None
         self._carried_out = True  # the table has shown the position since the game last moved
         # What the table showed when a decision was taken by name (`act`), until hands carry it
@@ -329,11 +328,8 @@ class Session:
             )
         keep = taken.kept(reroll)
         gone = list(self.state.actions()[keep:])
-        kept = FallenDice.record(self.state, taken)
         earlier = self.game.replay(self.state.history()[:keep], self.state.options)
-        self.journal.append_take_back(len(gone), kept)
-        if kept:
-            self._fallen.keep(kept)
+        self.journal.append_take_back(len(gone), kept_dice(self.state, taken))
         played = None if self._steps is None else self._steps[:keep]
         self.state = earlier
         self._last_reading = None
@@ -605,7 +601,7 @@ class Session:
             played.append(step(self.game, trial, action))
             last = trial.current_player() if trial.current_player() >= 0 else None
             trial.apply(action)
-        kept = self._fallen.after(trial)
+        kept = dice_as_fallen(self.game, trial, self.journal.dice_kept)
         for action in kept:  # not thrown again: no roll of the dice's record
             played.append(step(self.game, trial, action))
             trial.apply(action)

@@ -126,49 +126,40 @@ def plan(played: Sequence[Step], skip: Collection[int] = ()) -> TakeBack | None:
     return TakeBack(last, last - first, player, after - last - 1)
 
 
-class FallenDice:
-    """The dice each decision taken back had brought, as they fell, by the decision and its
-    place in the game's line: given again whenever it is made there again, whatever was tried
-    between (the walk: another move taken back, and the fight fought afresh). Journalled with
-    the take-back (`Journal.dice_kept`), so a restart keeps them."""
+def kept_dice(state: GameState, taken: TakeBack) -> JSON | None:
+    """What a take-back of `taken` keeps, for the journal (`Journal.dice_kept`): the dice the
+    decision brought, as they fell, with the decision and its place in the game's line; None if
+    it brought none. Rolling again throws the player's own dice the move was made on, never
+    those it brought (another player's defence roll): a lost fight is not fought again."""
+    decision, *fallen = state.actions()[taken.keep : taken.keep + 1 + taken.fallen]
+    if not fallen:
+        return None
+    dice = [a.to_json() for a in fallen]
+    return {"at": taken.keep, "decision": decision.to_json(), "dice": dice}
 
-    def __init__(self, game: Game, journalled: Sequence[JSON] = ()) -> None:
-        self.game = game
-        self._dice: dict[tuple[int, Action], list[Action]] = {}
-        for kept in journalled:
-            self.keep(kept)
 
-    @staticmethod
-    def record(state: GameState, taken: TakeBack) -> JSON | None:
-        """What a take-back of `taken` keeps, for the journal: None if the decision brought no
-        dice. Rolling again throws the player's own dice the move was made on, never those it
-        brought (another player's defence roll): a lost fight is not fought again."""
-        decision, *fallen = state.actions()[taken.keep : taken.keep + 1 + taken.fallen]
-        if not fallen:
-            return None
-        dice = [a.to_json() for a in fallen]
-        return {"at": taken.keep, "decision": decision.to_json(), "dice": dice}
-
-    def keep(self, kept: JSON) -> None:
-        """Keep the dice of a take-back's `record`."""
+def dice_as_fallen(game: Game, state: GameState, kept: Sequence[JSON]) -> list[Action]:
+    """For `state`, just after a decision: the dice it had brought before it was taken back
+    there (the last of `kept`, the journal's, that says so), as many as the rules still take;
+    given again whatever was tried between (the walk: another move taken back, and the fight
+    fought afresh)."""
+    played = state.actions()
+    if not played:
+        return []
+    at, decision = len(played) - 1, played[-1]
+    dice: list[Action] = []
+    for record in kept:
         try:
-            decision = self.game.action_from_json(kept["decision"])
-            dice = [self.game.action_from_json(outcome) for outcome in kept["dice"]]
-            self._dice[int(kept["at"]), decision] = dice
+            if int(record["at"]) == at and game.action_from_json(record["decision"]) == decision:
+                dice = [game.action_from_json(outcome) for outcome in record["dice"]]
         # A record this version cannot read loses only the dice kept, not the game.
         except (KeyError, TypeError, ValueError) as error:  # HistoryError is a ValueError
-            log.warning("dice kept from a take-back not read (%r): %s", kept, error)
-
-    def after(self, state: GameState) -> list[Action]:
-        """For `state`, just after a decision: the dice it had brought before it was taken
-        back, if it was, as many of them as the rules still take."""
-        played = state.actions()
-        dice = self._dice.get((len(played) - 1, played[-1])) if played else None
-        kept: list[Action] = []
-        trial = state.clone()
-        for outcome in dice or []:
-            if not trial.is_chance_node() or outcome not in dict(trial.chance_outcomes()):
-                break
-            trial.apply(outcome)
-            kept.append(outcome)
-        return kept
+            log.warning("dice kept from a take-back not read (%r): %s", record, error)
+    given: list[Action] = []
+    trial = state.clone()
+    for outcome in dice:
+        if not trial.is_chance_node() or outcome not in dict(trial.chance_outcomes()):
+            break
+        trial.apply(outcome)
+        given.append(outcome)
+    return given

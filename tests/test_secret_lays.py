@@ -482,3 +482,18 @@ def test_place_list_names_the_squad_cards_a_person_chooses_from(
     line = _spot_line("s1.c1", first)
     assert all(f"{card} {name}" in line for card, name in names.items())
     assert sorted(["s1.z10", "s1.z2", "s1.c1"], key=_natural) == ["s1.c1", "s1.z2", "s1.z10"]
+
+
+def test_a_card_chosen_for_a_step_taken_back_is_forgotten(tmp_path: Path) -> None:
+    """The review: a card chosen to lay face down, kept past a take-back of its step, would be
+    laid again at that place in another line (or, not fitting, have the hands dealt again)."""
+    journal = Journal(tmp_path)
+    journal.start(GAME.name, {})
+    journal.append_actions([{"type": "X"}] * 3)  # any three steps: only their count matters
+    journal.append_secret(1, "speed")
+    journal.append_secret(2, "force")
+    journal.append_take_back(1)
+    assert journal.secrets == {1: "speed"}
+    assert Journal(tmp_path).read().secrets == {1: "speed"}
+    journal.append_take_back(2)
+    assert journal.secrets == {} and Journal(tmp_path).read().secrets == {}

@@ -786,6 +786,9 @@ def test_bv6_gran_bwa_moves_the_upper_dice_one_at_a_time_onto_columns_of_1_or_2(
     # The rest of the column must follow: nothing else is offered, and r5c5 is now full.
     assert state.phase is Phase.GRAN_BWA
     assert set(ids(state)) == {f"gran_bwa:r1c1:{t}" for t in ("r1c5", "r6c1")}
+    # Lit as the moves go: not onto r6c0 either (the review: lit, and it blinked when followed).
+    lit = {spot for spot, role in GAME.lights(state).items() if role == "power"}
+    assert lit == {"r1c1", "r1c5", "r6c1"}
     for bad in (EndTurn(), Jump("r6c0", "r6c2"), GranBwa("r5c1", "r1c5"), GranBwa("r1c1", "r5c5")):
         with pytest.raises(IllegalActionError):
             state.apply(bad)

@@ -636,7 +636,7 @@ def test_a_refusal_is_said_in_the_players_language(page: Page, tmp_path: Path) -
         # and gone once the table is heard again (the walk: kept after the table came back).
         page.route("**/api/act", lambda route: route.abort())
         page.evaluate('post("act", { id: "choose_dice:2" })')
-        not_sent = "Non envoy\u00e9 : la table n\u2019a pas r\u00e9pondu."
+        not_sent = "Pas de r\u00e9ponse de la table."
         expect(page.locator("#error")).to_have_text(re.compile("^" + not_sent))
         page.unroute("**/api/act")
         assert fetch(f"{table.url}api/resume", {}, table.key).json()["ok"]  # heard again

@@ -1974,8 +1974,10 @@ class VoodooGame(Game):
             roles.update((CELLS[frm], "capturer") for frm, _ in found)
         if s.phase is Phase.GRAN_BWA and s.bwa_from is not None:
             roles[CELLS[s.bwa_from]] = "power"
-            for t in bwa_targets(s.board, s.bwa_from):
-                roles[CELLS[t]] = "power"
+            # Only where the next die may go: at the turn's start, where a capture is left.
+            for move in s._leaving_capture(s._gran_bwa()):
+                assert isinstance(move, GranBwa)
+                roles[move.to] = "power"
         return roles
 
     def board_rows(self) -> list[list[str]]:

@@ -72,6 +72,7 @@ async function post(op, body = {}) {
         body: sent,
       });
       const reply = await response.json();
+      unanswered = false; // the table answered: its word stands, refusal or not
       if (reply.unknown) {
         failure = reply.error; // the table was slow: the same id again gets its first answer
         continue;

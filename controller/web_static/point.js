@@ -229,7 +229,13 @@ function targetKinds(actions) {
 }
 
 function markTarget(node, place, aim = AIMS[0]) {
-  if (!node || node.classList.contains("target")) return;
+  if (!node) return;
+  const marked = node.querySelector(":scope > .aim");
+  if (marked) {
+    // Reached by decisions of two kinds (a capture, and a paid swap): both marks.
+    if (!marked.textContent.includes(aim)) marked.textContent += aim;
+    return;
+  }
   node.classList.add("target");
   node.setAttribute("aria-label", t("point_target", { place: placeText(place) }));
   node.append(el("span", { class: "aim", text: aim, "aria-hidden": "true" }));

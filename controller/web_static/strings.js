@@ -7,7 +7,7 @@ const STRINGS = {
     // Between the moves of a list ("Rolled 5; Miraculous power: Venom").
     moves_sep: "; ",
     offline: "Connection to the table lost; reconnecting…",
-    not_sent: "Not sent: the table did not answer. Try again once it is back.",
+    not_sent: "No answer from the table. Try again once it is back: a move sent twice is made once.",
     fix: "To do on the board",
     decisions: "Decisions",
     dice: "Dice",
@@ -445,7 +445,7 @@ const STRINGS = {
   fr: {
     moves_sep: " ; ",
     offline: "Connexion à la table perdue ; reconnexion…",
-    not_sent: "Non envoyé : la table n’a pas répondu. Réessayez quand elle sera revenue.",
+    not_sent: "Pas de réponse de la table. Réessayez quand elle sera revenue : un coup envoyé deux fois n’est joué qu’une fois.",
     fix: "À faire sur le plateau",
     decisions: "Décisions",
     dice: "Dés",
