@@ -6,11 +6,13 @@ from __future__ import annotations
 import ast
 import doctest
 import os
+import random
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,7 +26,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from controller import paths, rules
 from controller.config import Config, load_config
-from controller.rules.api import Game
+from controller.rules.api import Action, Game, GameState
 from controller.startup import RunOptions
 
 RunOptionsMaker = Callable[..., RunOptions]
@@ -87,6 +89,20 @@ def smartboard(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
         text=True,
         timeout=timeout,
     )
+
+
+def draws_evenly(state: GameState, rng: random.Random, each: int) -> Counter[Action]:
+    """`state.sample` drawn `each` times a legal action: every legal action comes up, none
+    else, and about as often (a chi-square against even odds, far above its 99.9th percentile
+    for this many degrees of freedom only if they do not). The counts, for more checks."""
+    listed = state.legal_actions()
+    draws = each * len(listed)
+    counts = Counter(state.sample(rng) for _ in range(draws))
+    assert set(counts) == set(listed)
+    expected = draws / len(listed)
+    chi_square = sum((counts[a] - expected) ** 2 / expected for a in listed)
+    assert chi_square < len(listed) + 6 * (2 * len(listed)) ** 0.5 + 10, (len(listed), chi_square)
+    return counts
 
 
 def wait_for(check: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:

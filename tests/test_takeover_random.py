@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from conftest import draws_evenly
 
 from controller.rules.api import Action, GameState
 from controller.rules.takeover import (
@@ -256,18 +257,12 @@ def test_a_drawn_building_placement_is_legal_and_as_likely_as_any_other() -> Non
             random_step(state, rng)
         for _ in range(3 + 3 * game % 10):  # positions further into set-up, with fewer places
             random_step(state, rng)
-        listed = state.legal_actions()
-        draws = 40 * len(listed)
-        counts = Counter(state.sample(rng) for _ in range(draws))
-        assert set(counts) == set(listed)
-        expected = draws / len(listed)
-        chi2 = sum((counts[a] - expected) ** 2 / expected for a in listed)
-        # Far above the 99.9th percentile of chi-square for this many degrees of freedom.
-        assert chi2 < len(listed) + 5 * (2 * len(listed)) ** 0.5 + 10, (len(listed), chi2)
+        counts = draws_evenly(state, rng, each=40)
         # Smalls and larges both come up in proportion to how many of each fit.
         smalls = sum(n for a, n in counts.items() if isinstance(a, PlaceSmall))
+        listed = state.legal_actions()
         share = sum(isinstance(a, PlaceSmall) for a in listed) / len(listed)
-        assert abs(smalls / draws - share) < 0.05
+        assert abs(smalls / counts.total() - share) < 0.05
 
 
 def test_random_games_replay_from_their_history() -> None:

@@ -6,10 +6,10 @@ The issue asks for at least 2,000 games for each of 2, 3 and 4 players and for t
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any
 
 import pytest
+from conftest import draws_evenly
 
 from controller.rules.api import GameState
 from controller.rules.voodoo import (
@@ -212,13 +212,7 @@ def test_at_a_turns_start_each_legal_action_is_drawn_as_often() -> None:
         random_step(state, rng)
         if state.is_terminal():
             state, rng = GAME.new_initial_state({"players": 2}), random.Random(rng.random())
-    listed = state.legal_actions()
-    draws = 200 * len(listed)
-    counts = Counter(state.sample(rng) for _ in range(draws))
-    assert set(counts) == set(listed)
-    expected = draws / len(listed)
-    chi_square = sum((counts[a] - expected) ** 2 / expected for a in listed)
-    assert chi_square < len(listed) + 6 * (2 * len(listed)) ** 0.5  # far beyond chance if not even
+    draws_evenly(state, rng, each=200)
 
 
 def _refuses_a_power(state: VoodooState) -> bool:
