@@ -218,8 +218,9 @@ def test_lights_during_gran_bwa_show_the_source_and_the_targets() -> None:
     play(state, GranBwa("r0c0", "r0c6"))
     assert state.phase is Phase.GRAN_BWA
     roles = GAME.lights(state)
-    # r6c3 already holds 3 dice: only columns of 1 or 2 are targets, never an empty space.
-    assert roles == dict.fromkeys({"r0c0", "r0c6", "r6c0", "r6c1", "r2c2"}, "power")
+    # r6c3 already holds 3 dice: only columns of 1 or 2 are targets, never an empty space; nor
+    # r6c0, Gran Bwa's only turquoise die, which covered would leave no capture (BV-5, BV-11).
+    assert roles == dict.fromkeys({"r0c0", "r0c6", "r6c1", "r2c2"}, "power")
     play(state, GranBwa("r0c0", "r6c1"))  # the last die to move: the capture comes next
     assert state.phase is Phase.CAPTURE
     roles = GAME.lights(state)
@@ -415,7 +416,7 @@ def test_power_seen_on_the_board_is_applied_die_by_die(tmp_path: Path) -> None:
     session.on_layout(first, now=0.0)
     assert session.state.actions()[-1] == GranBwa("r0c0", "r0c6")
     roles = session.view(now=0.0).roles
-    assert roles_of(roles, "power") == {"r0c0", "r0c6", "r6c0", "r6c1"}
+    assert roles_of(roles, "power") == {"r0c0", "r0c6", "r6c1"}  # not over the capturer r6c0
     # The next die in the hand: the columns of 1 or 2 dice it may go onto are lit for landing.
     session.on_layout(first | {"r0c0": "red:point"}, now=0.5)
     view = session.view(now=100.0)
