@@ -896,24 +896,7 @@ class VoodooState(GameState):
             return powers
         caps = self._capture_cells() if cells is None else cells
         colour, shielded = self.colour_of(self.player), self.shielded()
-        # A power between two spaces away from the first capture's leaves it: most of them.
-        hot = frozenset(caps[0]) if caps else None
-        kept: list[Action] = []
-        for power in powers:
-            if hot is not None and not isinstance(power, MamyWata):
-                if isinstance(power, ErzulieFreda):
-                    first, second = power.first, power.second
-                else:
-                    assert isinstance(power, GranBwa | PapaLegba)
-                    first, second = power.frm, power.to
-                frm = INDEX[first]
-                goes_on = isinstance(power, GranBwa) and len(self.board[frm]) > 2
-                if frm not in hot and INDEX[second] not in hot and not goes_on:
-                    kept.append(power)
-                    continue
-            if self._keeps_a_capture(power, caps, colour, shielded):
-                kept.append(power)
-        return kept
+        return [p for p in powers if self._keeps_a_capture(p, caps, colour, shielded)]
 
     def _keeps_a_capture(
         self,
